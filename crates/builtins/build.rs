@@ -1,0 +1,50 @@
+//! Compiles the library's OpenCL C sources to one LLVM bitcode file with
+//! clang-22 (the "bakery": the bitcode is embedded in the driver).
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let src = PathBuf::from("src/cl");
+    println!("cargo:rerun-if-changed=src/cl");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cl"))
+        .collect();
+    sources.sort();
+    let mut bitcode = Vec::new();
+    for s in &sources {
+        let bc = out.join(s.file_stem().unwrap()).with_extension("bc");
+        let status = Command::new("clang-22")
+            .args(["-cc1", "-triple", "x86_64-unknown-linux-gnu", "-emit-llvm-bc"])
+            .args(["-cl-std=CL3.0", "-finclude-default-header", "-ffake-address-space-map"])
+            .args(["-O2", "-fno-builtin"])
+            .arg("-resource-dir")
+            .arg(resource_dir())
+            .arg("-internal-isystem")
+            .arg(format!("{}/include", resource_dir()))
+            .arg("-I")
+            .arg(&src)
+            .arg("-o")
+            .arg(&bc)
+            .arg(s)
+            .status()
+            .expect("clang-22 not found: install clang-22 (see README)");
+        assert!(status.success(), "compiling {} failed", s.display());
+        bitcode.push(bc);
+    }
+    let linked = out.join("builtins.bc");
+    let status = Command::new("llvm-link-22")
+        .args(&bitcode)
+        .arg("-o")
+        .arg(&linked)
+        .status()
+        .expect("llvm-link-22 not found: install llvm-22 (see README)");
+    assert!(status.success(), "linking the builtins failed");
+}
+
+fn resource_dir() -> String {
+    let out = Command::new("clang-22").arg("-print-resource-dir").output().unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}

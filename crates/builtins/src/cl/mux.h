@@ -1,0 +1,19 @@
+// The mux builtins: defined per kernel by the work-group compiler, which
+// knows the work-group's ids and sizes. Dimension arguments >= 3 give the
+// spec's out-of-range value (0 for ids and offsets, 1 for sizes).
+#ifndef FERROCL_MUX_H
+#define FERROCL_MUX_H
+
+#define OVERLOAD __attribute__((overloadable))
+#define CONST_FN __attribute__((const))
+
+size_t CONST_FN __mux_get_local_id(uint dim);
+size_t CONST_FN __mux_get_group_id(uint dim);
+size_t CONST_FN __mux_get_local_size(uint dim);
+size_t CONST_FN __mux_get_global_size(uint dim);
+size_t CONST_FN __mux_get_global_offset(uint dim);
+size_t CONST_FN __mux_get_num_groups(uint dim);
+uint CONST_FN __mux_get_work_dim(void);
+void __attribute__((convergent)) __mux_work_group_barrier(uint flags);
+
+#endif

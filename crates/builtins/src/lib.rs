@@ -1,0 +1,21 @@
+//! The OpenCL C builtins library as LLVM bitcode. Programs link it before
+//! optimization; whatever they don't call is dropped.
+//!
+//! The library calls a handful of "mux builtins" (`__mux_get_local_id` and
+//! friends, see `src/cl/mux.h`) that only the work-group compiler can
+//! define, since their values come from the work-group being run.
+
+/// The whole library, one bitcode module.
+pub static BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtins.bc"));
+
+/// Names of the mux builtins the library leaves for the compiler to define.
+pub mod mux {
+    pub const GET_LOCAL_ID: &str = "__mux_get_local_id";
+    pub const GET_GROUP_ID: &str = "__mux_get_group_id";
+    pub const GET_LOCAL_SIZE: &str = "__mux_get_local_size";
+    pub const GET_GLOBAL_SIZE: &str = "__mux_get_global_size";
+    pub const GET_GLOBAL_OFFSET: &str = "__mux_get_global_offset";
+    pub const GET_NUM_GROUPS: &str = "__mux_get_num_groups";
+    pub const GET_WORK_DIM: &str = "__mux_get_work_dim";
+    pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
+}

@@ -1,0 +1,99 @@
+//! Clang 22, in process: compiles OpenCL C source to an LLVM module in a
+//! caller-owned `LLVMContext`. The C++ shim (`shim.cpp`) is the only C++ in
+//! ferrocl; everything past the module is done over the LLVM C API in Rust.
+
+use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
+use std::ffi::{c_char, CStr, CString};
+
+#[repr(C)]
+struct FerroclHeader {
+    name: *const c_char,
+    source: *const c_char,
+    length: usize,
+}
+
+extern "C" {
+    fn ferrocl_clang_compile(
+        ctx: LLVMContextRef,
+        source: *const c_char,
+        source_len: usize,
+        file_name: *const c_char,
+        args: *const *const c_char,
+        num_args: usize,
+        headers: *const FerroclHeader,
+        num_headers: usize,
+        log: *mut *mut c_char,
+    ) -> LLVMModuleRef;
+    fn ferrocl_clang_free(p: *mut c_char);
+}
+
+/// Clang's resource directory (it holds `opencl-c-base.h`).
+pub const RESOURCE_DIR: &str = env!("FERROCL_CLANG_RESOURCE_DIR");
+
+/// What one Clang run produced: the module (if it compiled) and the
+/// diagnostics text, which is the program's build log.
+pub struct Output {
+    pub module: Option<LLVMModuleRef>,
+    pub log: String,
+}
+
+/// A header made visible to `#include` by name (`clCompileProgram`'s input headers).
+pub struct Header<'a> {
+    pub name: &'a str,
+    pub source: &'a [u8],
+}
+
+/// Runs Clang's cc1 with `args` on `source`. The module belongs to `ctx`.
+///
+/// # Safety
+/// `ctx` must be a live context not used concurrently by another thread.
+pub unsafe fn compile(
+    ctx: LLVMContextRef,
+    source: &[u8],
+    file_name: &str,
+    args: &[String],
+    headers: &[Header<'_>],
+) -> Output {
+    let c_args: Vec<CString> = args
+        .iter()
+        .map(|a| CString::new(a.replace('\0', "")).unwrap())
+        .collect();
+    let ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
+    let c_names: Vec<CString> = headers
+        .iter()
+        .map(|h| CString::new(h.name.replace('\0', "")).unwrap())
+        .collect();
+    let c_headers: Vec<FerroclHeader> = headers
+        .iter()
+        .zip(&c_names)
+        .map(|(h, n)| FerroclHeader {
+            name: n.as_ptr(),
+            source: h.source.as_ptr() as *const c_char,
+            length: h.source.len(),
+        })
+        .collect();
+    let file = CString::new(file_name.replace('\0', "")).unwrap();
+    let mut log: *mut c_char = std::ptr::null_mut();
+    let module = ferrocl_clang_compile(
+        ctx,
+        source.as_ptr() as *const c_char,
+        source.len(),
+        file.as_ptr(),
+        ptrs.as_ptr(),
+        ptrs.len(),
+        c_headers.as_ptr(),
+        c_headers.len(),
+        &mut log,
+    );
+    let text = if log.is_null() {
+        String::new()
+    } else {
+        let s = CStr::from_ptr(log).to_string_lossy().into_owned();
+        ferrocl_clang_free(log);
+        s
+    };
+    Output {
+        module: if module.is_null() { None } else { Some(module) },
+        log: text,
+    }
+}

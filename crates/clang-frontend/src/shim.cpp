@@ -1,0 +1,99 @@
+// The in-process Clang front end: OpenCL C source in, LLVM module out.
+// Kept to the one job Rust cannot do through the LLVM C API.
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm-c/Core.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+char *copy_string(const std::string &s) {
+  char *out = static_cast<char *>(std::malloc(s.size() + 1));
+  if (out) std::memcpy(out, s.c_str(), s.size() + 1);
+  return out;
+}
+} // namespace
+
+extern "C" {
+
+struct FerroclHeader {
+  const char *name;
+  const char *source;
+  size_t length;
+};
+
+// Compiles `source` (of `source_len` bytes, named `file_name`) with the cc1
+// arguments `args`. Headers given in `headers` are visible to #include by name.
+// On success returns a module owned by `ctx`; always sets `*log` to Clang's
+// diagnostics (free with ferrocl_clang_free).
+LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
+                                    size_t source_len, const char *file_name,
+                                    const char *const *args, size_t num_args,
+                                    const FerroclHeader *headers,
+                                    size_t num_headers, char **log) {
+  std::string log_text;
+  llvm::raw_string_ostream log_stream(log_text);
+
+  clang::DiagnosticOptions diag_opts;
+  diag_opts.ShowColors = false;
+  auto *printer = new clang::TextDiagnosticPrinter(log_stream, diag_opts);
+  clang::DiagnosticsEngine diags(
+      llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diag_opts, printer,
+      /*ShouldOwnClient=*/true);
+
+  std::vector<const char *> argv(args, args + num_args);
+  argv.push_back(file_name);
+  auto invocation = std::make_shared<clang::CompilerInvocation>();
+  bool ok = clang::CompilerInvocation::CreateFromArgs(*invocation, argv, diags);
+
+  llvm::Module *module = nullptr;
+  if (ok && !diags.hasErrorOccurred()) {
+    auto &pp = invocation->getPreprocessorOpts();
+    pp.addRemappedFile(file_name,
+                       llvm::MemoryBuffer::getMemBufferCopy(
+                           llvm::StringRef(source, source_len), file_name)
+                           .release());
+    // Embedded headers live in an overlay so #include "name" finds them.
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+        llvm::vfs::getRealFileSystem());
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (size_t i = 0; i < num_headers; ++i) {
+      memory->addFile(headers[i].name, 0,
+                      llvm::MemoryBuffer::getMemBufferCopy(
+                          llvm::StringRef(headers[i].source, headers[i].length),
+                          headers[i].name));
+    }
+    overlay->pushOverlay(memory);
+
+    clang::CompilerInstance compiler(invocation);
+    compiler.setVirtualFileSystem(overlay);
+    compiler.createDiagnostics(
+        new clang::TextDiagnosticPrinter(log_stream, diag_opts),
+        /*ShouldOwnClient=*/true);
+    compiler.createFileManager();
+    clang::EmitLLVMOnlyAction action(llvm::unwrap(ctx));
+    if (compiler.ExecuteAction(action)) {
+      module = action.takeModule().release();
+    }
+  }
+  log_stream.flush();
+  *log = copy_string(log_text);
+  return module ? llvm::wrap(module) : nullptr;
+}
+
+void ferrocl_clang_free(char *p) { std::free(p); }
+}

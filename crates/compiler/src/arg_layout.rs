@@ -1,0 +1,29 @@
+//! The packed-argument block a work-group function reads: the API layer
+//! writes it, the work-group function unpacks it. One rule for both sides.
+
+use crate::{ArgInfo, ArgKind};
+
+/// Byte offsets of each argument in the block, and the block's size.
+///
+/// Buffers are 8-byte pointers, `__local` arguments 8-byte offsets into the
+/// work-group's dynamic local memory, values and structs their own bytes.
+pub fn arg_layout(args: &[ArgInfo]) -> (Vec<usize>, usize) {
+    let mut offsets = Vec::with_capacity(args.len());
+    let mut end = 0usize;
+    for a in args {
+        let (size, align) = match a.kind {
+            ArgKind::Buffer | ArgKind::Local => (8, 8),
+            ArgKind::Value | ArgKind::ByVal => (a.size, a.align.max(1)),
+        };
+        let at = end.next_multiple_of(align);
+        offsets.push(at);
+        end = at + size;
+    }
+    (offsets, end)
+}
+
+/// Alignment of the packed block itself.
+pub const ARG_BLOCK_ALIGN: usize = 128;
+
+/// Alignment of every `__local` allocation (a whole AVX-512 register).
+pub const LOCAL_ALIGN: usize = 64;

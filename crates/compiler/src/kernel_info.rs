@@ -1,0 +1,267 @@
+//! Kernel reflection: names, arguments and attributes, read from the IR and
+//! the `kernel_arg_*` metadata Clang attaches to each kernel.
+
+use crate::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::target::*;
+use llvm_sys::{LLVMCallConv, LLVMTypeKind};
+use std::collections::HashSet;
+
+/// OpenCL address spaces as Clang numbers them with `-ffake-address-space-map`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddressSpace {
+    Private = 0,
+    Global = 1,
+    Constant = 2,
+    Local = 3,
+    Generic = 4,
+}
+
+impl AddressSpace {
+    fn from_number(n: u64) -> AddressSpace {
+        match n {
+            1 => AddressSpace::Global,
+            2 => AddressSpace::Constant,
+            3 => AddressSpace::Local,
+            4 => AddressSpace::Generic,
+            _ => AddressSpace::Private,
+        }
+    }
+}
+
+/// How an argument is passed, which decides what `clSetKernelArg` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArgKind {
+    /// A `__global` or `__constant` pointer: a `cl_mem` (or NULL).
+    Buffer,
+    /// A `__local` pointer: only a size.
+    Local,
+    /// A scalar or vector, passed by value.
+    Value,
+    /// A struct passed by value (in memory).
+    ByVal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ArgInfo {
+    pub kind: ArgKind,
+    pub address_space: AddressSpace,
+    /// Bytes `clSetKernelArg` must be given (for `Value` and `ByVal`).
+    pub size: usize,
+    pub align: usize,
+    /// `none`, `read_only`, `write_only` or `read_write`.
+    pub access: String,
+    pub type_name: String,
+    /// Space-separated `const`, `restrict`, `volatile`, `pipe`.
+    pub type_qualifier: String,
+    /// Present only with `-cl-kernel-arg-info`.
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelInfo {
+    pub name: String,
+    pub args: Vec<ArgInfo>,
+    pub reqd_work_group_size: Option<[usize; 3]>,
+    pub work_group_size_hint: Option<[usize; 3]>,
+    pub vec_type_hint: Option<String>,
+    /// Whether the kernel reaches a work-group barrier.
+    pub uses_barrier: bool,
+    /// Bytes of its own `__local` variables.
+    pub static_local_memory: usize,
+}
+
+impl KernelInfo {
+    /// `CL_KERNEL_ATTRIBUTES`: the attributes as written in the source.
+    pub fn attributes(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some([x, y, z]) = self.reqd_work_group_size {
+            parts.push(format!("reqd_work_group_size({x},{y},{z})"));
+        }
+        if let Some([x, y, z]) = self.work_group_size_hint {
+            parts.push(format!("work_group_size_hint({x},{y},{z})"));
+        }
+        if let Some(t) = &self.vec_type_hint {
+            parts.push(format!("vec_type_hint({t})"));
+        }
+        parts.join(" ")
+    }
+}
+
+/// Whether `f` is an OpenCL kernel.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn is_kernel(f: LLVMValueRef) -> bool {
+    LLVMGetFunctionCallConv(f) == LLVMCallConv::LLVMSPIRKERNELCallConv as u32
+        && LLVMIsDeclaration(f) == 0
+}
+
+/// Reflects every kernel of `m`.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn reflect(m: LLVMModuleRef) -> Vec<KernelInfo> {
+    let td = LLVMGetModuleDataLayout(m);
+    let statics = local_variables(m, td);
+    llvm::functions(m)
+        .into_iter()
+        .filter(|&f| is_kernel(f))
+        .map(|f| reflect_kernel(f, td, &statics))
+        .collect()
+}
+
+/// Sizes of `__local` globals, by the functions that use them.
+unsafe fn local_variables(m: LLVMModuleRef, td: LLVMTargetDataRef) -> Vec<(LLVMValueRef, usize)> {
+    llvm::globals(m)
+        .into_iter()
+        .filter(|&g| LLVMGetPointerAddressSpace(LLVMTypeOf(g)) == AddressSpace::Local as u32)
+        .map(|g| (g, LLVMABISizeOfType(td, LLVMGlobalGetValueType(g)) as usize))
+        .collect()
+}
+
+unsafe fn strings(f: LLVMValueRef, kind: &str) -> Vec<String> {
+    llvm::function_metadata(f, kind)
+        .map(|ops| ops.iter().map(|&o| llvm::md_string(o)).collect())
+        .unwrap_or_default()
+}
+
+unsafe fn ints(f: LLVMValueRef, kind: &str) -> Option<Vec<u64>> {
+    llvm::function_metadata(f, kind)
+        .map(|ops| ops.iter().map(|&o| LLVMConstIntGetZExtValue(o) as u64).collect())
+}
+
+unsafe fn size3(f: LLVMValueRef, kind: &str) -> Option<[usize; 3]> {
+    let v = ints(f, kind)?;
+    (v.len() == 3).then(|| [v[0] as usize, v[1] as usize, v[2] as usize])
+}
+
+unsafe fn reflect_kernel(
+    f: LLVMValueRef,
+    td: LLVMTargetDataRef,
+    statics: &[(LLVMValueRef, usize)],
+) -> KernelInfo {
+    let spaces = ints(f, "kernel_arg_addr_space").unwrap_or_default();
+    let access = strings(f, "kernel_arg_access_qual");
+    let types = strings(f, "kernel_arg_type");
+    let quals = strings(f, "kernel_arg_type_qual");
+    let names = strings(f, "kernel_arg_name");
+    let byval_kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+
+    let n = LLVMCountParams(f);
+    let mut args = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let p = LLVMGetParam(f, i);
+        let ty = LLVMTypeOf(p);
+        let space = AddressSpace::from_number(spaces.get(i as usize).copied().unwrap_or(0));
+        let byval = LLVMGetEnumAttributeAtIndex(f, i + 1, byval_kind);
+        let (kind, size, align) = if !byval.is_null() {
+            let t = LLVMGetTypeAttributeValue(byval);
+            (ArgKind::ByVal, LLVMABISizeOfType(td, t) as usize, LLVMABIAlignmentOfType(td, t) as usize)
+        } else if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
+            let kind = if space == AddressSpace::Local { ArgKind::Local } else { ArgKind::Buffer };
+            (kind, 8, 8)
+        } else {
+            (ArgKind::Value, LLVMABISizeOfType(td, ty) as usize, LLVMABIAlignmentOfType(td, ty) as usize)
+        };
+        let get = |v: &Vec<String>| v.get(i as usize).cloned().unwrap_or_default();
+        args.push(ArgInfo {
+            kind,
+            address_space: space,
+            size,
+            align,
+            access: access.get(i as usize).cloned().unwrap_or_else(|| "none".into()),
+            type_name: get(&types),
+            type_qualifier: get(&quals),
+            name: names.get(i as usize).cloned(),
+        });
+    }
+
+    let reached = reachable(f);
+    let uses_barrier = reached.iter().any(|&g| llvm::name(g) == builtins::mux::WORK_GROUP_BARRIER);
+    let static_local_memory = statics
+        .iter()
+        .filter(|(g, _)| used_by(*g, &reached))
+        .map(|(_, s)| *s)
+        .sum();
+
+    KernelInfo {
+        name: llvm::name(f),
+        args,
+        reqd_work_group_size: size3(f, "reqd_work_group_size"),
+        work_group_size_hint: size3(f, "work_group_size_hint"),
+        vec_type_hint: vec_type_hint(f),
+        uses_barrier,
+        static_local_memory,
+    }
+}
+
+/// `f` and every function it calls, directly or not.
+unsafe fn reachable(f: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![f];
+    let mut out = Vec::new();
+    while let Some(g) = stack.pop() {
+        if !seen.insert(g as usize) {
+            continue;
+        }
+        out.push(g);
+        for i in llvm::instructions(g) {
+            if let Some(callee) = llvm::called_function(i) {
+                stack.push(callee);
+            }
+        }
+    }
+    out
+}
+
+/// Whether global `g` is used (possibly through constant expressions) by an
+/// instruction in one of `functions`.
+unsafe fn used_by(g: LLVMValueRef, functions: &[LLVMValueRef]) -> bool {
+    let mut stack = vec![g];
+    while let Some(v) = stack.pop() {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if !LLVMIsAInstruction(user).is_null() {
+                let parent = LLVMGetBasicBlockParent(LLVMGetInstructionParent(user));
+                if functions.contains(&parent) {
+                    return true;
+                }
+            } else if !LLVMIsAConstantExpr(user).is_null() {
+                stack.push(user);
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    false
+}
+
+unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
+    let ops = llvm::function_metadata(f, "vec_type_hint")?;
+    let ty = LLVMTypeOf(*ops.first()?);
+    let signed = ops.get(1).map(|&s| LLVMConstIntGetZExtValue(s) != 0).unwrap_or(true);
+    let (elem, n) = if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVectorTypeKind {
+        (LLVMGetElementType(ty), LLVMGetVectorSize(ty))
+    } else {
+        (ty, 1)
+    };
+    let base = match LLVMGetTypeKind(elem) {
+        LLVMTypeKind::LLVMHalfTypeKind => "half",
+        LLVMTypeKind::LLVMFloatTypeKind => "float",
+        LLVMTypeKind::LLVMDoubleTypeKind => "double",
+        LLVMTypeKind::LLVMIntegerTypeKind => match (LLVMGetIntTypeWidth(elem), signed) {
+            (8, true) => "char",
+            (8, false) => "uchar",
+            (16, true) => "short",
+            (16, false) => "ushort",
+            (32, true) => "int",
+            (32, false) => "uint",
+            (64, true) => "long",
+            _ => "ulong",
+        },
+        _ => return None,
+    };
+    Some(if n == 1 { base.to_string() } else { format!("{base}{n}") })
+}

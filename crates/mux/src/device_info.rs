@@ -1,0 +1,77 @@
+/// A feature or extension name with its version (`CL_MAKE_VERSION` packed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameVersion {
+    pub name: String,
+    pub version: u32,
+}
+
+/// Packs a version the way `CL_MAKE_VERSION` does.
+pub const fn make_version(major: u32, minor: u32, patch: u32) -> u32 {
+    (major << 22) | (minor << 12) | patch
+}
+
+/// Vector widths per element type, in elements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VectorWidths {
+    pub char: u32,
+    pub short: u32,
+    pub int: u32,
+    pub long: u32,
+    pub float: u32,
+    pub double: u32,
+    pub half: u32,
+}
+
+/// Floating-point capability bits, as `cl_device_fp_config` defines them.
+pub mod fp {
+    pub const DENORM: u64 = 1 << 0;
+    pub const INF_NAN: u64 = 1 << 1;
+    pub const ROUND_TO_NEAREST: u64 = 1 << 2;
+    pub const ROUND_TO_ZERO: u64 = 1 << 3;
+    pub const ROUND_TO_INF: u64 = 1 << 4;
+    pub const FMA: u64 = 1 << 5;
+    pub const SOFT_FLOAT: u64 = 1 << 6;
+    pub const CORRECTLY_ROUNDED_DIVIDE_SQRT: u64 = 1 << 7;
+}
+
+/// The cache between the device and global memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cache {
+    pub size: u64,
+    pub line_size: u32,
+}
+
+/// What a device reports about itself. The API layer answers
+/// `clGetDeviceInfo` from this; nothing in it is guessed by the API layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub name: String,
+    pub vendor: String,
+    pub vendor_id: u32,
+    pub compute_units: u32,
+    pub max_clock_frequency_mhz: u32,
+    pub max_work_group_size: usize,
+    pub max_work_item_sizes: [usize; 3],
+    pub preferred_vector_width: VectorWidths,
+    pub native_vector_width: VectorWidths,
+    pub global_mem_size: u64,
+    pub max_mem_alloc_size: u64,
+    pub global_mem_cache: Cache,
+    pub local_mem_size: u64,
+    pub max_constant_buffer_size: u64,
+    pub max_parameter_size: usize,
+    /// Alignment of every buffer's base, in bits (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`).
+    pub mem_base_addr_align_bits: u32,
+    pub single_fp_config: u64,
+    pub double_fp_config: u64,
+    pub half_fp_config: u64,
+    pub profiling_timer_resolution_ns: usize,
+    /// OpenCL C extensions the compiler and builtins implement.
+    pub extensions: Vec<NameVersion>,
+    /// OpenCL C 3.0 optional features (`__opencl_c_*`) supported.
+    pub opencl_c_features: Vec<NameVersion>,
+    /// Largest printf buffer, in bytes.
+    pub printf_buffer_size: usize,
+    /// The target CPU name the compiler tunes for (e.g. `znver4`).
+    pub target_cpu: String,
+}

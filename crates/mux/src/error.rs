@@ -1,0 +1,28 @@
+use std::fmt;
+
+/// Failures a target reports to the API layer, which maps each to the
+/// OpenCL error code the spec names for the call in question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The device could not allocate memory for the request.
+    OutOfMemory,
+    /// The host ran out of resources (threads, JIT memory).
+    OutOfResources,
+    /// A size or count outside the device's limits.
+    InvalidValue,
+    /// Compilation for the device failed; the text says why.
+    Compile(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::OutOfMemory => write!(f, "out of device memory"),
+            Error::OutOfResources => write!(f, "out of host resources"),
+            Error::InvalidValue => write!(f, "invalid value"),
+            Error::Compile(s) => write!(f, "compilation failed: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,94 @@
+//! Inlines everything the work-group function calls into it. OpenCL C has
+//! no recursion, so this always finishes; afterwards the work-item builtins
+//! and `__local` variables are all used from one function.
+
+use compiler::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMAttributeFunctionIndex;
+use llvm_sys::LLVMLinkage;
+
+unsafe fn attr_kind(name: &str) -> u32 {
+    LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len())
+}
+
+/// Marks every other defined function internal and always-inline, inlines,
+/// and drops what is left unused.
+///
+/// # Safety
+/// `m` must be a live module containing `wg`.
+pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
+    let ctx = LLVMGetModuleContext(m);
+    let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
+    for f in llvm::functions(m) {
+        if f == wg || LLVMIsDeclaration(f) != 0 {
+            continue;
+        }
+        LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
+        for a in ["noinline", "optnone"] {
+            LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, attr_kind(a));
+        }
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
+    }
+    llvm::run_passes(m, "always-inline,globaldce", std::ptr::null_mut())?;
+    let left: Vec<String> = llvm::instructions(wg)
+        .into_iter()
+        .filter_map(|i| llvm::called_function(i))
+        .filter(|&f| LLVMIsDeclaration(f) == 0)
+        .map(|f| llvm::name(f))
+        .collect();
+    if left.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("could not inline {} (recursion is not allowed in OpenCL C)", left.join(", ")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    #[test]
+    fn calls_are_inlined_and_callees_dropped() {
+        let ir = Ir::parse(
+            r#"
+define internal i32 @helper(i32 %x) noinline {
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+define spir_kernel void @k(ptr %p) {
+  %v = call i32 @helper(i32 2)
+  store i32 %v, ptr %p
+  ret void
+}
+define void @wg(ptr %p) {
+  call spir_kernel void @k(ptr %p)
+  ret void
+}
+"#,
+        );
+        unsafe { run(ir.m, ir.function("wg")).unwrap() };
+        let text = ir.text();
+        assert!(!text.contains("call"), "{text}");
+        assert!(!text.contains("@helper"), "{text}");
+        assert!(!text.contains("define spir_kernel"), "{text}");
+    }
+
+    #[test]
+    fn recursion_is_reported() {
+        let ir = Ir::parse(
+            r#"
+define internal void @r(ptr %p) {
+  call void @r(ptr %p)
+  ret void
+}
+define void @wg(ptr %p) {
+  call void @r(ptr %p)
+  ret void
+}
+"#,
+        );
+        assert!(unsafe { run(ir.m, ir.function("wg")) }.is_err());
+    }
+}

@@ -1,0 +1,94 @@
+//! LLVM IR passes over the C API that turn one OpenCL kernel into a
+//! work-group function for the host ABI:
+//!
+//! ```text
+//! void __ferrocl_wg.<kernel>(ptr args, ptr schedule_info, ptr local, i64 first, i64 last)
+//! ```
+//!
+//! It runs work-groups `[first, last)` (linear ids, x fastest); for each, a
+//! loop over the work-items calls the kernel with arguments unpacked from
+//! `args`. Each step is its own pass with its own tests:
+//! - [`work_item_loops`]: the wrapper, argument unpacking and the loops;
+//! - [`inline_all`]: everything the kernel calls is inlined into the wrapper;
+//! - [`mux_builtins`]: `__mux_get_local_id` & co. become loads and constants;
+//! - [`local_memory`]: `__local` variables move into the work-group's block.
+
+pub mod constant_expr;
+pub mod inline_all;
+pub mod local_memory;
+pub mod mux_builtins;
+pub mod work_item_loops;
+
+use compiler::KernelInfo;
+use llvm_sys::prelude::*;
+
+/// Prefix of every work-group function's name.
+pub const WORK_GROUP_PREFIX: &str = "__ferrocl_wg.";
+
+/// What the runtime must know about a built work-group function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkGroupFunction {
+    pub name: String,
+    /// Bytes of the kernel's own `__local` variables, at the start of the
+    /// local block; `__local` arguments follow.
+    pub static_local_memory: usize,
+}
+
+/// Runs the passes above: `m` then holds the work-group function for
+/// `kernel` at `local_size`, and nothing else that is externally visible.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns.
+pub unsafe fn build_work_group_function(
+    m: LLVMModuleRef,
+    kernel: &KernelInfo,
+    local_size: [usize; 3],
+) -> Result<WorkGroupFunction, String> {
+    let wg = work_item_loops::run(m, kernel, local_size)?;
+    inline_all::run(m, wg)?;
+    let static_local_memory = local_memory::run(m, wg)?;
+    mux_builtins::run(m, wg, local_size)?;
+    compiler::llvm::verify(m)?;
+    Ok(WorkGroupFunction { name: compiler::llvm::name(wg), static_local_memory })
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use compiler::llvm;
+    use llvm_sys::core::*;
+    use llvm_sys::prelude::*;
+
+    /// A context and a module parsed from IR text, disposed of together.
+    pub struct Ir {
+        pub ctx: LLVMContextRef,
+        pub m: LLVMModuleRef,
+    }
+
+    impl Ir {
+        pub fn parse(text: &str) -> Ir {
+            unsafe {
+                let ctx = LLVMContextCreate();
+                let m = llvm::parse_ir(ctx, text).expect("test IR parses");
+                Ir { ctx, m }
+            }
+        }
+
+        pub fn text(&self) -> String {
+            unsafe { llvm::print_module(self.m) }
+        }
+
+        pub fn function(&self, name: &str) -> LLVMValueRef {
+            let n = llvm::cstr(name);
+            unsafe { LLVMGetNamedFunction(self.m, n.as_ptr()) }
+        }
+    }
+
+    impl Drop for Ir {
+        fn drop(&mut self) {
+            unsafe {
+                LLVMDisposeModule(self.m);
+                LLVMContextDispose(self.ctx);
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! Defines the mux builtins the builtins library calls (`__mux_get_local_id`
+//! and friends) inside the work-group function: ids are loads from the
+//! loops' id arrays, local sizes are constants, the rest come from the
+//! scheduling info. Out-of-range dimensions give the spec's 0 or 1.
+
+use crate::work_item_loops::*;
+use builtins::mux as names;
+use compiler::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMIntPredicate::LLVMIntULT;
+
+/// Where a dimension-indexed value comes from.
+enum Source {
+    /// An `[3 x i64]` alloca of the work-group function.
+    Array(LLVMValueRef),
+    /// Three i64s in the scheduling info, from this byte offset.
+    Schedule(u64),
+    /// Constants (the local size).
+    Constant([usize; 3]),
+}
+
+/// Replaces every mux builtin call in `wg`.
+///
+/// # Safety
+/// `m` must be a live module whose function `wg` was built by
+/// [`crate::work_item_loops`] and has had everything inlined.
+pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef, local_size: [usize; 3]) -> Result<(), String> {
+    let ctx = LLVMGetModuleContext(m);
+    let i64t = LLVMInt64TypeInContext(ctx);
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let i8t = LLVMInt8TypeInContext(ctx);
+    let arr3 = LLVMArrayType2(i64t, 3);
+    let sched = LLVMGetParam(wg, PARAM_SCHEDULE);
+    let alloca = |name: &str| {
+        llvm::instructions(wg)
+            .into_iter()
+            .find(|&i| !LLVMIsAAllocaInst(i).is_null() && llvm::name(i) == name)
+    };
+    let (local_id, group_id, num_groups) = match (alloca(LOCAL_ID), alloca(GROUP_ID), alloca(NUM_GROUPS)) {
+        (Some(a), Some(b), Some(c)) => (a, b, c),
+        _ => return Err("not a work-group function".into()),
+    };
+
+    let b = LLVMCreateBuilderInContext(ctx);
+    let mut result = Ok(());
+    for call in llvm::instructions(wg) {
+        let Some(f) = llvm::called_function(call) else { continue };
+        let name = llvm::name(f);
+        let (source, default) = match name.as_str() {
+            names::GET_LOCAL_ID => (Source::Array(local_id), 0),
+            names::GET_GROUP_ID => (Source::Array(group_id), 0),
+            names::GET_NUM_GROUPS => (Source::Array(num_groups), 1),
+            names::GET_LOCAL_SIZE => (Source::Constant(local_size), 1),
+            names::GET_GLOBAL_SIZE => (Source::Schedule(GLOBAL_SIZE_OFFSET), 1),
+            names::GET_GLOBAL_OFFSET => (Source::Schedule(GLOBAL_OFFSET_OFFSET), 0),
+            names::GET_WORK_DIM => {
+                LLVMPositionBuilderBefore(b, call);
+                let at = byte_gep(b, i8t, sched, WORK_DIM_OFFSET, "work_dim.addr");
+                let v = LLVMBuildLoad2(b, i32t, at, c"work_dim".as_ptr());
+                LLVMReplaceAllUsesWith(call, v);
+                LLVMInstructionEraseFromParent(call);
+                continue;
+            }
+            names::WORK_GROUP_BARRIER => {
+                // With one work-item per group a barrier has nothing to wait for.
+                if local_size.iter().product::<usize>() == 1 {
+                    LLVMInstructionEraseFromParent(call);
+                    continue;
+                }
+                result = Err("work-group barriers need a work-group size of 1".to_string());
+                break;
+            }
+            _ => continue,
+        };
+        LLVMPositionBuilderBefore(b, call);
+        let dim = LLVMGetOperand(call, 0);
+        let value = dimension_value(b, i64t, i8t, arr3, sched, source, dim, default);
+        LLVMReplaceAllUsesWith(call, value);
+        LLVMInstructionEraseFromParent(call);
+    }
+    LLVMDisposeBuilder(b);
+    result
+}
+
+/// `dim < 3 ? source[dim] : default`, folded when `dim` is a constant.
+#[allow(clippy::too_many_arguments)]
+unsafe fn dimension_value(
+    b: LLVMBuilderRef,
+    i64t: LLVMTypeRef,
+    i8t: LLVMTypeRef,
+    arr3: LLVMTypeRef,
+    sched: LLVMValueRef,
+    source: Source,
+    dim: LLVMValueRef,
+    default: u64,
+) -> LLVMValueRef {
+    let def = LLVMConstInt(i64t, default, 0);
+    if !LLVMIsAConstantInt(dim).is_null() {
+        let d = LLVMConstIntGetZExtValue(dim);
+        if d >= 3 {
+            return def;
+        }
+        if let Source::Constant(c) = source {
+            return LLVMConstInt(i64t, c[d as usize] as u64, 0);
+        }
+    }
+    let d64 = LLVMBuildZExt(b, dim, i64t, c"dim".as_ptr());
+    let in_range = LLVMBuildICmp(b, LLVMIntULT, d64, LLVMConstInt(i64t, 3, 0), c"dim.ok".as_ptr());
+    // Index 0 when out of range, so the load stays inside the array.
+    let safe = LLVMBuildSelect(b, in_range, d64, LLVMConstInt(i64t, 0, 0), c"dim.safe".as_ptr());
+    let v = match source {
+        Source::Array(a) => {
+            let mut idx = [LLVMConstInt(i64t, 0, 0), safe];
+            let p = LLVMBuildInBoundsGEP2(b, arr3, a, idx.as_mut_ptr(), 2, c"".as_ptr());
+            LLVMBuildLoad2(b, i64t, p, c"".as_ptr())
+        }
+        Source::Schedule(off) => {
+            let base = byte_gep(b, i8t, sched, off, "sched.field");
+            let mut idx = [safe];
+            let p = LLVMBuildInBoundsGEP2(b, i64t, base, idx.as_mut_ptr(), 1, c"".as_ptr());
+            let l = LLVMBuildLoad2(b, i64t, p, c"".as_ptr());
+            LLVMSetAlignment(l, 8);
+            l
+        }
+        Source::Constant(c) => {
+            let vals = c.map(|x| LLVMConstInt(i64t, x as u64, 0));
+            let is0 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, safe, LLVMConstInt(i64t, 0, 0), c"".as_ptr());
+            let is1 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, safe, LLVMConstInt(i64t, 1, 0), c"".as_ptr());
+            let s12 = LLVMBuildSelect(b, is1, vals[1], vals[2], c"".as_ptr());
+            LLVMBuildSelect(b, is0, vals[0], s12, c"".as_ptr())
+        }
+    };
+    LLVMBuildSelect(b, in_range, v, def, c"".as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    const WG: &str = r#"
+declare i64 @__mux_get_local_id(i32)
+declare i64 @__mux_get_local_size(i32)
+declare i64 @__mux_get_global_size(i32)
+declare i32 @__mux_get_work_dim()
+declare void @__mux_work_group_barrier(i32)
+define void @wg(ptr %args, ptr %schedule_info, ptr %local, i64 %first, i64 %last, i32 %d) {
+  %local_id = alloca [3 x i64]
+  %group_id = alloca [3 x i64]
+  %num_groups = alloca [3 x i64]
+  %a = call i64 @__mux_get_local_id(i32 1)
+  %b = call i64 @__mux_get_local_size(i32 0)
+  %c = call i64 @__mux_get_local_size(i32 7)
+  %e = call i64 @__mux_get_global_size(i32 %d)
+  %w = call i32 @__mux_get_work_dim()
+  call void @__mux_work_group_barrier(i32 1)
+  store i64 %a, ptr %args
+  store i64 %b, ptr %args
+  store i64 %c, ptr %args
+  store i64 %e, ptr %args
+  store i32 %w, ptr %args
+  ret void
+}
+"#;
+
+    #[test]
+    fn builtins_become_loads_and_constants() {
+        let ir = Ir::parse(WG);
+        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1]).unwrap_err() };
+        let ir = Ir::parse(WG);
+        unsafe {
+            run(ir.m, ir.function("wg"), [1, 1, 1]).unwrap();
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let body = &text[text.find("define void @wg").unwrap()..];
+        assert!(!body.contains("call"), "{text}");
+        // local size of dimension 0 is the constant, dimension 7 the default 1.
+        assert!(body.contains("store i64 1, ptr %args"), "{text}");
+        // the variable dimension is range-checked before it indexes.
+        assert!(body.contains("icmp ult i64 %dim, 3"), "{text}");
+        assert!(body.contains("getelementptr inbounds [3 x i64], ptr %local_id, i64 0, i64 1"), "{text}");
+    }
+}

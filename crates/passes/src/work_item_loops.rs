@@ -1,0 +1,265 @@
+//! Builds the work-group function: unpacks the packed arguments once, then
+//! loops over the work-groups of its slice and, in each, over z, y and x
+//! local ids, calling the kernel. The ids live in two `[3 x i64]` allocas
+//! (`local_id`, `group_id`) that [`crate::mux_builtins`] reads and SROA
+//! later turns into the loop counters.
+
+use crate::WORK_GROUP_PREFIX;
+use compiler::llvm::cstr;
+use compiler::{arg_layout, ArgKind, KernelInfo};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMIntPredicate::*;
+
+/// Names of the allocas the work-item builtins read.
+pub const LOCAL_ID: &str = "local_id";
+pub const GROUP_ID: &str = "group_id";
+pub const NUM_GROUPS: &str = "num_groups";
+
+/// Byte offsets inside the scheduling-info struct (`mux::ScheduleInfo`).
+pub const GLOBAL_SIZE_OFFSET: u64 = 0;
+pub const GLOBAL_OFFSET_OFFSET: u64 = 24;
+pub const WORK_DIM_OFFSET: u64 = 88;
+
+/// Placeholder for the start of the dynamic (argument) part of the local
+/// block; [`crate::local_memory`] replaces it once the static part is laid out.
+pub const DYNAMIC_LOCAL: &str = "__ferrocl_dynamic_local";
+
+/// Parameter positions of the work-group function.
+pub const PARAM_ARGS: u32 = 0;
+pub const PARAM_SCHEDULE: u32 = 1;
+pub const PARAM_LOCAL: u32 = 2;
+
+/// Adds the work-group function for `kernel` to `m` and returns it.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns.
+pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3]) -> Result<LLVMValueRef, String> {
+    let kname = cstr(&kernel.name);
+    let k = LLVMGetNamedFunction(m, kname.as_ptr());
+    if k.is_null() {
+        return Err(format!("kernel {} not found", kernel.name));
+    }
+    if LLVMCountParams(k) as usize != kernel.args.len() {
+        return Err(format!("kernel {} does not match its reflection", kernel.name));
+    }
+    // A kernel entry point cannot be called; from here on it is an ordinary
+    // function the work-group function calls (and inlines).
+    LLVMSetFunctionCallConv(k, llvm_sys::LLVMCallConv::LLVMCCallConv as u32);
+    let ctx = LLVMGetModuleContext(m);
+    let ptr = LLVMPointerTypeInContext(ctx, 0);
+    let i64t = LLVMInt64TypeInContext(ctx);
+    let i8t = LLVMInt8TypeInContext(ctx);
+    let void = LLVMVoidTypeInContext(ctx);
+    let mut params = [ptr, ptr, ptr, i64t, i64t];
+    let fty = LLVMFunctionType(void, params.as_mut_ptr(), 5, 0);
+    let wname = cstr(&format!("{WORK_GROUP_PREFIX}{}", kernel.name));
+    let wg = LLVMAddFunction(m, wname.as_ptr(), fty);
+    for (i, n) in ["args", "schedule_info", "local", "first", "last"].iter().enumerate() {
+        let p = LLVMGetParam(wg, i as u32);
+        LLVMSetValueName2(p, n.as_ptr() as *const _, n.len());
+    }
+    let (args_p, sched_p) = (LLVMGetParam(wg, PARAM_ARGS), LLVMGetParam(wg, PARAM_SCHEDULE));
+    let (first, last) = (LLVMGetParam(wg, 3), LLVMGetParam(wg, 4));
+    // Arguments never alias the scheduling info or each other's packing.
+    for i in 0..3 {
+        add_param_attr(ctx, wg, i, "noalias");
+    }
+
+    let b = LLVMCreateBuilderInContext(ctx);
+    let entry = LLVMAppendBasicBlockInContext(ctx, wg, c"entry".as_ptr());
+    LLVMPositionBuilderAtEnd(b, entry);
+    let arr3 = LLVMArrayType2(i64t, 3);
+    let local_id = LLVMBuildAlloca(b, arr3, cstr(LOCAL_ID).as_ptr());
+    let group_id = LLVMBuildAlloca(b, arr3, cstr(GROUP_ID).as_ptr());
+    let num_groups = LLVMBuildAlloca(b, arr3, cstr(NUM_GROUPS).as_ptr());
+
+    // Unpack the arguments once per slice.
+    let (offsets, _) = arg_layout(&kernel.args);
+    let dynamic_local = cstr(DYNAMIC_LOCAL);
+    let mut call_args = Vec::with_capacity(kernel.args.len());
+    for (i, (a, &off)) in kernel.args.iter().zip(&offsets).enumerate() {
+        let pty = LLVMTypeOf(LLVMGetParam(k, i as u32));
+        let at = byte_gep(b, i8t, args_p, off as u64, "arg.addr");
+        let v = match a.kind {
+            ArgKind::ByVal => at,
+            ArgKind::Value | ArgKind::Buffer => {
+                let l = LLVMBuildLoad2(b, pty, at, c"arg".as_ptr());
+                LLVMSetAlignment(l, if a.kind == ArgKind::Buffer { 8 } else { a.align as u32 });
+                l
+            }
+            ArgKind::Local => {
+                // The offset is relative to the dynamic part of the local
+                // block, which starts after the kernel's own variables; a
+                // placeholder marks that start until `local_memory` knows it.
+                let off = LLVMBuildLoad2(b, i64t, at, c"local.offset".as_ptr());
+                LLVMSetAlignment(off, 8);
+                let base = LLVMGetNamedGlobal(m, dynamic_local.as_ptr());
+                let base = if base.is_null() {
+                    let g = LLVMAddGlobal(m, i8t, dynamic_local.as_ptr());
+                    LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMExternalLinkage);
+                    g
+                } else {
+                    base
+                };
+                let mut idx = [off];
+                let p = LLVMBuildGEP2(b, i8t, base, idx.as_mut_ptr(), 1, c"local.arg".as_ptr());
+                LLVMBuildAddrSpaceCast(b, p, pty, c"local.arg.cast".as_ptr())
+            }
+        };
+        call_args.push(v);
+    }
+
+    // Number of groups in each dimension, from the global size.
+    for d in 0..3 {
+        let gs = load_i64(b, i64t, i8t, sched_p, GLOBAL_SIZE_OFFSET + 8 * d as u64, "global_size");
+        let ng = LLVMBuildUDiv(b, gs, LLVMConstInt(i64t, local_size[d] as u64, 0), c"ng".as_ptr());
+        store_index(b, arr3, i64t, num_groups, d, ng);
+    }
+    let ngx = load_index(b, arr3, i64t, num_groups, 0);
+    let ngy = load_index(b, arr3, i64t, num_groups, 1);
+
+    // for group in first..last
+    let group_loop = LLVMAppendBasicBlockInContext(ctx, wg, c"group".as_ptr());
+    LLVMBuildBr(b, group_loop);
+    LLVMPositionBuilderAtEnd(b, group_loop);
+    let g = LLVMBuildPhi(b, i64t, c"g".as_ptr());
+    let gx = LLVMBuildURem(b, g, ngx, c"gx".as_ptr());
+    let rest = LLVMBuildUDiv(b, g, ngx, c"gyz".as_ptr());
+    let gy = LLVMBuildURem(b, rest, ngy, c"gy".as_ptr());
+    let gz = LLVMBuildUDiv(b, rest, ngy, c"gz".as_ptr());
+    for (d, v) in [gx, gy, gz].into_iter().enumerate() {
+        store_index(b, arr3, i64t, group_id, d, v);
+    }
+
+    // for z, y, x in the local size: nested counted loops, x innermost.
+    let mut latches = Vec::new();
+    for d in (0..3).rev() {
+        let head = LLVMGetInsertBlock(b);
+        let body = LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr());
+        LLVMBuildBr(b, body);
+        LLVMPositionBuilderAtEnd(b, body);
+        let id = LLVMBuildPhi(b, i64t, c"id".as_ptr());
+        store_index(b, arr3, i64t, local_id, d, id);
+        latches.push((d, head, body, id));
+    }
+    let call = LLVMBuildCall2(b, LLVMGlobalGetValueType(k), k, call_args.as_mut_ptr(), call_args.len() as u32, c"".as_ptr());
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(k));
+    for (d, head, body, id) in latches.into_iter().rev() {
+        let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
+        let more = LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(i64t, local_size[d] as u64, 0), c"more".as_ptr());
+        let latch = LLVMGetInsertBlock(b);
+        let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
+        LLVMBuildCondBr(b, more, body, after);
+        let mut vals = [LLVMConstInt(i64t, 0, 0), next];
+        let mut blocks = [head, latch];
+        LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        LLVMPositionBuilderAtEnd(b, after);
+    }
+    let gnext = LLVMBuildAdd(b, g, LLVMConstInt(i64t, 1, 0), c"g.next".as_ptr());
+    let gmore = LLVMBuildICmp(b, LLVMIntULT, gnext, last, c"g.more".as_ptr());
+    let glatch = LLVMGetInsertBlock(b);
+    let exit = LLVMAppendBasicBlockInContext(ctx, wg, c"exit".as_ptr());
+    LLVMBuildCondBr(b, gmore, group_loop, exit);
+    let mut vals = [first, gnext];
+    let mut blocks = [entry, glatch];
+    LLVMAddIncoming(g, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+    LLVMPositionBuilderAtEnd(b, exit);
+    LLVMBuildRetVoid(b);
+    LLVMDisposeBuilder(b);
+    Ok(wg)
+}
+
+unsafe fn add_param_attr(ctx: LLVMContextRef, f: LLVMValueRef, param: u32, name: &str) {
+    let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+    let attr = LLVMCreateEnumAttribute(ctx, kind, 0);
+    LLVMAddAttributeAtIndex(f, param + 1, attr);
+}
+
+/// `ptr + offset` in bytes.
+pub(crate) unsafe fn byte_gep(b: LLVMBuilderRef, i8t: LLVMTypeRef, p: LLVMValueRef, offset: u64, name: &str) -> LLVMValueRef {
+    let ctx = LLVMGetTypeContext(i8t);
+    let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0)];
+    LLVMBuildInBoundsGEP2(b, i8t, p, idx.as_mut_ptr(), 1, cstr(name).as_ptr())
+}
+
+/// Loads an `i64` at `p + offset`.
+pub(crate) unsafe fn load_i64(b: LLVMBuilderRef, i64t: LLVMTypeRef, i8t: LLVMTypeRef, p: LLVMValueRef, offset: u64, name: &str) -> LLVMValueRef {
+    let at = byte_gep(b, i8t, p, offset, name);
+    let l = LLVMBuildLoad2(b, i64t, at, cstr(name).as_ptr());
+    LLVMSetAlignment(l, 8);
+    l
+}
+
+unsafe fn element(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize) -> LLVMValueRef {
+    let mut idx = [LLVMConstInt(i64t, 0, 0), LLVMConstInt(i64t, d as u64, 0)];
+    LLVMBuildInBoundsGEP2(b, arr, base, idx.as_mut_ptr(), 2, c"".as_ptr())
+}
+
+unsafe fn store_index(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize, v: LLVMValueRef) {
+    LLVMBuildStore(b, v, element(b, arr, i64t, base, d));
+}
+
+unsafe fn load_index(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize) -> LLVMValueRef {
+    LLVMBuildLoad2(b, i64t, element(b, arr, i64t, base, d), c"".as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    const KERNEL: &str = r#"
+target triple = "x86_64-unknown-linux-gnu"
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
+  store i32 %n, ptr addrspace(1) %out
+  ret void
+}
+"#;
+
+    fn info() -> KernelInfo {
+        let arg = |kind, size| compiler::ArgInfo {
+            kind,
+            address_space: compiler::AddressSpace::Global,
+            size,
+            align: size,
+            access: "none".into(),
+            type_name: String::new(),
+            type_qualifier: String::new(),
+            name: None,
+        };
+        KernelInfo {
+            name: "k".into(),
+            args: vec![arg(ArgKind::Buffer, 8), arg(ArgKind::Value, 4)],
+            reqd_work_group_size: None,
+            work_group_size_hint: None,
+            vec_type_hint: None,
+            uses_barrier: false,
+            static_local_memory: 0,
+        }
+    }
+
+    #[test]
+    fn wrapper_unpacks_arguments_and_loops_over_items() {
+        let ir = Ir::parse(KERNEL);
+        let wg = unsafe { run(ir.m, &info(), [4, 2, 1]).unwrap() };
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last)"), "{text}");
+        // The second argument sits at byte 8 of the packed block.
+        assert!(text.contains("getelementptr inbounds i8, ptr %args, i64 8"), "{text}");
+        // One loop per dimension, bounded by the local size.
+        assert!(text.contains("icmp ult i64 %next, 4"), "{text}");
+        assert!(text.contains("icmp ult i64 %next1, 2") || text.contains(", 2\n"), "{text}");
+        assert!(text.contains("call void @k("), "{text}");
+        assert!(!wg.is_null());
+    }
+
+    #[test]
+    fn a_missing_kernel_is_an_error() {
+        let ir = Ir::parse(KERNEL);
+        let mut k = info();
+        k.name = "nope".into();
+        assert!(unsafe { run(ir.m, &k, [1, 1, 1]) }.is_err());
+    }
+}
