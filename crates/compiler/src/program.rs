@@ -34,6 +34,8 @@ pub struct ProgramModule {
     kernels: Vec<KernelInfo>,
     /// The build log (Clang's diagnostics, possibly only warnings).
     pub log: String,
+    /// `-cl-opt-disable`: kernels are compiled without optimization.
+    opt_disable: bool,
 }
 
 /// An LLVM context that is disposed of on every path out.
@@ -98,7 +100,7 @@ impl ProgramModule {
                 Ok(kernels) => {
                     let bitcode = write_bitcode(module);
                     LLVMDisposeModule(module);
-                    Ok(ProgramModule { bitcode, kernels, log: out.log })
+                    Ok(ProgramModule { bitcode, kernels, log: out.log, opt_disable: options.opt_disable })
                 }
                 Err(e) => {
                     LLVMDisposeModule(module);
@@ -106,6 +108,11 @@ impl ProgramModule {
                 }
             }
         }
+    }
+
+    /// Whether kernels are to be compiled without optimization.
+    pub fn options_opt_disable(&self) -> bool {
+        self.opt_disable
     }
 
     pub fn kernels(&self) -> &[KernelInfo] {
@@ -136,7 +143,7 @@ impl ProgramModule {
             let kernels = verified.map(|_| kernel_info::reflect(m));
             LLVMDisposeModule(m);
             let kernels = kernels.map_err(|e| bad(&e))?;
-            Ok(ProgramModule { bitcode: body.to_vec(), kernels, log: String::new() })
+            Ok(ProgramModule { bitcode: body.to_vec(), kernels, log: String::new(), opt_disable: false })
         }
     }
 

@@ -1,0 +1,154 @@
+//! Reads the device's properties off this machine: cores the process may
+//! use, memory, caches, clock and vector units.
+
+use mux::{fp, make_version, Cache, DeviceInfo, NameVersion, VectorWidths};
+use std::fs;
+
+fn read_trimmed(path: &str) -> Option<String> {
+    fs::read_to_string(path).ok().map(|s| s.trim().to_string())
+}
+
+/// `"32K"`, `"1024K"`, `"32M"` as in sysfs cache descriptions.
+fn parse_size(s: &str) -> Option<u64> {
+    let (num, mul) = match s.chars().last()? {
+        'K' => (&s[..s.len() - 1], 1024),
+        'M' => (&s[..s.len() - 1], 1024 * 1024),
+        'G' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.parse::<u64>().ok().map(|n| n * mul)
+}
+
+/// The data or unified caches of CPU 0, as (level, size, line size).
+fn caches() -> Vec<(u32, u64, u32)> {
+    let mut out = Vec::new();
+    for i in 0..8 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let Some(kind) = read_trimmed(&format!("{dir}/type")) else { break };
+        if kind == "Instruction" {
+            continue;
+        }
+        let level = read_trimmed(&format!("{dir}/level")).and_then(|s| s.parse().ok());
+        let size = read_trimmed(&format!("{dir}/size")).and_then(|s| parse_size(&s));
+        let line = read_trimmed(&format!("{dir}/coherency_line_size")).and_then(|s| s.parse().ok());
+        if let (Some(level), Some(size)) = (level, size) {
+            out.push((level, size, line.unwrap_or(64)));
+        }
+    }
+    out
+}
+
+fn cpuinfo_field(name: &str) -> Option<String> {
+    let text = fs::read_to_string("/proc/cpuinfo").ok()?;
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+fn clock_mhz() -> u32 {
+    read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(|khz| (khz / 1000) as u32)
+        .or_else(|| cpuinfo_field("cpu MHz").and_then(|s| s.parse::<f64>().ok()).map(|m| m as u32))
+        .unwrap_or(0)
+}
+
+fn physical_memory() -> u64 {
+    // SAFETY: sysinfo fills the struct it is given.
+    unsafe {
+        let mut info: libc::sysinfo = std::mem::zeroed();
+        if libc::sysinfo(&mut info) == 0 {
+            info.totalram as u64 * info.mem_unit as u64
+        } else {
+            1 << 30
+        }
+    }
+}
+
+/// Widest vector register, in bytes, that this CPU has.
+fn vector_bytes() -> u32 {
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        64
+    } else if std::arch::is_x86_feature_detected!("avx") {
+        32
+    } else {
+        16
+    }
+}
+
+fn widths(bytes: u32) -> VectorWidths {
+    VectorWidths {
+        char: bytes,
+        short: bytes / 2,
+        int: bytes / 4,
+        long: bytes / 8,
+        float: bytes / 4,
+        double: 0,
+        half: 0,
+    }
+}
+
+/// Everything the device reports, read off this machine.
+pub fn probe(target_cpu: String) -> DeviceInfo {
+    let units = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
+    let memory = physical_memory();
+    let caches = caches();
+    let last_level = caches.iter().max_by_key(|c| c.0).copied().unwrap_or((2, 1 << 20, 64));
+    let l2 = caches.iter().find(|c| c.0 == 2).map(|c| c.1).unwrap_or(256 << 10);
+    let mut single = fp::DENORM | fp::INF_NAN | fp::ROUND_TO_NEAREST | fp::CORRECTLY_ROUNDED_DIVIDE_SQRT;
+    if std::arch::is_x86_feature_detected!("fma") {
+        single |= fp::FMA;
+    }
+    let v = vector_bytes();
+    DeviceInfo {
+        name: cpuinfo_field("model name").unwrap_or_else(|| "CPU".into()),
+        vendor: cpuinfo_field("vendor_id").unwrap_or_else(|| "unknown".into()),
+        vendor_id: 0,
+        compute_units: units,
+        max_clock_frequency_mhz: clock_mhz(),
+        max_work_group_size: 4096,
+        max_work_item_sizes: [4096, 4096, 4096],
+        preferred_vector_width: widths(v),
+        native_vector_width: widths(v),
+        global_mem_size: memory,
+        // The spec's floor is max(1/4 of global memory, 128 MiB).
+        max_mem_alloc_size: (memory / 2).max(128 << 20),
+        global_mem_cache: Cache { size: last_level.1, line_size: last_level.2 },
+        // __local memory is ordinary memory kept hot in the core's L2.
+        local_mem_size: l2.max(64 << 10),
+        max_constant_buffer_size: 1 << 20,
+        max_parameter_size: 4096,
+        mem_base_addr_align_bits: 1024,
+        single_fp_config: single,
+        double_fp_config: 0,
+        half_fp_config: 0,
+        profiling_timer_resolution_ns: 1,
+        extensions: vec![NameVersion { name: "cl_khr_byte_addressable_store".into(), version: make_version(1, 0, 0) }],
+        opencl_c_features: vec![NameVersion { name: "__opencl_c_int64".into(), version: make_version(3, 0, 0) }],
+        printf_buffer_size: 1 << 20,
+        target_cpu,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_as_sysfs_writes_them() {
+        assert_eq!(parse_size("32K"), Some(32 * 1024));
+        assert_eq!(parse_size("1M"), Some(1 << 20));
+        assert_eq!(parse_size("64"), Some(64));
+        assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn the_probe_reports_this_machine() {
+        let info = probe("x86-64".into());
+        assert_eq!(info.compute_units as usize, std::thread::available_parallelism().unwrap().get());
+        assert!(info.global_mem_size > 0 && info.max_mem_alloc_size <= info.global_mem_size);
+        assert!(info.global_mem_cache.size > 0);
+        assert!(info.native_vector_width.float >= 4);
+    }
+}

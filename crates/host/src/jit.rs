@@ -1,0 +1,154 @@
+//! The process-wide ORC LLJIT. Kernels arrive as object files; each is
+//! tracked so that its code is removed when the last kernel using it goes.
+
+use compiler::llvm::{check, cstr};
+use llvm_sys::core::*;
+use llvm_sys::orc2::lljit::*;
+use llvm_sys::orc2::*;
+use llvm_sys::target::*;
+use llvm_sys::target_machine::*;
+use std::ffi::CStr;
+use std::sync::OnceLock;
+
+struct Jit(LLVMOrcLLJITRef);
+
+// ORC's LLJIT is internally synchronized: adding objects and looking up
+// symbols may happen from any thread.
+unsafe impl Send for Jit {}
+unsafe impl Sync for Jit {}
+
+static JIT: OnceLock<Result<Jit, String>> = OnceLock::new();
+
+fn init_target() {
+    // SAFETY: initialization routines; idempotent.
+    unsafe {
+        LLVM_InitializeNativeTarget();
+        LLVM_InitializeNativeAsmPrinter();
+    }
+}
+
+fn jit() -> Result<LLVMOrcLLJITRef, String> {
+    let j = JIT.get_or_init(|| unsafe {
+        init_target();
+        let mut j = std::ptr::null_mut();
+        check(LLVMOrcCreateLLJIT(&mut j, std::ptr::null_mut()))?;
+        // Kernels may call the C library (math, memcpy): resolve from the process.
+        let mut generator = std::ptr::null_mut();
+        check(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &mut generator,
+            LLVMOrcLLJITGetGlobalPrefix(j),
+            None,
+            std::ptr::null_mut(),
+        ))?;
+        LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j), generator);
+        Ok(Jit(j))
+    });
+    j.as_ref().map(|j| j.0).map_err(Clone::clone)
+}
+
+/// The host CPU's name and features, as LLVM names them.
+pub fn host_cpu() -> (String, String) {
+    // SAFETY: both return strings we own and dispose of.
+    unsafe {
+        let take = |p: *mut std::ffi::c_char| {
+            let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+            LLVMDisposeMessage(p);
+            s
+        };
+        (take(LLVMGetHostCPUName()), take(LLVMGetHostCPUFeatures()))
+    }
+}
+
+/// A target machine for this CPU, tuned for speed.
+pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
+    init_target();
+    let (cpu, features) = host_cpu();
+    let t = cstr(triple);
+    // SAFETY: plain C API calls with valid strings.
+    unsafe {
+        let mut target = std::ptr::null_mut();
+        let mut err = std::ptr::null_mut();
+        if LLVMGetTargetFromTriple(t.as_ptr(), &mut target, &mut err) != 0 {
+            let s = CStr::from_ptr(err).to_string_lossy().into_owned();
+            LLVMDisposeMessage(err);
+            return Err(s);
+        }
+        let tm = LLVMCreateTargetMachine(
+            target,
+            t.as_ptr(),
+            cstr(&cpu).as_ptr(),
+            cstr(&features).as_ptr(),
+            LLVMCodeGenOptLevel::LLVMCodeGenLevelAggressive,
+            LLVMRelocMode::LLVMRelocPIC,
+            LLVMCodeModel::LLVMCodeModelSmall,
+        );
+        Ok(TargetMachine(tm))
+    }
+}
+
+/// An owned `LLVMTargetMachineRef`.
+pub struct TargetMachine(pub LLVMTargetMachineRef);
+
+impl TargetMachine {
+    /// Compiles `m` to an ELF object in memory.
+    ///
+    /// # Safety
+    /// `m` must be a live module this thread owns.
+    pub unsafe fn emit_object(&self, m: llvm_sys::prelude::LLVMModuleRef) -> Result<Vec<u8>, String> {
+        let mut err = std::ptr::null_mut();
+        let mut buf = std::ptr::null_mut();
+        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, LLVMCodeGenFileType::LLVMObjectFile, &mut err, &mut buf) != 0 {
+            let s = CStr::from_ptr(err).to_string_lossy().into_owned();
+            LLVMDisposeMessage(err);
+            return Err(s);
+        }
+        let start = LLVMGetBufferStart(buf) as *const u8;
+        let v = std::slice::from_raw_parts(start, LLVMGetBufferSize(buf)).to_vec();
+        LLVMDisposeMemoryBuffer(buf);
+        Ok(v)
+    }
+}
+
+impl Drop for TargetMachine {
+    fn drop(&mut self) {
+        // SAFETY: created by LLVMCreateTargetMachine and owned here.
+        unsafe { LLVMDisposeTargetMachine(self.0) }
+    }
+}
+
+/// Code loaded into the JIT; removed from it when dropped.
+pub struct LoadedObject {
+    tracker: LLVMOrcResourceTrackerRef,
+    pub address: u64,
+}
+
+unsafe impl Send for LoadedObject {}
+unsafe impl Sync for LoadedObject {}
+
+/// Loads `object` and returns the address of its symbol `symbol`.
+pub fn load(object: &[u8], symbol: &str) -> Result<LoadedObject, String> {
+    let j = jit()?;
+    // SAFETY: the JIT is live for the process; the buffer's ownership passes to ORC.
+    unsafe {
+        let dylib = LLVMOrcLLJITGetMainJITDylib(j);
+        let tracker = LLVMOrcJITDylibCreateResourceTracker(dylib);
+        let name = cstr("kernel.o");
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object.as_ptr() as *const _, object.len(), name.as_ptr());
+        let mut loaded = LoadedObject { tracker, address: 0 };
+        check(LLVMOrcLLJITAddObjectFileWithRT(j, tracker, buf))?;
+        let mut address = 0;
+        check(LLVMOrcLLJITLookup(j, &mut address, cstr(symbol).as_ptr()))?;
+        loaded.address = address;
+        Ok(loaded)
+    }
+}
+
+impl Drop for LoadedObject {
+    fn drop(&mut self) {
+        // SAFETY: the tracker is ours; removing it frees the object's code.
+        unsafe {
+            let _ = check(LLVMOrcResourceTrackerRemove(self.tracker));
+            LLVMOrcReleaseResourceTracker(self.tracker);
+        }
+    }
+}

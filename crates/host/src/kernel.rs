@@ -1,0 +1,35 @@
+//! A kernel compiled for one local size: a JIT-loaded work-group function.
+
+use crate::jit::LoadedObject;
+use mux::ScheduleInfo;
+
+/// `void wg(ptr args, ptr schedule_info, ptr local, i64 first, i64 last)`.
+type WorkGroupFn = unsafe extern "C" fn(*const u8, *const ScheduleInfo, *mut u8, u64, u64);
+
+pub struct HostKernel {
+    entry: WorkGroupFn,
+    static_local_memory: usize,
+    // Keeps the code loaded while the kernel can run.
+    _code: LoadedObject,
+}
+
+impl HostKernel {
+    pub fn new(code: LoadedObject, static_local_memory: usize) -> HostKernel {
+        // SAFETY: the address is the work-group function the passes built,
+        // with exactly this signature.
+        let entry = unsafe { std::mem::transmute::<usize, WorkGroupFn>(code.address as usize) };
+        HostKernel { entry, static_local_memory, _code: code }
+    }
+}
+
+impl mux::Kernel for HostKernel {
+    fn static_local_memory(&self) -> usize {
+        self.static_local_memory
+    }
+
+    unsafe fn run_groups(&self, args: *const u8, info: &ScheduleInfo, local: *mut u8, first: u64, last: u64) {
+        if first < last {
+            (self.entry)(args, info, local, first, last)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! A persistent pool of one worker per core. An ND-range is handed out in
+//! chunks of work-groups through an atomic counter; the thread that asked
+//! for the run works too. Idle workers sleep on a condition variable.
+
+use mux::{Kernel, ScheduleInfo};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+
+/// One ND-range being run.
+struct Job {
+    kernel: *const dyn Kernel,
+    args: *const u8,
+    info: ScheduleInfo,
+    local_bytes: usize,
+    total: u64,
+    chunk: u64,
+    next: AtomicU64,
+    finished: AtomicU64,
+    done: Mutex<bool>,
+    done_cv: Condvar,
+}
+
+// The pointers name the kernel and arguments of a run whose caller waits
+// until every group has finished, so they outlive all uses by workers.
+unsafe impl Send for Job {}
+unsafe impl Sync for Job {}
+
+thread_local! {
+    /// Each thread's local-memory block, reused across work-groups.
+    static LOCAL: RefCell<Option<mux::Allocation>> = const { RefCell::new(None) };
+}
+
+impl Job {
+    /// Runs chunks until none are left.
+    fn work(&self) {
+        LOCAL.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            if slot.as_ref().is_none_or(|a| a.size() < self.local_bytes) {
+                *slot = mux::Allocation::host(self.local_bytes.max(1024), compiler::LOCAL_ALIGN);
+            }
+            let local = slot.as_ref().map_or(std::ptr::null_mut(), |a| a.as_ptr());
+            loop {
+                let first = self.next.fetch_add(self.chunk, Ordering::Relaxed);
+                if first >= self.total {
+                    break;
+                }
+                let last = (first + self.chunk).min(self.total);
+                // SAFETY: see `unsafe impl Send for Job`.
+                unsafe { (*self.kernel).run_groups(self.args, &self.info, local, first, last) };
+                let done = self.finished.fetch_add(last - first, Ordering::AcqRel) + (last - first);
+                if done == self.total {
+                    *self.done.lock().unwrap() = true;
+                    self.done_cv.notify_all();
+                }
+            }
+        })
+    }
+}
+
+struct State {
+    job: Option<Arc<Job>>,
+    generation: u64,
+    shutdown: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+    /// One ND-range at a time: concurrent runs queue here.
+    run_lock: Mutex<()>,
+}
+
+pub struct ThreadPool {
+    shared: Arc<Shared>,
+    threads: usize,
+}
+
+impl ThreadPool {
+    /// Starts `workers` threads (the caller of [`run`](Self::run) is one more).
+    pub fn new(workers: usize) -> ThreadPool {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State { job: None, generation: 0, shutdown: false }),
+            wake: Condvar::new(),
+            run_lock: Mutex::new(()),
+        });
+        for i in 0..workers {
+            let s = shared.clone();
+            thread::Builder::new()
+                .name(format!("ferrocl-worker-{i}"))
+                .stack_size(8 << 20)
+                .spawn(move || worker(s))
+                .expect("spawning a worker thread");
+        }
+        ThreadPool { shared, threads: workers + 1 }
+    }
+
+    /// Runs every work-group of `info` and returns when all have finished.
+    ///
+    /// # Safety
+    /// `args` must be the packed arguments `kernel` expects, valid for the call.
+    pub unsafe fn run(&self, kernel: &dyn Kernel, args: *const u8, info: ScheduleInfo, groups: u64, local_bytes: usize) {
+        if groups == 0 {
+            return;
+        }
+        let _one_at_a_time = self.shared.run_lock.lock().unwrap();
+        // Several chunks per thread balance uneven groups; one group per
+        // chunk when there are few.
+        let chunk = (groups / (self.threads as u64 * 4)).max(1);
+        // SAFETY: erases the borrow's lifetime; the job is finished before we return.
+        let kernel: *const dyn Kernel = std::mem::transmute::<&dyn Kernel, &'static dyn Kernel>(kernel);
+        let job = Arc::new(Job {
+            kernel,
+            args,
+            info,
+            local_bytes,
+            total: groups,
+            chunk,
+            next: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            done: Mutex::new(false),
+            done_cv: Condvar::new(),
+        });
+        if groups > chunk {
+            let mut st = self.shared.state.lock().unwrap();
+            st.job = Some(job.clone());
+            st.generation += 1;
+            drop(st);
+            self.shared.wake.notify_all();
+        }
+        job.work();
+        let mut done = job.done.lock().unwrap();
+        while !*done {
+            done = job.done_cv.wait(done).unwrap();
+        }
+        self.shared.state.lock().unwrap().job = None;
+    }
+}
+
+fn worker(shared: Arc<Shared>) {
+    let mut seen = 0u64;
+    loop {
+        let job = {
+            let mut st = shared.state.lock().unwrap();
+            while st.generation == seen && !st.shutdown {
+                st = shared.wake.wait(st).unwrap();
+            }
+            if st.shutdown {
+                return;
+            }
+            seen = st.generation;
+            st.job.clone()
+        };
+        if let Some(job) = job {
+            job.work();
+        }
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.shared.state.lock().unwrap().shutdown = true;
+        self.shared.wake.notify_all();
+    }
+}
