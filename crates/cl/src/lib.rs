@@ -1,1 +1,23 @@
+//! `libferrocl.so`: the OpenCL API layer. Each OpenCL object has its own
+//! module; every entry point validates its arguments to the spec's error
+//! codes, then works through `mux` (devices, kernels) and `compiler`
+//! (programs). Applications reach it through the ICD loader.
 
+mod context;
+mod device;
+mod dispatch;
+mod entry;
+mod enqueue_buffer;
+mod enqueue_kernel;
+mod event;
+mod info;
+mod kernel;
+mod memory;
+mod object;
+mod platform;
+mod program;
+mod queue;
+mod unsupported;
+mod util;
+
+pub use dispatch::{clGetExtensionFunctionAddress, clIcdGetPlatformIDsKHR};

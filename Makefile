@@ -1,0 +1,135 @@
+# ferrocl: build, demo and tests.
+#
+#   make build        check/install dependencies, build target/release/libferrocl.so,
+#                     write build/icd/ferrocl.icd
+#   make demo         build, then compile and run examples/vecadd.c on ferrocl
+#   make test         build, then run every test suite and print a summary
+#   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
+#   make clean
+#
+# The test-* targets (test-cargo, test-c, test-clinfo, test-python) run one
+# suite each and expect `make build` to have run.
+
+# ---- settings -------------------------------------------------------------
+
+CARGO       ?= cargo
+# Two jobs: the build is LLVM-heavy and must not starve a small machine.
+CARGO_FLAGS ?= --release -j2
+TARGET_DIR  ?= $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+LIB         := $(TARGET_DIR)/release/libferrocl.so
+
+BUILD       := $(CURDIR)/build
+ICD_DIR     := $(BUILD)/icd
+ICD_FILE    := $(ICD_DIR)/ferrocl.icd
+SYSTEM_ICD  ?= /etc/OpenCL/vendors/ferrocl.icd
+
+# The ICD loader (ocl-icd, and the Khronos loader too) reads the .icd files
+# of the directory in OCL_ICD_VENDORS *instead of* /etc/OpenCL/vendors, so
+# with a directory holding only ferrocl.icd, ferrocl is the only platform
+# any program sees.  OCL_ICD_FILENAMES is deliberately not used: ocl-icd
+# 2.3.1 ignores it, and the Khronos loader adds it to the vendors directory
+# rather than replacing it.
+ICD_ENV     := OCL_ICD_VENDORS=$(ICD_DIR)
+# The platform name the clinfo and pyopencl checks require.
+PLATFORM    ?= ferrocl
+
+# `CC ?=` would not override make's built-in default `cc`.
+ifeq ($(origin CC),default)
+CC          := gcc
+endif
+CFLAGS      ?= -O2 -g -std=gnu11 -Wall -Wextra -Werror
+LDLIBS      := -lOpenCL
+
+VENV        := $(BUILD)/venv
+VENV_PYTHON := $(VENV)/bin/python
+
+EXAMPLES    := $(BUILD)/examples
+C_TESTS     := $(patsubst examples/%.c,$(EXAMPLES)/%,$(wildcard examples/test_*.c))
+EXAMPLE_HDR := $(wildcard examples/*.h)
+
+RESULTS     := $(BUILD)/test-results
+
+.PHONY: all build deps demo test test-cargo test-c test-clinfo test-python \
+        python-venv icd-install clean
+
+all: build
+
+# ---- build ----------------------------------------------------------------
+
+deps:
+	scripts/deps.sh
+
+# The .icd file holds the library's absolute path: the loader dlopen()s it
+# from whatever directory the program runs in.
+build: deps
+	$(CARGO) build $(CARGO_FLAGS)
+	@test -f "$(LIB)" || { echo "error: cargo did not produce $(LIB)"; exit 1; }
+	@mkdir -p "$(ICD_DIR)"
+	@echo "$(LIB)" > "$(ICD_FILE)"
+	@echo "wrote $(ICD_FILE) -> $(LIB)"
+
+$(EXAMPLES)/%: examples/%.c $(EXAMPLE_HDR)
+	@mkdir -p $(EXAMPLES)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+# ---- demo -----------------------------------------------------------------
+
+demo: build $(EXAMPLES)/vecadd
+	$(ICD_ENV) $(EXAMPLES)/vecadd
+
+# ---- tests ----------------------------------------------------------------
+
+# Runs every suite even when one fails, then prints a summary; the exit
+# status is non-zero if any suite failed.
+test: build
+	@mkdir -p $(BUILD)
+	@rm -f $(RESULTS)
+	@for suite in test-cargo test-c test-clinfo test-python; do \
+	    echo; echo "==== $$suite"; \
+	    if $(MAKE) --no-print-directory $$suite; then \
+	        echo "PASS  $$suite" >> $(RESULTS); \
+	    else \
+	        echo "FAIL  $$suite" >> $(RESULTS); \
+	    fi; \
+	done; \
+	echo; echo "==== summary"; cat $(RESULTS); \
+	if grep -q '^FAIL' $(RESULTS); then echo "tests FAILED"; exit 1; fi; \
+	echo "all test suites passed"
+
+test-cargo:
+	$(ICD_ENV) $(CARGO) test $(CARGO_FLAGS) --workspace
+
+# Each C test prints "N passed, M failed" and exits non-zero on failure.
+test-c: $(C_TESTS)
+	@fails=0; \
+	for t in $(C_TESTS); do \
+	    echo "---- $$(basename $$t)"; \
+	    $(ICD_ENV) $$t || { echo "$$(basename $$t): FAILED (exit $$?)"; fails=$$((fails + 1)); }; \
+	done; \
+	test $$fails -eq 0
+
+test-clinfo:
+	$(ICD_ENV) scripts/check-clinfo.sh "$(PLATFORM)"
+
+test-python: python-venv
+	$(ICD_ENV) FERROCL_TEST_PLATFORM="$(PLATFORM)" $(VENV_PYTHON) tests/python/test_pyopencl.py
+
+python-venv:
+	FERROCL_VENV=$(VENV) scripts/deps.sh --python
+
+# ---- install / clean ------------------------------------------------------
+
+# Registers the library built in this tree (the .icd file names it by its
+# path under target/); the loader then lists ferrocl next to any other
+# installed platform.  Needs root, but not a build as root: run `make build`
+# first, then `sudo make icd-install`.
+icd-install:
+	@test -f "$(ICD_FILE)" || { echo "error: $(ICD_FILE) missing; run 'make build' first"; exit 1; }
+	install -d $(dir $(SYSTEM_ICD))
+	install -m 644 $(ICD_FILE) $(SYSTEM_ICD)
+	@echo "installed $(SYSTEM_ICD) -> $$(cat $(SYSTEM_ICD))"
+
+# Keeps build/venv: it is slow to recreate and holds nothing built here.
+clean:
+	-$(CARGO) clean
+	rm -rf $(EXAMPLES) $(ICD_DIR) $(RESULTS) $(BUILD)/clinfo.log

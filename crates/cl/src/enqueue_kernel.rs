@@ -1,0 +1,174 @@
+//! Running kernels: validate the ND-range, pick a local size if the
+//! application did not, specialize (cached), pack the arguments, enqueue.
+
+use crate::entry::{ensure, status};
+use crate::kernel::{ArgValue, Kernel};
+use crate::object::{self, ClObject};
+use crate::queue::{enqueue, Queue};
+use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
+use mux::NdRange;
+use opencl_sys::*;
+use std::sync::Arc;
+
+/// The largest divisor of `n` that is at most `limit`.
+fn largest_divisor(n: usize, limit: usize) -> usize {
+    (1..=limit.min(n).max(1)).rev().find(|d| n % d == 0).unwrap_or(1)
+}
+
+/// A local size for a NULL `local_work_size`: whole rows along x first
+/// (what vectorizes), within the work-group limit.
+fn choose_local_size(global: [usize; 3], max: usize) -> [usize; 3] {
+    let x = largest_divisor(global[0], max.min(256));
+    let y = largest_divisor(global[1], (max / x).min(16));
+    let z = largest_divisor(global[2], max / (x * y));
+    [x, y, z]
+}
+
+/// Packs the kernel's argument values into its argument block; returns the
+/// block and the bytes of `__local` arguments.
+fn pack(k: &Kernel) -> Result<(mux::Allocation, usize, Vec<Arc<ClObject<crate::memory::Mem>>>), cl_int> {
+    let args = k.args.lock().unwrap();
+    let (offsets, size) = arg_layout(&k.info.args);
+    let block = mux::Allocation::host(size.max(8), ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
+    let mut local = 0usize;
+    let mut keep = Vec::new();
+    for (v, off) in args.iter().zip(offsets) {
+        let bytes: Vec<u8> = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
+            ArgValue::Buffer(m) => {
+                let p = m.as_ref().map_or(std::ptr::null_mut(), |m| m.ptr());
+                if let Some(m) = m {
+                    keep.push(m.clone());
+                }
+                (p as usize).to_ne_bytes().to_vec()
+            }
+            ArgValue::Local(n) => {
+                let at = local;
+                local += n.next_multiple_of(LOCAL_ALIGN);
+                (at as u64).to_ne_bytes().to_vec()
+            }
+            ArgValue::Bytes(b) => b.clone(),
+        };
+        // SAFETY: the layout gives each argument room for its bytes.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len()) };
+    }
+    Ok((block, local, keep))
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn enqueue_nd_range_kernel(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    status(|| {
+        let q = object::get::<Queue>(queue)?;
+        let k = object::get::<Kernel>(kernel)?;
+        ensure(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
+        ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+        ensure(!global_work_size.is_null(), CL_INVALID_VALUE)?;
+        let dims = work_dim as usize;
+        let mut global = [1usize; 3];
+        let mut offset = [0usize; 3];
+        for d in 0..dims {
+            global[d] = *global_work_size.add(d);
+            if !global_work_offset.is_null() {
+                offset[d] = *global_work_offset.add(d);
+            }
+            ensure(global[d].checked_add(offset[d]).is_some(), CL_INVALID_GLOBAL_OFFSET)?;
+        }
+        let device = &q.device;
+        let info = device.info();
+        let max = k.max_work_group_size(device);
+        let local = if local_work_size.is_null() {
+            match k.info.reqd_work_group_size {
+                Some(r) => r,
+                None => choose_local_size(global, max),
+            }
+        } else {
+            let mut l = [1usize; 3];
+            for d in 0..dims {
+                l[d] = *local_work_size.add(d);
+                ensure(l[d] > 0, CL_INVALID_WORK_GROUP_SIZE)?;
+                ensure(l[d] <= info.max_work_item_sizes[d], CL_INVALID_WORK_ITEM_SIZE)?;
+            }
+            l
+        };
+        if let Some(r) = k.info.reqd_work_group_size {
+            ensure(r == local, CL_INVALID_WORK_GROUP_SIZE)?;
+        }
+        ensure(local.iter().product::<usize>() <= max, CL_INVALID_WORK_GROUP_SIZE)?;
+        // Work-groups are uniform: the local size divides the global size.
+        ensure((0..3).all(|d| global[d] % local[d] == 0), CL_INVALID_WORK_GROUP_SIZE)?;
+        let (block, dynamic_local, buffers) = pack(&k)?;
+        ensure(
+            (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
+            CL_OUT_OF_RESOURCES,
+        )?;
+        let range = NdRange { work_dim, global_size: global, global_offset: offset, local_size: local, dynamic_local_memory: dynamic_local };
+        let empty = global.iter().any(|&g| g == 0);
+        let compiled = if empty { None } else { Some(specialize(&k, device, local)?) };
+        let mux_device = device.mux.clone();
+        let context = q.context.clone();
+        let name = k.info.name.clone();
+        let work = Box::new(move || {
+            let _alive = buffers;
+            if let Some(c) = compiled {
+                // SAFETY: the block was packed for this kernel.
+                let args = std::slice::from_raw_parts(block.as_ptr(), block.size());
+                mux_device.run(c.as_ref(), args, &range).map_err(|e| {
+                    context.report(&format!("kernel {name} failed to run: {e}"));
+                    CL_OUT_OF_RESOURCES
+                })?;
+            }
+            Ok(())
+        });
+        enqueue(&q, CL_COMMAND_NDRANGE_KERNEL, num_events, event_list, event, false, work)
+    })
+}
+
+/// The work-group function for `local`, compiled once per program.
+fn specialize(k: &Kernel, device: &crate::device::Device, local: [usize; 3]) -> Result<Arc<dyn mux::Kernel>, cl_int> {
+    let key = (k.info.name.clone(), local);
+    if let Some(c) = k.program.specialized.lock().unwrap().get(&key) {
+        return Ok(c.clone());
+    }
+    let compiled = device
+        .compiler
+        .specialize(&k.module, &k.info, Specialization { local_size: local })
+        .map_err(|_| CL_OUT_OF_RESOURCES)?;
+    k.program.specialized.lock().unwrap().insert(key, compiled.clone());
+    Ok(compiled)
+}
+
+pub unsafe extern "C" fn enqueue_task(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+) -> cl_int {
+    let one = [1usize];
+    enqueue_nd_range_kernel(queue, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), num_events, event_list, event)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chosen_local_sizes_divide_the_global_size() {
+        for g in [[1, 1, 1], [1000, 1, 1], [1 << 20, 1, 1], [7, 13, 5], [64, 64, 3]] {
+            let l = choose_local_size(g, 4096);
+            assert!((0..3).all(|d| g[d] % l[d] == 0), "{g:?} {l:?}");
+            assert!(l.iter().product::<usize>() <= 4096);
+        }
+        assert_eq!(choose_local_size([1 << 20, 1, 1], 4096), [256, 1, 1]);
+        assert_eq!(choose_local_size([1 << 20, 1, 1], 1), [1, 1, 1]);
+    }
+}

@@ -1,0 +1,257 @@
+//! Kernels: a program's kernel function with its argument values.
+
+use crate::device::Device;
+use crate::entry::{self, ensure, status};
+use crate::info::{answer, Info};
+use crate::memory::Mem;
+use crate::object::{self, ClObject, Kind};
+use crate::program::Program;
+use crate::util::read_c_string;
+use compiler::{AddressSpace, ArgKind, KernelInfo, ProgramModule};
+use opencl_sys::*;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone)]
+pub enum ArgValue {
+    Buffer(Option<Arc<ClObject<Mem>>>),
+    Local(usize),
+    Bytes(Vec<u8>),
+}
+
+pub struct Kernel {
+    pub program: Arc<ClObject<Program>>,
+    pub module: Arc<ProgramModule>,
+    pub info: KernelInfo,
+    pub args: Mutex<Vec<Option<ArgValue>>>,
+}
+
+impl Kind for Kernel {
+    const INVALID: cl_int = CL_INVALID_KERNEL;
+}
+
+impl Drop for Kernel {
+    fn drop(&mut self) {
+        self.program.kernels_attached.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Kernel {
+    /// The largest work-group this kernel can run with. Until barriers are
+    /// compiled into work-item loops, a kernel with one runs one item per group.
+    pub fn max_work_group_size(&self, device: &Device) -> usize {
+        if self.info.uses_barrier {
+            1
+        } else {
+            device.info().max_work_group_size
+        }
+    }
+
+    /// `__local` bytes: the kernel's own variables plus its set arguments.
+    pub fn local_memory(&self) -> usize {
+        let args = self.args.lock().unwrap();
+        let dynamic: usize = args
+            .iter()
+            .map(|a| match a {
+                Some(ArgValue::Local(n)) => n.next_multiple_of(compiler::LOCAL_ALIGN),
+                _ => 0,
+            })
+            .sum();
+        self.info.static_local_memory + dynamic
+    }
+}
+
+fn make(program: &Arc<ClObject<Program>>, module: Arc<ProgramModule>, info: KernelInfo) -> cl_kernel {
+    program.kernels_attached.fetch_add(1, Ordering::AcqRel);
+    let n = info.args.len();
+    let k = object::create(Kernel { program: program.clone(), module, info, args: Mutex::new(vec![None; n]) });
+    object::handle(&k)
+}
+
+pub unsafe extern "C" fn create_kernel(program: cl_program, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let p = object::get::<Program>(program)?;
+        let module = p.executable()?;
+        ensure(!kernel_name.is_null(), CL_INVALID_VALUE)?;
+        let name = read_c_string(kernel_name);
+        let info = module.kernel(&name).ok_or(CL_INVALID_KERNEL_NAME)?.clone();
+        Ok(make(&p, module, info))
+    })
+}
+
+pub unsafe extern "C" fn create_kernels_in_program(
+    program: cl_program,
+    num_kernels: cl_uint,
+    kernels: *mut cl_kernel,
+    num_kernels_ret: *mut cl_uint,
+) -> cl_int {
+    status(|| {
+        let p = object::get::<Program>(program)?;
+        let module = p.executable()?;
+        let all = module.kernels();
+        ensure(kernels.is_null() || num_kernels as usize >= all.len(), CL_INVALID_VALUE)?;
+        if !kernels.is_null() {
+            for (i, info) in all.iter().enumerate() {
+                *kernels.add(i) = make(&p, module.clone(), info.clone());
+            }
+        }
+        if !num_kernels_ret.is_null() {
+            *num_kernels_ret = all.len() as cl_uint;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn clone_kernel(source: cl_kernel, errcode_ret: *mut cl_int) -> cl_kernel {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let k = object::get::<Kernel>(source)?;
+        let args = k.args.lock().unwrap().clone();
+        let h = make(&k.program, k.module.clone(), k.info.clone());
+        let copy = object::get::<Kernel>(h)?;
+        *copy.args.lock().unwrap() = args;
+        Ok(h)
+    })
+}
+
+pub unsafe extern "C" fn retain_kernel(kernel: cl_kernel) -> cl_int {
+    object::retain::<Kernel>(kernel)
+}
+
+pub unsafe extern "C" fn release_kernel(kernel: cl_kernel) -> cl_int {
+    object::release::<Kernel>(kernel)
+}
+
+pub unsafe extern "C" fn set_kernel_arg(kernel: cl_kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+    status(|| {
+        let k = object::get::<Kernel>(kernel)?;
+        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let value = match arg.kind {
+            ArgKind::Buffer => {
+                ensure(arg_size == std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_SIZE)?;
+                let handle = if arg_value.is_null() { std::ptr::null_mut() } else { *(arg_value as *const cl_mem) };
+                if handle.is_null() {
+                    ArgValue::Buffer(None)
+                } else {
+                    let m = object::get::<Mem>(handle)?;
+                    ensure(Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+                    ArgValue::Buffer(Some(m))
+                }
+            }
+            ArgKind::Local => {
+                ensure(arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+                ensure(arg_size > 0, CL_INVALID_ARG_SIZE)?;
+                ArgValue::Local(arg_size)
+            }
+            ArgKind::Value | ArgKind::ByVal => {
+                ensure(arg_size == arg.size, CL_INVALID_ARG_SIZE)?;
+                ensure(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+                ArgValue::Bytes(std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec())
+            }
+        };
+        k.args.lock().unwrap()[arg_index as usize] = Some(value);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn get_kernel_info(
+    kernel: cl_kernel,
+    param_name: cl_kernel_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Kernel>(kernel).and_then(|k| {
+        Ok(match param_name {
+            CL_KERNEL_FUNCTION_NAME => Info::string(&k.info.name),
+            CL_KERNEL_NUM_ARGS => Info::value::<cl_uint>(k.info.args.len() as cl_uint),
+            CL_KERNEL_REFERENCE_COUNT => Info::value::<cl_uint>(k.ref_count()),
+            CL_KERNEL_CONTEXT => Info::value::<cl_context>(object::handle(&k.program.context)),
+            CL_KERNEL_PROGRAM => Info::value::<cl_program>(object::handle(&k.program)),
+            CL_KERNEL_ATTRIBUTES => Info::string(&k.info.attributes()),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    });
+    answer(result, size, value, size_ret)
+}
+
+fn type_qualifier(text: &str) -> cl_kernel_arg_type_qualifier {
+    text.split_whitespace()
+        .map(|w| match w {
+            "const" => CL_KERNEL_ARG_TYPE_CONST,
+            "restrict" => CL_KERNEL_ARG_TYPE_RESTRICT,
+            "volatile" => CL_KERNEL_ARG_TYPE_VOLATILE,
+            "pipe" => CL_KERNEL_ARG_TYPE_PIPE,
+            _ => 0,
+        })
+        .fold(CL_KERNEL_ARG_TYPE_NONE, |a, b| a | b)
+}
+
+pub unsafe extern "C" fn get_kernel_arg_info(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    param_name: cl_kernel_arg_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Kernel>(kernel).and_then(|k| {
+        let a = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        // Clang keeps argument names only with -cl-kernel-arg-info.
+        let name = a.name.as_ref().ok_or(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)?;
+        Ok(match param_name {
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => Info::value::<cl_kernel_arg_address_qualifier>(match a.address_space {
+                AddressSpace::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                AddressSpace::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                AddressSpace::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                _ => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+            }),
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => Info::value::<cl_kernel_arg_access_qualifier>(match a.access.as_str() {
+                "read_only" => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                "write_only" => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                "read_write" => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                _ => CL_KERNEL_ARG_ACCESS_NONE,
+            }),
+            CL_KERNEL_ARG_TYPE_NAME => Info::string(&a.type_name),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => Info::value::<cl_kernel_arg_type_qualifier>(type_qualifier(&a.type_qualifier)),
+            CL_KERNEL_ARG_NAME => Info::string(name),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    });
+    answer(result, size, value, size_ret)
+}
+
+/// The device a per-device query is about: NULL is fine with one device.
+pub fn query_device(p: &Program, device: cl_device_id) -> Result<Arc<ClObject<Device>>, cl_int> {
+    if device.is_null() {
+        ensure(p.devices.len() == 1, CL_INVALID_DEVICE)?;
+        return Ok(p.devices[0].clone());
+    }
+    let d = object::get::<Device>(device)?;
+    ensure(p.devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+    Ok(d)
+}
+
+pub unsafe extern "C" fn get_kernel_work_group_info(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    param_name: cl_kernel_work_group_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Kernel>(kernel).and_then(|k| {
+        let d = query_device(&k.program, device)?;
+        Ok(match param_name {
+            CL_KERNEL_WORK_GROUP_SIZE => Info::value::<usize>(k.max_work_group_size(&d)),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => Info::slice::<usize>(&k.info.reqd_work_group_size.unwrap_or([0; 3])),
+            CL_KERNEL_LOCAL_MEM_SIZE => Info::value::<cl_ulong>(k.local_memory() as cl_ulong),
+            CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
+                Info::value::<usize>(d.info().native_vector_width.float as usize)
+            }
+            CL_KERNEL_PRIVATE_MEM_SIZE => Info::value::<cl_ulong>(0),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    });
+    answer(result, size, value, size_ret)
+}

@@ -1,0 +1,254 @@
+//! Buffers and sub-buffers. Device memory is host memory here, so a
+//! buffer's storage is a pointer both sides use: with `CL_MEM_USE_HOST_PTR`
+//! it is the application's own memory (zero-copy), else an aligned block.
+
+use crate::context::Context;
+use crate::entry::{self, ensure, status};
+use crate::info::{answer, Info};
+use crate::object::{self, ClObject, Kind};
+use opencl_sys::*;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+type Destructor = unsafe extern "C" fn(cl_mem, *mut c_void);
+
+enum Storage {
+    Owned(mux::Allocation),
+    /// The application's memory (`CL_MEM_USE_HOST_PTR`).
+    Host(usize),
+    Sub { parent: Arc<ClObject<Mem>>, offset: usize },
+}
+
+pub struct Mem {
+    pub context: Arc<ClObject<Context>>,
+    /// Flags as given (0 reads back as `CL_MEM_READ_WRITE`).
+    pub flags: cl_mem_flags,
+    pub size: usize,
+    host_ptr: usize,
+    storage: Storage,
+    /// Mapped pointers and how many times each is mapped.
+    pub maps: Mutex<HashMap<usize, u32>>,
+    destructors: Mutex<Vec<(Destructor, usize)>>,
+    handle: std::sync::OnceLock<usize>,
+}
+
+impl Kind for Mem {
+    const INVALID: cl_int = CL_INVALID_MEM_OBJECT;
+}
+
+impl Drop for Mem {
+    fn drop(&mut self) {
+        let h = self.handle.get().copied().unwrap_or(0) as cl_mem;
+        let callbacks = std::mem::take(&mut *self.destructors.lock().unwrap());
+        for (cb, data) in callbacks.into_iter().rev() {
+            // SAFETY: the application's callback, with its own user data.
+            unsafe { cb(h, data as *mut c_void) };
+        }
+    }
+}
+
+impl Mem {
+    /// Where the buffer's bytes are.
+    pub fn ptr(&self) -> *mut u8 {
+        match &self.storage {
+            Storage::Owned(a) => a.as_ptr(),
+            Storage::Host(p) => *p as *mut u8,
+            Storage::Sub { parent, offset } => unsafe { parent.ptr().add(*offset) },
+        }
+    }
+
+    /// The buffer that owns the memory and this one's offset in it.
+    pub fn root(&self) -> (*mut u8, usize) {
+        match &self.storage {
+            Storage::Sub { parent, offset } => (parent.ptr(), *offset),
+            _ => (self.ptr(), 0),
+        }
+    }
+
+    pub fn host_readable(&self) -> bool {
+        self.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) == 0
+    }
+
+    pub fn host_writable(&self) -> bool {
+        self.flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS) == 0
+    }
+
+    pub fn map_count(&self) -> cl_uint {
+        self.maps.lock().unwrap().values().sum()
+    }
+}
+
+const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
+const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
+
+/// The combinations of flags the spec allows for a buffer.
+fn valid_flags(flags: cl_mem_flags) -> bool {
+    let one_of = |set: cl_mem_flags| (flags & set).count_ones() <= 1;
+    flags & !(ACCESS | HOST_ACCESS | HOST_PTR) == 0
+        && one_of(ACCESS)
+        && one_of(HOST_ACCESS)
+        && !(flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+}
+
+unsafe fn create(context: cl_context, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void) -> Result<cl_mem, cl_int> {
+    let ctx = object::get::<Context>(context)?;
+    ensure(valid_flags(flags), CL_INVALID_VALUE)?;
+    let max = ctx.devices.iter().map(|d| d.info().max_mem_alloc_size).min().unwrap_or(0);
+    ensure(size > 0 && size as u64 <= max, CL_INVALID_BUFFER_SIZE)?;
+    let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
+    ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
+    let storage = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        Storage::Host(host_ptr as usize)
+    } else {
+        let align = ctx.devices[0].info().mem_base_addr_align_bits as usize / 8;
+        let a = ctx.devices[0].mux.allocate(size, align).map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+        if flags & CL_MEM_COPY_HOST_PTR != 0 {
+            std::ptr::copy_nonoverlapping(host_ptr as *const u8, a.as_ptr(), size);
+        }
+        Storage::Owned(a)
+    };
+    let m = object::create(Mem {
+        context: ctx,
+        flags,
+        size,
+        host_ptr: if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 },
+        storage,
+        maps: Mutex::new(HashMap::new()),
+        destructors: Mutex::new(Vec::new()),
+        handle: Default::default(),
+    });
+    let h = object::handle(&m);
+    let _ = m.handle.set(h as usize);
+    Ok(h)
+}
+
+pub unsafe extern "C" fn create_buffer(
+    context: cl_context,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || create(context, flags, size, host_ptr))
+}
+
+pub unsafe extern "C" fn create_buffer_with_properties(
+    context: cl_context,
+    properties: *const cl_mem_properties,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        object::get::<Context>(context)?;
+        // No buffer properties are defined by the core spec.
+        ensure(properties.is_null() || *properties == 0, CL_INVALID_PROPERTY)?;
+        create(context, flags, size, host_ptr)
+    })
+}
+
+pub unsafe extern "C" fn create_sub_buffer(
+    buffer: cl_mem,
+    flags: cl_mem_flags,
+    create_type: cl_buffer_create_type,
+    info: *const c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_mem {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let parent = object::get::<Mem>(buffer)?;
+        ensure(!matches!(parent.storage, Storage::Sub { .. }), CL_INVALID_MEM_OBJECT)?;
+        ensure(valid_flags(flags) && flags & HOST_PTR == 0, CL_INVALID_VALUE)?;
+        let pf = parent.flags;
+        // Access the parent forbids cannot be asked for.
+        let bad_access = (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+            || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+            || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
+            || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
+            || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
+        ensure(!bad_access, CL_INVALID_VALUE)?;
+        ensure(create_type == CL_BUFFER_CREATE_TYPE_REGION && !info.is_null(), CL_INVALID_VALUE)?;
+        let region = &*(info as *const cl_buffer_region);
+        ensure(region.size > 0, CL_INVALID_BUFFER_SIZE)?;
+        let end = region.origin.checked_add(region.size).ok_or(CL_INVALID_VALUE)?;
+        ensure(end <= parent.size, CL_INVALID_VALUE)?;
+        let align = parent.context.devices[0].info().mem_base_addr_align_bits as usize / 8;
+        ensure(region.origin % align == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET)?;
+        // Unspecified access and host access are inherited from the parent.
+        let mut own = flags;
+        if own & ACCESS == 0 {
+            own |= pf & ACCESS;
+        }
+        if own & HOST_ACCESS == 0 {
+            own |= pf & HOST_ACCESS;
+        }
+        own |= pf & HOST_PTR;
+        let host_ptr = if parent.host_ptr != 0 { parent.host_ptr + region.origin } else { 0 };
+        let m = object::create(Mem {
+            context: parent.context.clone(),
+            flags: own,
+            size: region.size,
+            host_ptr,
+            storage: Storage::Sub { parent: parent.clone(), offset: region.origin },
+            maps: Mutex::new(HashMap::new()),
+            destructors: Mutex::new(Vec::new()),
+            handle: Default::default(),
+        });
+        let h = object::handle(&m);
+        let _ = m.handle.set(h as usize);
+        Ok(h)
+    })
+}
+
+pub unsafe extern "C" fn retain_mem_object(mem: cl_mem) -> cl_int {
+    object::retain::<Mem>(mem)
+}
+
+pub unsafe extern "C" fn release_mem_object(mem: cl_mem) -> cl_int {
+    object::release::<Mem>(mem)
+}
+
+pub unsafe extern "C" fn get_mem_object_info(
+    mem: cl_mem,
+    param_name: cl_mem_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Mem>(mem).and_then(|m| {
+        let (parent, offset) = match &m.storage {
+            Storage::Sub { parent, offset } => (object::handle(parent), *offset),
+            _ => (std::ptr::null_mut(), 0),
+        };
+        Ok(match param_name {
+            CL_MEM_TYPE => Info::value::<cl_mem_object_type>(CL_MEM_OBJECT_BUFFER),
+            CL_MEM_FLAGS => Info::value::<cl_mem_flags>(if m.flags == 0 { CL_MEM_READ_WRITE } else { m.flags }),
+            CL_MEM_SIZE => Info::value::<usize>(m.size),
+            CL_MEM_HOST_PTR => Info::value::<*mut c_void>(m.host_ptr as *mut c_void),
+            CL_MEM_MAP_COUNT => Info::value::<cl_uint>(m.map_count()),
+            CL_MEM_REFERENCE_COUNT => Info::value::<cl_uint>(m.ref_count()),
+            CL_MEM_CONTEXT => Info::value::<cl_context>(object::handle(&m.context)),
+            CL_MEM_ASSOCIATED_MEMOBJECT => Info::value::<cl_mem>(parent),
+            CL_MEM_OFFSET => Info::value::<usize>(offset),
+            CL_MEM_USES_SVM_POINTER => Info::bool(false),
+            CL_MEM_PROPERTIES => Info::slice::<cl_mem_properties>(&[]),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    });
+    answer(result, size, value, size_ret)
+}
+
+pub unsafe extern "C" fn set_mem_object_destructor_callback(
+    mem: cl_mem,
+    pfn_notify: Option<Destructor>,
+    user_data: *mut c_void,
+) -> cl_int {
+    status(|| {
+        let m = object::get::<Mem>(mem)?;
+        let cb = pfn_notify.ok_or(CL_INVALID_VALUE)?;
+        m.destructors.lock().unwrap().push((cb, user_data as usize));
+        Ok(())
+    })
+}

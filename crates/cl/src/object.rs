@@ -1,0 +1,130 @@
+//! Handles: every OpenCL object is an `Arc<ClObject<T>>` whose address is
+//! the handle. The ICD dispatch table is its first field, as `cl_khr_icd`
+//! requires. A registry of live handles makes foreign, wrong-type and
+//! released handles errors instead of crashes: nothing is dereferenced
+//! before the registry vouches for it.
+
+use crate::dispatch::dispatch_table;
+use opencl_sys::*;
+use std::any::Any;
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock, RwLock};
+
+/// An object as the application sees it.
+#[repr(C)]
+pub struct ClObject<T> {
+    dispatch: *const opencl_sys::cl_icd::_cl_icd_dispatch,
+    /// The application's references (`clRetain*`/`clRelease*`). Internal
+    /// references are `Arc` clones and do not show here.
+    user_refs: AtomicU32,
+    pub body: T,
+}
+
+// The dispatch pointer names an immutable static table.
+unsafe impl<T: Send> Send for ClObject<T> {}
+unsafe impl<T: Sync> Sync for ClObject<T> {}
+
+impl<T> std::ops::Deref for ClObject<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.body
+    }
+}
+
+impl<T> ClObject<T> {
+    pub fn ref_count(&self) -> cl_uint {
+        self.user_refs.load(Ordering::Acquire)
+    }
+}
+
+/// The kinds of objects, with the error each kind's invalid handle gives.
+pub trait Kind: Send + Sync + 'static {
+    const INVALID: cl_int;
+    /// Runs when the application's last reference goes.
+    fn on_last_release(_obj: &Arc<ClObject<Self>>)
+    where
+        Self: Sized,
+    {
+    }
+}
+
+type Registry = HashMap<usize, Arc<dyn Any + Send + Sync>>;
+
+static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(|| RwLock::new(HashMap::new()));
+
+/// Makes a new object with one application reference and returns it.
+pub fn create<T: Kind>(body: T) -> Arc<ClObject<T>> {
+    let obj = new(body);
+    register(&obj);
+    obj
+}
+
+/// An object the application cannot name yet (e.g. an event nobody asked for).
+pub fn new<T: Kind>(body: T) -> Arc<ClObject<T>> {
+    Arc::new(ClObject { dispatch: dispatch_table(), user_refs: AtomicU32::new(1), body })
+}
+
+/// Makes `obj` nameable by its handle; returns the handle.
+pub fn register<T: Kind>(obj: &Arc<ClObject<T>>) -> *mut c_void {
+    let h = handle(obj);
+    REGISTRY.write().unwrap().insert(h as usize, obj.clone());
+    h
+}
+
+/// The handle the application gets for `obj`.
+pub fn handle<T>(obj: &Arc<ClObject<T>>) -> *mut c_void {
+    Arc::as_ptr(obj) as *mut c_void
+}
+
+/// The live object of kind `T` named by `handle`, or `T::INVALID`.
+pub fn get<T: Kind>(handle: *mut c_void) -> Result<Arc<ClObject<T>>, cl_int> {
+    if handle.is_null() {
+        return Err(T::INVALID);
+    }
+    let reg = REGISTRY.read().unwrap();
+    let any = reg.get(&(handle as usize)).ok_or(T::INVALID)?.clone();
+    drop(reg);
+    any.downcast::<ClObject<T>>().map_err(|_| T::INVALID)
+}
+
+pub fn retain<T: Kind>(handle: *mut c_void) -> cl_int {
+    match get::<T>(handle) {
+        Ok(o) => {
+            o.user_refs.fetch_add(1, Ordering::AcqRel);
+            CL_SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
+pub fn release<T: Kind>(handle: *mut c_void) -> cl_int {
+    let o = match get::<T>(handle) {
+        Ok(o) => o,
+        Err(e) => return e,
+    };
+    let before = o
+        .user_refs
+        .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+    match before {
+        Ok(1) => {
+            REGISTRY.write().unwrap().remove(&(handle as usize));
+            T::on_last_release(&o);
+            CL_SUCCESS
+        }
+        Ok(_) => CL_SUCCESS,
+        Err(_) => T::INVALID,
+    }
+}
+
+/// Looks up each handle of a C array (`count` entries at `list`).
+///
+/// # Safety
+/// `list` must point to `count` handles when `count > 0`.
+pub unsafe fn get_list<T: Kind>(count: cl_uint, list: *const *mut c_void, empty_error: cl_int) -> Result<Vec<Arc<ClObject<T>>>, cl_int> {
+    if count == 0 || list.is_null() {
+        return if count == 0 && list.is_null() { Ok(Vec::new()) } else { Err(empty_error) };
+    }
+    std::slice::from_raw_parts(list, count as usize).iter().map(|&h| get::<T>(h)).collect()
+}

@@ -1,0 +1,351 @@
+//! Programs: OpenCL C source or a ferrocl binary, built for the context's
+//! devices. Kernels specialized from a program are cached with it.
+
+use crate::context::Context;
+use crate::device::Device;
+use crate::entry::{self, ensure, status};
+use crate::info::{answer, Info};
+use crate::object::{self, ClObject, Kind};
+use crate::util::read_c_string;
+use compiler::{BuildOptions, ProgramModule};
+use opencl_sys::*;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+type BuildCallback = unsafe extern "C" fn(cl_program, *mut c_void);
+
+pub struct BuildState {
+    pub status: cl_build_status,
+    pub options: String,
+    pub log: String,
+    pub binary_type: cl_program_binary_type,
+    pub module: Option<Arc<ProgramModule>>,
+}
+
+pub struct Program {
+    pub context: Arc<ClObject<Context>>,
+    pub devices: Vec<Arc<ClObject<Device>>>,
+    source: Option<String>,
+    pub build: Mutex<BuildState>,
+    /// Kernel objects alive: a program with kernels cannot be rebuilt.
+    pub kernels_attached: AtomicUsize,
+    /// Work-group functions already compiled, by kernel and local size.
+    pub specialized: Mutex<HashMap<(String, [usize; 3]), Arc<dyn mux::Kernel>>>,
+}
+
+impl Kind for Program {
+    const INVALID: cl_int = CL_INVALID_PROGRAM;
+}
+
+impl Program {
+    /// The built module, or `CL_INVALID_PROGRAM_EXECUTABLE`.
+    pub fn executable(&self) -> Result<Arc<ProgramModule>, cl_int> {
+        let b = self.build.lock().unwrap();
+        match (&b.module, b.status, b.binary_type) {
+            (Some(m), CL_BUILD_SUCCESS, CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => Ok(m.clone()),
+            _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
+        }
+    }
+}
+
+fn new_program(
+    context: Arc<ClObject<Context>>,
+    devices: Vec<Arc<ClObject<Device>>>,
+    source: Option<String>,
+    module: Option<ProgramModule>,
+) -> cl_program {
+    let binary_type = if module.is_some() { CL_PROGRAM_BINARY_TYPE_EXECUTABLE } else { CL_PROGRAM_BINARY_TYPE_NONE };
+    let p = object::create(Program {
+        context,
+        devices,
+        source,
+        build: Mutex::new(BuildState {
+            status: CL_BUILD_NONE,
+            options: String::new(),
+            log: String::new(),
+            binary_type,
+            module: module.map(Arc::new),
+        }),
+        kernels_attached: AtomicUsize::new(0),
+        specialized: Mutex::new(HashMap::new()),
+    });
+    object::handle(&p)
+}
+
+pub unsafe extern "C" fn create_program_with_source(
+    context: cl_context,
+    count: cl_uint,
+    strings: *mut *const c_char,
+    lengths: *const usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let ctx = object::get::<Context>(context)?;
+        ensure(count > 0 && !strings.is_null(), CL_INVALID_VALUE)?;
+        let mut source = Vec::new();
+        for i in 0..count as usize {
+            let s = *strings.add(i);
+            ensure(!s.is_null(), CL_INVALID_VALUE)?;
+            let len = if lengths.is_null() { 0 } else { *lengths.add(i) };
+            if len == 0 {
+                source.extend_from_slice(std::ffi::CStr::from_ptr(s).to_bytes());
+            } else {
+                source.extend_from_slice(std::slice::from_raw_parts(s as *const u8, len));
+            }
+        }
+        let devices = ctx.devices.clone();
+        Ok(new_program(ctx, devices, Some(String::from_utf8_lossy(&source).into_owned()), None))
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn create_program_with_binary(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    lengths: *const usize,
+    binaries: *mut *const u8,
+    binary_status: *mut cl_int,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let ctx = object::get::<Context>(context)?;
+        ensure(num_devices > 0 && !device_list.is_null(), CL_INVALID_VALUE)?;
+        let devices = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
+        ensure(devices.iter().all(|d| ctx.has_device(d)), CL_INVALID_DEVICE)?;
+        ensure(!lengths.is_null() && !binaries.is_null(), CL_INVALID_VALUE)?;
+        let mut module = None;
+        let mut result = Ok(());
+        for i in 0..num_devices as usize {
+            let (len, bin) = (*lengths.add(i), *binaries.add(i));
+            let status = if len == 0 || bin.is_null() {
+                result = Err(CL_INVALID_VALUE);
+                CL_INVALID_VALUE
+            } else {
+                match ProgramModule::from_binary(std::slice::from_raw_parts(bin, len)) {
+                    Ok(m) => {
+                        module = Some(m);
+                        CL_SUCCESS
+                    }
+                    Err(_) => {
+                        result = result.and(Err(CL_INVALID_BINARY));
+                        CL_INVALID_BINARY
+                    }
+                }
+            };
+            if !binary_status.is_null() {
+                *binary_status.add(i) = status;
+            }
+        }
+        result?;
+        Ok(new_program(ctx, devices, None, module))
+    })
+}
+
+pub unsafe extern "C" fn create_program_with_built_in_kernels(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    kernel_names: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let ctx = object::get::<Context>(context)?;
+        ensure(num_devices > 0 && !device_list.is_null() && !kernel_names.is_null(), CL_INVALID_VALUE)?;
+        let devices = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
+        ensure(devices.iter().all(|d| ctx.has_device(d)), CL_INVALID_DEVICE)?;
+        // CL_DEVICE_BUILT_IN_KERNELS is empty: no name can be valid.
+        Err(CL_INVALID_VALUE)
+    })
+}
+
+pub unsafe extern "C" fn create_program_with_il(
+    context: cl_context,
+    il: *const c_void,
+    length: usize,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        object::get::<Context>(context)?;
+        ensure(!il.is_null() && length > 0, CL_INVALID_VALUE)?;
+        // CL_DEVICE_IL_VERSION is empty: no device of the context takes an IL.
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn retain_program(program: cl_program) -> cl_int {
+    object::retain::<Program>(program)
+}
+
+pub unsafe extern "C" fn release_program(program: cl_program) -> cl_int {
+    object::release::<Program>(program)
+}
+
+/// The devices a build applies to: all of the program's, or a subset.
+unsafe fn build_devices(p: &Program, num_devices: cl_uint, device_list: *const cl_device_id) -> Result<(), cl_int> {
+    ensure((num_devices == 0) == device_list.is_null(), CL_INVALID_VALUE)?;
+    let list = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
+    ensure(list.iter().all(|d| p.devices.iter().any(|x| Arc::ptr_eq(x, d))), CL_INVALID_DEVICE)
+}
+
+pub unsafe extern "C" fn build_program(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+) -> cl_int {
+    status(|| {
+        let p = object::get::<Program>(program)?;
+        build_devices(&p, num_devices, device_list)?;
+        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
+        ensure(p.kernels_attached.load(Ordering::Acquire) == 0, CL_INVALID_OPERATION)?;
+        let text = read_c_string(options);
+        let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_BUILD_OPTIONS)?;
+        let result = {
+            let mut b = p.build.lock().unwrap();
+            ensure(b.status != CL_BUILD_IN_PROGRESS, CL_INVALID_OPERATION)?;
+            b.options = text;
+            match &p.source {
+                Some(src) => {
+                    b.status = CL_BUILD_IN_PROGRESS;
+                    let cpu = p.devices[0].compiler.cpu().to_string();
+                    match ProgramModule::compile(src.as_bytes(), &parsed, &cpu, &[]) {
+                        Ok(m) => {
+                            b.log = m.log.clone();
+                            b.module = Some(Arc::new(m));
+                            b.status = CL_BUILD_SUCCESS;
+                            b.binary_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+                            Ok(())
+                        }
+                        Err(e) => {
+                            b.log = e.log;
+                            b.module = None;
+                            b.status = CL_BUILD_ERROR;
+                            b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+                            Err(CL_BUILD_PROGRAM_FAILURE)
+                        }
+                    }
+                }
+                None if b.module.is_some() => {
+                    b.status = CL_BUILD_SUCCESS;
+                    Ok(())
+                }
+                None => Err(CL_INVALID_BINARY),
+            }
+        };
+        p.specialized.lock().unwrap().clear();
+        if let Some(cb) = pfn_notify {
+            cb(program, user_data);
+        }
+        result
+    })
+}
+
+pub unsafe extern "C" fn get_program_info(
+    program: cl_program,
+    param_name: cl_program_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Program>(program).and_then(|p| {
+        let b = p.build.lock().unwrap();
+        let kernels = || -> Result<Vec<String>, cl_int> {
+            let m = b.module.as_ref().filter(|_| b.status == CL_BUILD_SUCCESS).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+            Ok(m.kernels().iter().map(|k| k.name.clone()).collect())
+        };
+        let binary = b.module.as_ref().map(|m| m.to_binary()).unwrap_or_default();
+        Ok(match param_name {
+            CL_PROGRAM_REFERENCE_COUNT => Info::value::<cl_uint>(p.ref_count()),
+            CL_PROGRAM_CONTEXT => Info::value::<cl_context>(object::handle(&p.context)),
+            CL_PROGRAM_NUM_DEVICES => Info::value::<cl_uint>(p.devices.len() as cl_uint),
+            CL_PROGRAM_DEVICES => {
+                let v: Vec<cl_device_id> = p.devices.iter().map(object::handle).collect();
+                Info::slice(&v)
+            }
+            CL_PROGRAM_SOURCE => Info::string(p.source.as_deref().unwrap_or("")),
+            CL_PROGRAM_IL => Info::slice::<u8>(&[]),
+            CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary.len(); p.devices.len()]),
+            CL_PROGRAM_BINARIES => {
+                // The application gives one buffer per device; fill each.
+                let n = p.devices.len();
+                if !value.is_null() {
+                    ensure(size >= n * std::mem::size_of::<*mut u8>(), CL_INVALID_VALUE)?;
+                    let ptrs = std::slice::from_raw_parts(value as *const *mut u8, n);
+                    for &dst in ptrs {
+                        if !dst.is_null() {
+                            std::ptr::copy_nonoverlapping(binary.as_ptr(), dst, binary.len());
+                        }
+                    }
+                }
+                if !size_ret.is_null() {
+                    *size_ret = n * std::mem::size_of::<*mut u8>();
+                }
+                return Ok(None);
+            }
+            CL_PROGRAM_NUM_KERNELS => Info::value::<usize>(kernels()?.len()),
+            CL_PROGRAM_KERNEL_NAMES => Info::string(&kernels()?.join(";")),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => Info::bool(false),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+        .map(Some)
+    });
+    match result {
+        Ok(None) => CL_SUCCESS,
+        Ok(Some(info)) => info.write(size, value, size_ret),
+        Err(e) => e,
+    }
+}
+
+pub unsafe extern "C" fn get_program_build_info(
+    program: cl_program,
+    device: cl_device_id,
+    param_name: cl_program_build_info,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
+) -> cl_int {
+    let result = object::get::<Program>(program).and_then(|p| {
+        let d = object::get::<Device>(device)?;
+        ensure(p.devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+        let b = p.build.lock().unwrap();
+        Ok(match param_name {
+            CL_PROGRAM_BUILD_STATUS => Info::value::<cl_build_status>(b.status),
+            CL_PROGRAM_BUILD_OPTIONS => Info::string(&b.options),
+            CL_PROGRAM_BUILD_LOG => Info::string(&b.log),
+            CL_PROGRAM_BINARY_TYPE => Info::value::<cl_program_binary_type>(b.binary_type),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Info::value::<usize>(0),
+            _ => return Err(CL_INVALID_VALUE),
+        })
+    });
+    answer(result, size, value, size_ret)
+}
+
+pub unsafe extern "C" fn set_program_release_callback(
+    program: cl_program,
+    _pfn_notify: Option<BuildCallback>,
+    _user_data: *mut c_void,
+) -> cl_int {
+    // Deprecated in 3.0: allowed to fail when no global destructors exist.
+    status(|| {
+        object::get::<Program>(program)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}
+
+pub unsafe extern "C" fn set_program_specialization_constant(
+    program: cl_program,
+    _spec_id: cl_uint,
+    _spec_size: usize,
+    _spec_value: *const c_void,
+) -> cl_int {
+    // Only programs made from an IL have specialization constants.
+    status(|| {
+        object::get::<Program>(program)?;
+        Err(CL_INVALID_PROGRAM)
+    })
+}

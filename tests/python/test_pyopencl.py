@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""ferrocl through pyopencl: platform/device queries and a saxpy kernel on
+1M float32 elements, checked against numpy.
+
+A plain script (no pytest): prints one line per check, then
+"N passed, M failed", and exits non-zero when a check failed.
+
+    OCL_ICD_VENDORS=$PWD/build/icd build/venv/bin/python tests/python/test_pyopencl.py
+
+FERROCL_TEST_PLATFORM names another platform to run the same checks on.
+"""
+import os
+import sys
+import traceback
+
+import numpy as np
+import pyopencl as cl
+
+PLATFORM = os.environ.get("FERROCL_TEST_PLATFORM", "ferrocl")
+N = 1 << 20
+
+SAXPY = """
+__kernel void saxpy(const float a,
+                    __global const float *x,
+                    __global float *y,
+                    const uint n)
+{
+    size_t i = get_global_id(0);
+    if (i < n)
+        y[i] = a * x[i] + y[i];
+}
+"""
+
+passed = 0
+failed = 0
+
+
+def check(name, cond, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        print(f"ok    {name}")
+    else:
+        failed += 1
+        print(f"FAIL  {name}" + (f": {detail}" if detail else ""))
+    return cond
+
+
+def finish():
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+def find_platform():
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error as e:
+        check("clGetPlatformIDs lists platforms", False, str(e))
+        finish()
+    names = [p.name for p in platforms]
+    matches = [p for p in platforms if p.name == PLATFORM]
+    if not check(f'platform "{PLATFORM}" is listed', bool(matches), f"platforms: {names}"):
+        finish()
+    return matches[0]
+
+
+def main():
+    platform = find_platform()
+    check('platform.version contains "OpenCL 3.0"', "OpenCL 3.0" in platform.version,
+          repr(platform.version))
+
+    devices = platform.get_devices()
+    if not check("platform has a device", len(devices) >= 1, repr(devices)):
+        finish()
+    device = devices[0]
+    print(f"      platform: {platform.name} ({platform.version})")
+    print(f"      device:   {device.name}")
+    check("device.name is a non-empty string", isinstance(device.name, str) and device.name.strip() != "",
+          repr(device.name))
+    check('device.version contains "OpenCL 3.0"', "OpenCL 3.0" in device.version, repr(device.version))
+    check("device is a CPU", bool(device.type & cl.device_type.CPU), cl.device_type.to_string(device.type))
+
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx, device)
+    check("context holds the one device", ctx.devices == [device], repr(ctx.devices))
+
+    program = cl.Program(ctx, SAXPY).build()
+    kernel = program.saxpy
+    check("kernel function name", kernel.function_name == "saxpy", kernel.function_name)
+    check("kernel argument count", kernel.num_args == 4, str(kernel.num_args))
+
+    rng = np.random.default_rng(1234)
+    a = np.float32(2.5)
+    x = rng.uniform(-1.0, 1.0, N).astype(np.float32)
+    y = rng.uniform(-1.0, 1.0, N).astype(np.float32)
+
+    mf = cl.mem_flags
+    x_buf = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+    y_buf = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=y)
+    kernel(queue, (N,), None, a, x_buf, y_buf, np.uint32(N))
+    out = np.empty_like(y)
+    cl.enqueue_copy(queue, out, y_buf).wait()
+
+    # OpenCL C may contract a * x + y into one fma, so allow the last bit of
+    # rounding, not an exact match.
+    want = a * x + y
+    err = np.abs(out - want)
+    bad = int(np.count_nonzero(err > 1e-6 + 1e-6 * np.abs(want)))
+    check(f"saxpy on {N} float32 elements matches numpy", bad == 0,
+          f"{bad} elements differ, max error {err.max():.3g}")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception:  # an unexpected exception is a failed check, not a crash
+        traceback.print_exc()
+        check("no unexpected exception", False)
+    finish()
