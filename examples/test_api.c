@@ -92,7 +92,6 @@ static const char *good_source =
     "{\n"
     "    size_t l = get_local_id(0);\n"
     "    scratch[l] = (float)n;\n"
-    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
     "    dst[get_global_id(0)] = scratch[l];\n"
     "}\n"
     "\n"

@@ -71,6 +71,7 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         let k = object::get::<Kernel>(kernel)?;
         ensure(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
         ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+        let (block, dynamic_local, buffers) = pack(&k)?;
         ensure(!global_work_size.is_null(), CL_INVALID_VALUE)?;
         let dims = work_dim as usize;
         let mut global = [1usize; 3];
@@ -105,7 +106,6 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         ensure(local.iter().product::<usize>() <= max, CL_INVALID_WORK_GROUP_SIZE)?;
         // Work-groups are uniform: the local size divides the global size.
         ensure((0..3).all(|d| global[d] % local[d] == 0), CL_INVALID_WORK_GROUP_SIZE)?;
-        let (block, dynamic_local, buffers) = pack(&k)?;
         ensure(
             (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
             CL_OUT_OF_RESOURCES,

@@ -85,6 +85,8 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
         new clang::TextDiagnosticPrinter(log_stream, diag_opts),
         /*ShouldOwnClient=*/true);
     compiler.createFileManager();
+    // "N errors generated." belongs in the build log, not on stderr.
+    compiler.setVerboseOutputStream(log_stream);
     clang::EmitLLVMOnlyAction action(llvm::unwrap(ctx));
     if (compiler.ExecuteAction(action)) {
       module = action.takeModule().release();

@@ -101,10 +101,17 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         single |= fp::FMA;
     }
     let v = vector_bytes();
+    let vendor = cpuinfo_field("vendor_id").unwrap_or_else(|| "unknown".into());
+    // PCI vendor ids, as CL_DEVICE_VENDOR_ID reports them.
+    let vendor_id = match vendor.as_str() {
+        "AuthenticAMD" => 0x1022,
+        "GenuineIntel" => 0x8086,
+        _ => 0,
+    };
     DeviceInfo {
         name: cpuinfo_field("model name").unwrap_or_else(|| "CPU".into()),
-        vendor: cpuinfo_field("vendor_id").unwrap_or_else(|| "unknown".into()),
-        vendor_id: 0,
+        vendor,
+        vendor_id,
         compute_units: units,
         max_clock_frequency_mhz: clock_mhz(),
         max_work_group_size: 4096,
