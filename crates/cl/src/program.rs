@@ -7,7 +7,7 @@ use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
 use crate::util::read_c_string;
-use compiler::{BuildOptions, ProgramModule};
+use compiler::{BuildOptions, ModuleKind, ProgramModule};
 use opencl_sys::*;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void};
@@ -50,13 +50,21 @@ impl Program {
     }
 }
 
+fn binary_type(kind: ModuleKind) -> cl_program_binary_type {
+    match kind {
+        ModuleKind::Executable => CL_PROGRAM_BINARY_TYPE_EXECUTABLE,
+        ModuleKind::Object => CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT,
+        ModuleKind::Library => CL_PROGRAM_BINARY_TYPE_LIBRARY,
+    }
+}
+
 fn new_program(
     context: Arc<ClObject<Context>>,
     devices: Vec<Arc<ClObject<Device>>>,
     source: Option<String>,
     module: Option<ProgramModule>,
 ) -> cl_program {
-    let binary_type = if module.is_some() { CL_PROGRAM_BINARY_TYPE_EXECUTABLE } else { CL_PROGRAM_BINARY_TYPE_NONE };
+    let binary_type = module.as_ref().map_or(CL_PROGRAM_BINARY_TYPE_NONE, |m| binary_type(m.kind));
     let p = object::create(Program {
         context,
         devices,
@@ -243,6 +251,124 @@ pub unsafe extern "C" fn build_program(
         }
         result
     })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn compile_program(
+    program: cl_program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_headers: cl_uint,
+    input_headers: *const cl_program,
+    header_include_names: *mut *const c_char,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+) -> cl_int {
+    status(|| {
+        let p = object::get::<Program>(program)?;
+        build_devices(&p, num_devices, device_list)?;
+        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
+        let no_headers = input_headers.is_null() && header_include_names.is_null();
+        ensure(if num_input_headers == 0 { no_headers } else { !input_headers.is_null() && !header_include_names.is_null() }, CL_INVALID_VALUE)?;
+        ensure(p.kernels_attached.load(Ordering::Acquire) == 0, CL_INVALID_OPERATION)?;
+        let source = p.source.clone().ok_or(CL_INVALID_OPERATION)?;
+        let text = read_c_string(options);
+        let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
+        let mut headers = Vec::new();
+        for i in 0..num_input_headers as usize {
+            let h = object::get::<Program>(*input_headers.add(i))?;
+            let name = read_c_string(*header_include_names.add(i));
+            headers.push((name, h.source.clone().unwrap_or_default()));
+        }
+        let views: Vec<clang_frontend::Header<'_>> =
+            headers.iter().map(|(n, s)| clang_frontend::Header { name: n, source: s.as_bytes() }).collect();
+        let cpu = p.devices[0].compiler.cpu().to_string();
+        let result = ProgramModule::compile_object(source.as_bytes(), &parsed, &cpu, &views);
+        let outcome = {
+            let mut b = p.build.lock().unwrap();
+            b.options = text;
+            settle(&mut b, result, CL_COMPILE_PROGRAM_FAILURE)
+        };
+        p.specialized.lock().unwrap().clear();
+        if let Some(cb) = pfn_notify {
+            cb(program, user_data);
+        }
+        outcome
+    })
+}
+
+/// Records a compile or link result in the build state.
+fn settle(b: &mut BuildState, result: Result<ProgramModule, compiler::BuildError>, failure: cl_int) -> Result<(), cl_int> {
+    match result {
+        Ok(m) => {
+            b.log = m.log.clone();
+            b.binary_type = binary_type(m.kind);
+            b.module = Some(Arc::new(m));
+            b.status = CL_BUILD_SUCCESS;
+            Ok(())
+        }
+        Err(e) => {
+            b.log = e.log;
+            b.module = None;
+            b.binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+            b.status = CL_BUILD_ERROR;
+            Err(failure)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn link_program(
+    context: cl_context,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+    options: *const c_char,
+    num_input_programs: cl_uint,
+    input_programs: *const cl_program,
+    pfn_notify: Option<BuildCallback>,
+    user_data: *mut c_void,
+    errcode_ret: *mut cl_int,
+) -> cl_program {
+    let mut failed = false;
+    let h = entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        let ctx = object::get::<Context>(context)?;
+        ensure((num_devices == 0) == device_list.is_null(), CL_INVALID_VALUE)?;
+        let devices = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
+        ensure(devices.iter().all(|d| ctx.has_device(d)), CL_INVALID_DEVICE)?;
+        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
+        ensure(num_input_programs > 0 && !input_programs.is_null(), CL_INVALID_VALUE)?;
+        let inputs = object::get_list::<Program>(num_input_programs, input_programs, CL_INVALID_VALUE)?;
+        let text = read_c_string(options);
+        let library = compiler::parse_link_options(&text).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
+        let mut modules = Vec::new();
+        for i in &inputs {
+            ensure(Arc::ptr_eq(&i.context, &ctx), CL_INVALID_CONTEXT)?;
+            let b = i.build.lock().unwrap();
+            let linkable = matches!(b.binary_type, CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT | CL_PROGRAM_BINARY_TYPE_LIBRARY);
+            ensure(linkable && b.module.is_some(), CL_INVALID_OPERATION)?;
+            modules.push(b.module.clone().unwrap());
+        }
+        let views: Vec<&ProgramModule> = modules.iter().map(|m| m.as_ref()).collect();
+        let result = ProgramModule::link(&views, library);
+        let devices = if devices.is_empty() { ctx.devices.clone() } else { devices };
+        let handle = new_program(ctx, devices, None, None);
+        let p = object::get::<Program>(handle)?;
+        {
+            let mut b = p.build.lock().unwrap();
+            b.options = text;
+            // A failed link still returns the program, with its log.
+            failed = settle(&mut b, result, CL_LINK_PROGRAM_FAILURE).is_err();
+        }
+        if let Some(cb) = pfn_notify {
+            cb(handle, user_data);
+        }
+        Ok(handle)
+    });
+    if failed && !errcode_ret.is_null() {
+        *errcode_ret = CL_LINK_PROGRAM_FAILURE;
+    }
+    h
 }
 
 pub unsafe extern "C" fn get_program_info(

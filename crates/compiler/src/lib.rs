@@ -10,8 +10,8 @@ mod program;
 
 pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
-pub use options::{BuildOptions, OptionsError};
-pub use program::{BuildError, Context, ProgramModule, TRIPLE};
+pub use options::{parse_link_options, BuildOptions, OptionsError};
+pub use program::{BuildError, Context, ModuleKind, ProgramModule, TRIPLE};
 
 use std::sync::Arc;
 

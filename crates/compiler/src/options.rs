@@ -84,6 +84,22 @@ impl BuildOptions {
     }
 }
 
+/// Parses `clLinkProgram` options (spec 5.8.7); returns whether a library
+/// is asked for (`-create-library`).
+pub fn parse_link_options(text: &str) -> Result<bool, OptionsError> {
+    let mut library = false;
+    for w in text.split_whitespace() {
+        match w {
+            "-create-library" => library = true,
+            "-enable-link-options" | "-cl-denorms-are-zero" | "-cl-no-signed-zeros"
+            | "-cl-unsafe-math-optimizations" | "-cl-finite-math-only" | "-cl-fast-relaxed-math"
+            | "-cl-no-subgroup-ifp" => {}
+            _ => return Err(OptionsError(format!("unknown link option {w}"))),
+        }
+    }
+    Ok(library)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,6 +123,13 @@ mod tests {
         assert!(BuildOptions::parse("-cl-no-such-option").is_err());
         assert!(BuildOptions::parse("-D").is_err());
         assert!(BuildOptions::parse("-cl-mad-enable -w -Werror").is_ok());
+    }
+
+    #[test]
+    fn link_options() {
+        assert_eq!(parse_link_options("-create-library"), Ok(true));
+        assert_eq!(parse_link_options("-cl-fast-relaxed-math"), Ok(false));
+        assert!(parse_link_options("-D X").is_err());
     }
 
     #[test]

@@ -15,8 +15,38 @@ use llvm_sys::LLVMLinkage;
 /// The target triple every host program is compiled for.
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
-/// Header of a ferrocl program binary: magic, then LLVM bitcode.
-const BINARY_MAGIC: &[u8; 8] = b"FERROCL1";
+/// Header of a ferrocl program binary: magic, a kind byte, then LLVM bitcode.
+const BINARY_MAGIC: &[u8; 7] = b"FERROCL";
+
+/// What a program module is, as `CL_PROGRAM_BINARY_TYPE` tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// Linked with the builtins; its kernels can run.
+    Executable,
+    /// One compiled source (`clCompileProgram`), to be linked.
+    Object,
+    /// Objects linked together without the builtins (`-create-library`).
+    Library,
+}
+
+impl ModuleKind {
+    fn tag(self) -> u8 {
+        match self {
+            ModuleKind::Executable => b'E',
+            ModuleKind::Object => b'O',
+            ModuleKind::Library => b'L',
+        }
+    }
+
+    fn from_tag(t: u8) -> Option<ModuleKind> {
+        match t {
+            b'E' => Some(ModuleKind::Executable),
+            b'O' => Some(ModuleKind::Object),
+            b'L' => Some(ModuleKind::Library),
+            _ => None,
+        }
+    }
+}
 
 /// Extensions and optional features Clang is allowed to see (what the device reports).
 const CL_EXT: &str = "-cl-ext=-all,+cl_khr_byte_addressable_store,+__opencl_c_int64";
@@ -36,6 +66,7 @@ pub struct ProgramModule {
     pub log: String,
     /// `-cl-opt-disable`: kernels are compiled without optimization.
     opt_disable: bool,
+    pub kind: ModuleKind,
 }
 
 /// An LLVM context that is disposed of on every path out.
@@ -62,51 +93,59 @@ impl Drop for Context {
 }
 
 impl ProgramModule {
-    /// Compiles OpenCL C `source` with `options` for the CPU `cpu`.
+    /// Compiles OpenCL C `source` with `options` for the CPU `cpu` into an
+    /// executable (`clBuildProgram`).
     pub fn compile(
         source: &[u8],
         options: &BuildOptions,
         cpu: &str,
         headers: &[clang_frontend::Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let res = clang_frontend::RESOURCE_DIR;
-        let mut args: Vec<String> = [
-            "-triple", TRIPLE, "-target-cpu", cpu,
-            "-fdeclare-opencl-builtins", "-finclude-default-header",
-            "-ffake-address-space-map", "-O3", "-disable-llvm-passes",
-            "-resource-dir", res, CL_EXT,
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        args.push(format!("-cl-std={}", options.language()));
-        args.push("-internal-isystem".into());
-        args.push(format!("{res}/include"));
-        if options.kernel_arg_info {
-            args.push("-cl-kernel-arg-info".into());
-        }
-        args.extend(options.clang_args.iter().cloned());
-
         let ctx = Context::new();
-        // SAFETY: the context is ours and used by this thread only.
-        let out = unsafe { clang_frontend::compile(ctx.0, source, "input.cl", &args, headers) };
-        let Some(module) = out.module else {
-            return Err(BuildError { log: out.log });
-        };
-        // SAFETY: module lives in `ctx`, which outlives this block.
+        let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
+        // SAFETY: module lives in `ctx`, which outlives this call.
+        unsafe { finish(ctx.0, module, log, options.opt_disable, ModuleKind::Executable) }
+    }
+
+    /// Compiles one source into an object for [`link`](Self::link)
+    /// (`clCompileProgram`): no builtins yet, undefined functions allowed.
+    pub fn compile_object(
+        source: &[u8],
+        options: &BuildOptions,
+        cpu: &str,
+        headers: &[clang_frontend::Header<'_>],
+    ) -> Result<ProgramModule, BuildError> {
+        let ctx = Context::new();
+        let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
+        // SAFETY: as above.
+        unsafe { finish(ctx.0, module, log, options.opt_disable, ModuleKind::Object) }
+    }
+
+    /// Links objects and libraries (`clLinkProgram`) into an executable, or
+    /// into a library with `library`.
+    pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
+        let fail = |log: String| BuildError { log };
+        let ctx = Context::new();
+        // SAFETY: every module lives in `ctx`; linked sources are consumed.
         unsafe {
-            let result = link_and_reflect(ctx.0, module);
-            match result {
-                Ok(kernels) => {
-                    let bitcode = write_bitcode(module);
+            let first = inputs.first().ok_or_else(|| fail("nothing to link".into()))?;
+            let module = first.load(ctx.0).map_err(fail)?;
+            for other in &inputs[1..] {
+                let m = match other.load(ctx.0) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        LLVMDisposeModule(module);
+                        return Err(fail(e));
+                    }
+                };
+                if LLVMLinkModules2(module, m) != 0 {
                     LLVMDisposeModule(module);
-                    Ok(ProgramModule { bitcode, kernels, log: out.log, opt_disable: options.opt_disable })
-                }
-                Err(e) => {
-                    LLVMDisposeModule(module);
-                    Err(BuildError { log: format!("{}{e}\n", out.log) })
+                    return Err(fail("error: the programs define the same symbol".into()));
                 }
             }
+            let kind = if library { ModuleKind::Library } else { ModuleKind::Executable };
+            let opt_disable = inputs.iter().any(|p| p.opt_disable);
+            finish(ctx.0, module, String::new(), opt_disable, kind)
         }
     }
 
@@ -126,6 +165,7 @@ impl ProgramModule {
     /// The program as a binary `clCreateProgramWithBinary` accepts.
     pub fn to_binary(&self) -> Vec<u8> {
         let mut out = BINARY_MAGIC.to_vec();
+        out.push(self.kind.tag());
         out.extend_from_slice(&self.bitcode);
         out
     }
@@ -134,7 +174,9 @@ impl ProgramModule {
     /// else, truncated or corrupt, is an error, never a crash.
     pub fn from_binary(binary: &[u8]) -> Result<ProgramModule, BuildError> {
         let bad = |why: &str| BuildError { log: format!("invalid program binary: {why}") };
-        let body = binary.strip_prefix(BINARY_MAGIC).ok_or_else(|| bad("not a ferrocl binary"))?;
+        let rest = binary.strip_prefix(BINARY_MAGIC).ok_or_else(|| bad("not a ferrocl binary"))?;
+        let (&tag, body) = rest.split_first().ok_or_else(|| bad("truncated"))?;
+        let kind = ModuleKind::from_tag(tag).ok_or_else(|| bad("unknown kind"))?;
         let ctx = Context::new();
         // SAFETY: parsing validates the bitcode; the module is disposed of before `ctx`.
         unsafe {
@@ -143,7 +185,7 @@ impl ProgramModule {
             let kernels = verified.map(|_| kernel_info::reflect(m));
             LLVMDisposeModule(m);
             let kernels = kernels.map_err(|e| bad(&e))?;
-            Ok(ProgramModule { bitcode: body.to_vec(), kernels, log: String::new(), opt_disable: false })
+            Ok(ProgramModule { bitcode: body.to_vec(), kernels, log: String::new(), opt_disable: false, kind })
         }
     }
 
@@ -153,6 +195,61 @@ impl ProgramModule {
     /// `ctx` must be a live context used by this thread only.
     pub unsafe fn load(&self, ctx: LLVMContextRef) -> Result<LLVMModuleRef, String> {
         parse_bitcode(ctx, &self.bitcode)
+    }
+}
+
+/// Runs Clang on `source`; the module belongs to `ctx`.
+fn front_end(
+    ctx: &Context,
+    source: &[u8],
+    options: &BuildOptions,
+    cpu: &str,
+    headers: &[clang_frontend::Header<'_>],
+) -> Result<(LLVMModuleRef, String), BuildError> {
+    let res = clang_frontend::RESOURCE_DIR;
+    let mut args: Vec<String> = [
+        "-triple", TRIPLE, "-target-cpu", cpu,
+        "-fdeclare-opencl-builtins", "-finclude-default-header",
+        "-ffake-address-space-map", "-O3", "-disable-llvm-passes",
+        "-resource-dir", res, CL_EXT,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("-cl-std={}", options.language()));
+    args.push("-internal-isystem".into());
+    args.push(format!("{res}/include"));
+    if options.kernel_arg_info {
+        args.push("-cl-kernel-arg-info".into());
+    }
+    args.extend(options.clang_args.iter().cloned());
+    // SAFETY: the context is ours and used by this thread only.
+    let out = unsafe { clang_frontend::compile(ctx.0, source, "input.cl", &args, headers) };
+    match out.module {
+        Some(m) => Ok((m, out.log)),
+        None => Err(BuildError { log: out.log }),
+    }
+}
+
+/// Turns a module into a program: an executable gets the builtins and is
+/// checked for undefined functions; every kind is reflected and kept as
+/// bitcode. Disposes of `module`.
+unsafe fn finish(
+    ctx: LLVMContextRef,
+    module: LLVMModuleRef,
+    log: String,
+    opt_disable: bool,
+    kind: ModuleKind,
+) -> Result<ProgramModule, BuildError> {
+    let checked = if kind == ModuleKind::Executable { link_and_check(ctx, module) } else { Ok(()) };
+    let result = checked.map(|_| {
+        let kernels = kernel_info::reflect(module);
+        (kernels, write_bitcode(module))
+    });
+    LLVMDisposeModule(module);
+    match result {
+        Ok((kernels, bitcode)) => Ok(ProgramModule { bitcode, kernels, log, opt_disable, kind }),
+        Err(e) => Err(BuildError { log: format!("{log}{e}\n") }),
     }
 }
 
@@ -184,9 +281,9 @@ const LIBM: &[&str] = &[
     "memcpy", "memset", "memmove", "fmaf", "fma",
 ];
 
-/// Links the builtins, drops what no kernel uses, checks that every called
-/// function is defined, and reflects the kernels.
-unsafe fn link_and_reflect(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result<Vec<KernelInfo>, String> {
+/// Links the builtins, drops what no kernel uses, and checks that every
+/// called function is defined.
+unsafe fn link_and_check(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result<(), String> {
     let lib = parse_bitcode(ctx, builtins::BITCODE).map_err(|e| format!("builtins library: {e}"))?;
     if LLVMLinkModules2(module, lib) != 0 {
         return Err("linking the builtins library failed".into());
@@ -212,5 +309,5 @@ unsafe fn link_and_reflect(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result
     if !undefined.is_empty() {
         return Err(format!("error: undefined function(s): {}", undefined.join(", ")));
     }
-    Ok(kernel_info::reflect(module))
+    Ok(())
 }
