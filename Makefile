@@ -50,7 +50,7 @@ EXAMPLE_HDR := $(wildcard examples/*.h)
 RESULTS     := $(BUILD)/test-results
 
 .PHONY: all build deps demo test test-cargo test-c test-clinfo test-python \
-        python-venv icd-install clean
+        python-venv icd-install clean bench
 
 all: build
 
@@ -133,3 +133,15 @@ icd-install:
 clean:
 	-$(CARGO) clean
 	rm -rf $(EXAMPLES) $(ICD_DIR) $(RESULTS) $(BUILD)/clinfo.log
+
+# ---- benchmarks -----------------------------------------------------------
+
+# ferrocl beside PoCL (Debian's pocl-opencl-icd) in one run.
+BENCH_ICD := $(BUILD)/bench-icd
+
+bench: build
+	scripts/deps.sh --with-pocl
+	mkdir -p $(BENCH_ICD) $(BUILD)/benches
+	cp $(ICD_FILE) /etc/OpenCL/vendors/pocl.icd $(BENCH_ICD)/
+	$(CC) -O2 -std=gnu11 -Wall -o $(BUILD)/benches/vecadd_build benches/vecadd_build.c $(LDLIBS)
+	OCL_ICD_VENDORS=$(BENCH_ICD) $(BUILD)/benches/vecadd_build
