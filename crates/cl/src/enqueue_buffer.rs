@@ -348,9 +348,23 @@ pub unsafe extern "C" fn enqueue_map_buffer(
         in_bounds(&m, offset, size)?;
         ensure(map_flags & CL_MAP_READ == 0 || m.host_readable(), CL_INVALID_OPERATION)?;
         ensure(map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.host_writable(), CL_INVALID_OPERATION)?;
-        let p = m.ptr().add(offset);
-        enqueue(&q, CL_COMMAND_MAP_BUFFER, num_events, event_list, event, blocking != 0, Box::new(|| Ok(())))?;
-        *m.maps.lock().unwrap().entry(p as usize).or_insert(0) += 1;
+        let p = m.ptr().add(offset) as usize;
+        let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+        {
+            // Regions mapped for writing must not overlap other mappings.
+            let mut maps = m.maps.lock().unwrap();
+            let clash = maps.iter().any(|&(at, n, w)| (w || writing) && overlaps(at, p, n, size));
+            ensure(!clash, CL_INVALID_OPERATION)?;
+            maps.push((p, size, writing));
+        }
+        let done = enqueue(&q, CL_COMMAND_MAP_BUFFER, num_events, event_list, event, blocking != 0, Box::new(|| Ok(())));
+        if let Err(e) = done {
+            let mut maps = m.maps.lock().unwrap();
+            if let Some(i) = maps.iter().position(|&(at, n, w)| (at, n, w) == (p, size, writing)) {
+                maps.remove(i);
+            }
+            return Err(e);
+        }
         Ok(p as *mut c_void)
     })
 }
@@ -367,11 +381,8 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
         let (q, m) = lookup(queue, mem)?;
         {
             let mut maps = m.maps.lock().unwrap();
-            let count = maps.get_mut(&(mapped_ptr as usize)).ok_or(CL_INVALID_VALUE)?;
-            *count -= 1;
-            if *count == 0 {
-                maps.remove(&(mapped_ptr as usize));
-            }
+            let i = maps.iter().position(|&(at, _, _)| at == mapped_ptr as usize).ok_or(CL_INVALID_VALUE)?;
+            maps.remove(i);
         }
         enqueue(&q, CL_COMMAND_UNMAP_MEM_OBJECT, num_events, event_list, event, false, Box::new(|| Ok(())))
     })

@@ -7,7 +7,6 @@ use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
 use opencl_sys::*;
-use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
@@ -22,13 +21,15 @@ enum Storage {
 
 pub struct Mem {
     pub context: Arc<ClObject<Context>>,
-    /// Flags as given (0 reads back as `CL_MEM_READ_WRITE`).
+    /// Flags as given.
     pub flags: cl_mem_flags,
     pub size: usize,
     host_ptr: usize,
     storage: Storage,
-    /// Mapped pointers and how many times each is mapped.
-    pub maps: Mutex<HashMap<usize, u32>>,
+    /// Live mappings: pointer, bytes, and whether for writing.
+    pub maps: Mutex<Vec<(usize, usize, bool)>>,
+    /// `CL_MEM_PROPERTIES` as given (empty if none).
+    properties: Vec<cl_mem_properties>,
     destructors: Mutex<Vec<(Destructor, usize)>>,
     handle: std::sync::OnceLock<usize>,
 }
@@ -75,7 +76,7 @@ impl Mem {
     }
 
     pub fn map_count(&self) -> cl_uint {
-        self.maps.lock().unwrap().values().sum()
+        self.maps.lock().unwrap().len() as cl_uint
     }
 }
 
@@ -92,7 +93,13 @@ fn valid_flags(flags: cl_mem_flags) -> bool {
         && !(flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
 }
 
-unsafe fn create(context: cl_context, flags: cl_mem_flags, size: usize, host_ptr: *mut c_void) -> Result<cl_mem, cl_int> {
+unsafe fn create(
+    context: cl_context,
+    flags: cl_mem_flags,
+    size: usize,
+    host_ptr: *mut c_void,
+    properties: Vec<cl_mem_properties>,
+) -> Result<cl_mem, cl_int> {
     let ctx = object::get::<Context>(context)?;
     ensure(valid_flags(flags), CL_INVALID_VALUE)?;
     let max = ctx.devices.iter().map(|d| d.info().max_mem_alloc_size).min().unwrap_or(0);
@@ -115,7 +122,8 @@ unsafe fn create(context: cl_context, flags: cl_mem_flags, size: usize, host_ptr
         size,
         host_ptr: if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 },
         storage,
-        maps: Mutex::new(HashMap::new()),
+        properties,
+        maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
         handle: Default::default(),
     });
@@ -131,7 +139,7 @@ pub unsafe extern "C" fn create_buffer(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    entry::handle(errcode_ret, std::ptr::null_mut(), || create(context, flags, size, host_ptr))
+    entry::handle(errcode_ret, std::ptr::null_mut(), || create(context, flags, size, host_ptr, Vec::new()))
 }
 
 pub unsafe extern "C" fn create_buffer_with_properties(
@@ -146,7 +154,8 @@ pub unsafe extern "C" fn create_buffer_with_properties(
         object::get::<Context>(context)?;
         // No buffer properties are defined by the core spec.
         ensure(properties.is_null() || *properties == 0, CL_INVALID_PROPERTY)?;
-        create(context, flags, size, host_ptr)
+        let given = if properties.is_null() { Vec::new() } else { vec![0] };
+        create(context, flags, size, host_ptr, given)
     })
 }
 
@@ -192,7 +201,8 @@ pub unsafe extern "C" fn create_sub_buffer(
             size: region.size,
             host_ptr,
             storage: Storage::Sub { parent: parent.clone(), offset: region.origin },
-            maps: Mutex::new(HashMap::new()),
+            properties: Vec::new(),
+            maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             handle: Default::default(),
         });
@@ -224,7 +234,7 @@ pub unsafe extern "C" fn get_mem_object_info(
         };
         Ok(match param_name {
             CL_MEM_TYPE => Info::value::<cl_mem_object_type>(CL_MEM_OBJECT_BUFFER),
-            CL_MEM_FLAGS => Info::value::<cl_mem_flags>(if m.flags == 0 { CL_MEM_READ_WRITE } else { m.flags }),
+            CL_MEM_FLAGS => Info::value::<cl_mem_flags>(m.flags),
             CL_MEM_SIZE => Info::value::<usize>(m.size),
             CL_MEM_HOST_PTR => Info::value::<*mut c_void>(m.host_ptr as *mut c_void),
             CL_MEM_MAP_COUNT => Info::value::<cl_uint>(m.map_count()),
@@ -233,7 +243,7 @@ pub unsafe extern "C" fn get_mem_object_info(
             CL_MEM_ASSOCIATED_MEMOBJECT => Info::value::<cl_mem>(parent),
             CL_MEM_OFFSET => Info::value::<usize>(offset),
             CL_MEM_USES_SVM_POINTER => Info::bool(false),
-            CL_MEM_PROPERTIES => Info::slice::<cl_mem_properties>(&[]),
+            CL_MEM_PROPERTIES => Info::slice::<cl_mem_properties>(&m.properties),
             _ => return Err(CL_INVALID_VALUE),
         })
     });
