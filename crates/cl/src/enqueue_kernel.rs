@@ -72,12 +72,14 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         ensure(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
         ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
         let (block, dynamic_local, buffers) = pack(&k)?;
-        ensure(!global_work_size.is_null(), CL_INVALID_VALUE)?;
         let dims = work_dim as usize;
-        let mut global = [1usize; 3];
+        // OpenCL 2.1 and later: a NULL global size is an empty range.
+        let mut global = if global_work_size.is_null() { [0usize; 3] } else { [1usize; 3] };
         let mut offset = [0usize; 3];
         for d in 0..dims {
-            global[d] = *global_work_size.add(d);
+            if !global_work_size.is_null() {
+                global[d] = *global_work_size.add(d);
+            }
             if !global_work_offset.is_null() {
                 offset[d] = *global_work_offset.add(d);
             }
@@ -89,7 +91,7 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
         let local = if local_work_size.is_null() {
             match k.info.reqd_work_group_size {
                 Some(r) => r,
-                None => choose_local_size(global, max),
+                None => choose_local_size(global.map(|g| g.max(1)), max),
             }
         } else {
             let mut l = [1usize; 3];

@@ -213,7 +213,8 @@ pub unsafe extern "C" fn get_kernel_arg_info(
                 _ => CL_KERNEL_ARG_ACCESS_NONE,
             }),
             CL_KERNEL_ARG_TYPE_NAME => Info::string(&a.type_name),
-            CL_KERNEL_ARG_TYPE_QUALIFIER => Info::value::<cl_kernel_arg_type_qualifier>(type_qualifier(&a.type_qualifier)),
+            // A cl_bitfield in cl.h (64 bits), whatever the binding's alias says.
+            CL_KERNEL_ARG_TYPE_QUALIFIER => Info::value::<cl_bitfield>(type_qualifier(&a.type_qualifier) as cl_bitfield),
             CL_KERNEL_ARG_NAME => Info::string(name),
             _ => return Err(CL_INVALID_VALUE),
         })

@@ -74,16 +74,17 @@ pub unsafe extern "C" fn get_platform_info(
     value: *mut c_void,
     size_ret: *mut usize,
 ) -> cl_int {
-    let result = resolve(platform).and_then(|_| {
-        let extensions: Vec<(String, cl_version)> =
-            EXTENSIONS.iter().map(|e| (e.to_string(), make_version(1, 0, 0))).collect();
+    let result = resolve(platform).and_then(|p| {
+        // What every device supports (one device: its list, which includes ours).
+        let extensions = p.devices[0].extensions();
+        let names: Vec<&str> = extensions.iter().map(|e| e.0.as_str()).collect();
         Ok(match param_name {
             CL_PLATFORM_PROFILE => Info::string("FULL_PROFILE"),
             CL_PLATFORM_VERSION => Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION"))),
             CL_PLATFORM_NUMERIC_VERSION => Info::value(VERSION),
             CL_PLATFORM_NAME => Info::string(NAME),
             CL_PLATFORM_VENDOR => Info::string(NAME),
-            CL_PLATFORM_EXTENSIONS => Info::string(&EXTENSIONS.join(" ")),
+            CL_PLATFORM_EXTENSIONS => Info::string(&names.join(" ")),
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Info::name_versions(&extensions),
             CL_PLATFORM_HOST_TIMER_RESOLUTION => Info::value::<cl_ulong>(1),
             CL_PLATFORM_ICD_SUFFIX_KHR => Info::string(ICD_SUFFIX),
