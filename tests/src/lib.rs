@@ -180,7 +180,12 @@ impl Info {
     #[track_caller]
     pub fn usizes(&self) -> Vec<usize> {
         let w = std::mem::size_of::<usize>();
-        assert_eq!(self.0.len() % w, 0, "size_t[] query returned {} bytes", self.0.len());
+        assert_eq!(
+            self.0.len() % w,
+            0,
+            "size_t[] query returned {} bytes",
+            self.0.len()
+        );
         self.0
             .chunks_exact(w)
             .map(|c| usize::from_ne_bytes(c.try_into().unwrap()))
@@ -188,7 +193,12 @@ impl Info {
     }
     #[track_caller]
     pub fn u64s(&self) -> Vec<u64> {
-        assert_eq!(self.0.len() % 8, 0, "64-bit array query returned {} bytes", self.0.len());
+        assert_eq!(
+            self.0.len() % 8,
+            0,
+            "64-bit array query returned {} bytes",
+            self.0.len()
+        );
         self.0
             .chunks_exact(8)
             .map(|c| u64::from_ne_bytes(c.try_into().unwrap()))
@@ -250,12 +260,19 @@ pub fn query(mut f: impl FnMut(usize, *mut c_void, *mut usize) -> cl_int) -> Res
     }
     let mut buf = vec![0u8; size];
     let mut size2 = usize::MAX;
-    let p = if size == 0 { null_mut() } else { buf.as_mut_ptr().cast() };
+    let p = if size == 0 {
+        null_mut()
+    } else {
+        buf.as_mut_ptr().cast()
+    };
     let rc = f(size, p, &mut size2);
     if rc != CL_SUCCESS {
         return Err(rc);
     }
-    assert_eq!(size2, size, "param_value_size_ret differs between the two calls");
+    assert_eq!(
+        size2, size,
+        "param_value_size_ret differs between the two calls"
+    );
     Ok(Info(buf))
 }
 
@@ -311,7 +328,10 @@ pub fn version_parts(v: cl_version) -> (u32, u32, u32) {
 
 /// Splits a space-separated extension string into names.
 pub fn ext_names(s: &str) -> Vec<String> {
-    s.split(' ').filter(|n| !n.is_empty()).map(str::to_owned).collect()
+    s.split(' ')
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 // ---------------------------------------------------------------------------
@@ -439,7 +459,11 @@ impl Ev {
         check(cl!(clWaitForEvents(1, &self.0)), "clWaitForEvents");
     }
     pub fn status(&self) -> cl_int {
-        ok(event_info(self.0, CL_EVENT_COMMAND_EXECUTION_STATUS), "CL_EVENT_COMMAND_EXECUTION_STATUS").i32()
+        ok(
+            event_info(self.0, CL_EVENT_COMMAND_EXECUTION_STATUS),
+            "CL_EVENT_COMMAND_EXECUTION_STATUS",
+        )
+        .i32()
     }
 }
 
@@ -460,7 +484,12 @@ pub fn create_context(props: *const cl_context_properties) -> Result<Ctx, cl_int
 /// Creates an in-order host queue with `clCreateCommandQueueWithProperties`.
 pub fn create_queue(ctx: cl_context, props: *const cl_queue_properties) -> Result<Queue, cl_int> {
     let mut rc = 0;
-    let q = cl!(clCreateCommandQueueWithProperties(ctx, device(), props, &mut rc));
+    let q = cl!(clCreateCommandQueueWithProperties(
+        ctx,
+        device(),
+        props,
+        &mut rc
+    ));
     result(rc, q).map(Queue)
 }
 
@@ -501,7 +530,11 @@ pub fn build_program(prog: cl_program, options: &str) -> cl_int {
 
 /// The build log of `prog` for `device()`.
 pub fn build_log(prog: cl_program) -> String {
-    ok(build_info(prog, device(), CL_PROGRAM_BUILD_LOG), "CL_PROGRAM_BUILD_LOG").string()
+    ok(
+        build_info(prog, device(), CL_PROGRAM_BUILD_LOG),
+        "CL_PROGRAM_BUILD_LOG",
+    )
+    .string()
 }
 
 /// Creates and builds a program from source; on failure returns the code and
@@ -515,7 +548,11 @@ pub fn build(ctx: cl_context, src: &str, options: &str) -> Result<Prog, BuildFai
         let log = build_info(prog.get(), device(), CL_PROGRAM_BUILD_LOG)
             .map(|i| i.string())
             .unwrap_or_else(|e| format!("<no build log: {}>", err_name(e)));
-        Err(BuildFailure { code, log, program: prog })
+        Err(BuildFailure {
+            code,
+            log,
+            program: prog,
+        })
     }
 }
 
@@ -556,6 +593,10 @@ pub struct Env {
     pub queue: Queue,
 }
 
+// OpenCL handles may be used from any thread (API spec, appendix A.2).
+unsafe impl Send for Env {}
+unsafe impl Sync for Env {}
+
 impl Default for Env {
     fn default() -> Self {
         Self::new()
@@ -565,8 +606,16 @@ impl Default for Env {
 impl Env {
     pub fn new() -> Env {
         let ctx = ok(create_context(null()), "clCreateContext");
-        let queue = ok(create_queue(ctx.get(), null()), "clCreateCommandQueueWithProperties");
-        Env { platform: platform(), device: device(), ctx, queue }
+        let queue = ok(
+            create_queue(ctx.get(), null()),
+            "clCreateCommandQueueWithProperties",
+        );
+        Env {
+            platform: platform(),
+            device: device(),
+            ctx,
+            queue,
+        }
     }
 
     pub fn c(&self) -> cl_context {
@@ -599,7 +648,12 @@ impl Env {
     }
 
     /// `clCreateBuffer` returning the raw result.
-    pub fn try_buffer(&self, flags: cl_mem_flags, size: usize, host: *mut c_void) -> Result<Mem, cl_int> {
+    pub fn try_buffer(
+        &self,
+        flags: cl_mem_flags,
+        size: usize,
+        host: *mut c_void,
+    ) -> Result<Mem, cl_int> {
         let mut rc = 0;
         let m = cl!(clCreateBuffer(self.c(), flags, size, host, &mut rc));
         result(rc, m).map(Mem)
@@ -608,7 +662,10 @@ impl Env {
     /// A `CL_MEM_READ_WRITE` buffer of `size` bytes.
     #[track_caller]
     pub fn buffer(&self, size: usize) -> Mem {
-        ok(self.try_buffer(CL_MEM_READ_WRITE, size, null_mut()), "clCreateBuffer")
+        ok(
+            self.try_buffer(CL_MEM_READ_WRITE, size, null_mut()),
+            "clCreateBuffer",
+        )
     }
 
     /// A `CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR` buffer holding `data`.
@@ -694,7 +751,10 @@ impl Env {
     /// Runs an NDRange to completion (enqueue + clFinish).
     #[track_caller]
     pub fn run(&self, k: &Kern, global: &[usize], local: Option<&[usize]>) {
-        check(self.enqueue(k, None, global, local), "clEnqueueNDRangeKernel");
+        check(
+            self.enqueue(k, None, global, local),
+            "clEnqueueNDRangeKernel",
+        );
         self.finish();
     }
 

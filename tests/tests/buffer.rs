@@ -16,7 +16,12 @@ use std::time::{Duration, Instant};
 // helpers
 
 fn align_bytes() -> usize {
-    ok(device_info(device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN), "MEM_BASE_ADDR_ALIGN").u32() as usize / 8
+    ok(
+        device_info(device(), CL_DEVICE_MEM_BASE_ADDR_ALIGN),
+        "MEM_BASE_ADDR_ALIGN",
+    )
+    .u32() as usize
+        / 8
 }
 
 fn mem_u64(m: &Mem, name: cl_mem_info) -> u64 {
@@ -32,7 +37,12 @@ fn mem_ptr(m: &Mem, name: cl_mem_info) -> *mut c_void {
     ok(mem_info(m.get(), name), "clGetMemObjectInfo").ptr()
 }
 
-fn sub_buffer(parent: &Mem, flags: cl_mem_flags, origin: usize, size: usize) -> Result<Mem, cl_int> {
+fn sub_buffer(
+    parent: &Mem,
+    flags: cl_mem_flags,
+    origin: usize,
+    size: usize,
+) -> Result<Mem, cl_int> {
     let region = cl_buffer_region { origin, size };
     let mut rc = 0;
     let m = cl!(clCreateSubBuffer(
@@ -46,7 +56,9 @@ fn sub_buffer(parent: &Mem, flags: cl_mem_flags, origin: usize, size: usize) -> 
 }
 
 fn bytes(n: usize, seed: u8) -> Vec<u8> {
-    (0..n).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect()
+    (0..n)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+        .collect()
 }
 
 fn read_bytes(e: &Env, m: &Mem, off: usize, n: usize) -> Vec<u8> {
@@ -54,7 +66,17 @@ fn read_bytes(e: &Env, m: &Mem, off: usize, n: usize) -> Vec<u8> {
 }
 
 fn copy(e: &Env, src: &Mem, dst: &Mem, so: usize, d: usize, size: usize) -> cl_int {
-    cl!(clEnqueueCopyBuffer(e.q(), src.get(), dst.get(), so, d, size, 0, null(), null_mut()))
+    cl!(clEnqueueCopyBuffer(
+        e.q(),
+        src.get(),
+        dst.get(),
+        so,
+        d,
+        size,
+        0,
+        null(),
+        null_mut()
+    ))
 }
 
 fn fill(e: &Env, m: &Mem, pattern: &[u8], offset: usize, size: usize) -> cl_int {
@@ -71,17 +93,47 @@ fn fill(e: &Env, m: &Mem, pattern: &[u8], offset: usize, size: usize) -> cl_int 
     ))
 }
 
-fn map(e: &Env, m: &Mem, flags: cl_map_flags, offset: usize, size: usize) -> Result<*mut c_void, cl_int> {
+fn map(
+    e: &Env,
+    m: &Mem,
+    flags: cl_map_flags,
+    offset: usize,
+    size: usize,
+) -> Result<*mut c_void, cl_int> {
     let mut rc = 0;
-    let p = cl!(clEnqueueMapBuffer(e.q(), m.get(), CL_TRUE, flags, offset, size, 0, null(), null_mut(), &mut rc));
+    let p = cl!(clEnqueueMapBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        flags,
+        offset,
+        size,
+        0,
+        null(),
+        null_mut(),
+        &mut rc
+    ));
     if rc == CL_SUCCESS {
-        assert!(!p.is_null(), "clEnqueueMapBuffer succeeded but returned NULL");
+        assert!(
+            !p.is_null(),
+            "clEnqueueMapBuffer succeeded but returned NULL"
+        );
     }
     result(rc, p)
 }
 
 fn unmap(e: &Env, m: &Mem, p: *mut c_void) {
-    check(cl!(clEnqueueUnmapMemObject(e.q(), m.get(), p, 0, null(), null_mut())), "clEnqueueUnmapMemObject");
+    check(
+        cl!(clEnqueueUnmapMemObject(
+            e.q(),
+            m.get(),
+            p,
+            0,
+            null(),
+            null_mut()
+        )),
+        "clEnqueueUnmapMemObject",
+    );
     e.finish();
 }
 
@@ -123,7 +175,8 @@ __kernel void double_plus_one(__global uint* p) {
 // ---------------------------------------------------------------------------
 // creation flags
 
-const DEVICE_ACCESS: [cl_mem_flags; 4] = [0, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY, CL_MEM_READ_ONLY];
+const DEVICE_ACCESS: [cl_mem_flags; 4] =
+    [0, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY, CL_MEM_READ_ONLY];
 const HOST_PTR_MODES: [cl_mem_flags; 5] = [
     0,
     CL_MEM_USE_HOST_PTR,
@@ -131,7 +184,12 @@ const HOST_PTR_MODES: [cl_mem_flags; 5] = [
     CL_MEM_COPY_HOST_PTR,
     CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR,
 ];
-const HOST_ACCESS: [cl_mem_flags; 4] = [0, CL_MEM_HOST_WRITE_ONLY, CL_MEM_HOST_READ_ONLY, CL_MEM_HOST_NO_ACCESS];
+const HOST_ACCESS: [cl_mem_flags; 4] = [
+    0,
+    CL_MEM_HOST_WRITE_ONLY,
+    CL_MEM_HOST_READ_ONLY,
+    CL_MEM_HOST_NO_ACCESS,
+];
 
 #[test]
 fn every_allowed_flag_combination_creates_a_buffer() {
@@ -142,11 +200,19 @@ fn every_allowed_flag_combination_creates_a_buffer() {
             for &x in &HOST_ACCESS {
                 let flags = a | h | x;
                 let needs_ptr = h & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
-                let ptr = if needs_ptr { host.as_mut_ptr().cast() } else { null_mut() };
+                let ptr = if needs_ptr {
+                    host.as_mut_ptr().cast()
+                } else {
+                    null_mut()
+                };
                 let m = e
                     .try_buffer(flags, host.len(), ptr)
                     .unwrap_or_else(|c| panic!("flags {flags:#x}: {} ({c})", err_name(c)));
-                assert_eq!(mem_u64(&m, CL_MEM_FLAGS), flags, "CL_MEM_FLAGS must echo the flags given");
+                assert_eq!(
+                    mem_u64(&m, CL_MEM_FLAGS),
+                    flags,
+                    "CL_MEM_FLAGS must echo the flags given"
+                );
             }
         }
     }
@@ -161,7 +227,10 @@ fn mutually_exclusive_flags_are_invalid_value() {
         (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY, null_mut()),
         (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY, null_mut()),
         (CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY, null_mut()),
-        (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY, null_mut()),
+        (
+            CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY,
+            null_mut(),
+        ),
         (CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR, p),
         (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR, p),
         (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY, null_mut()),
@@ -169,14 +238,22 @@ fn mutually_exclusive_flags_are_invalid_value() {
         (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS, null_mut()),
     ];
     for (flags, ptr) in cases {
-        assert_err(e.try_buffer(flags, 64, ptr), CL_INVALID_VALUE, &format!("flags {flags:#x}"));
+        assert_err(
+            e.try_buffer(flags, 64, ptr),
+            CL_INVALID_VALUE,
+            &format!("flags {flags:#x}"),
+        );
     }
 }
 
 #[test]
 fn undefined_flag_bits_are_invalid_value() {
     let e = Env::new();
-    assert_err(e.try_buffer(1u64 << 40, 64, null_mut()), CL_INVALID_VALUE, "flags 1 << 40");
+    assert_err(
+        e.try_buffer(1u64 << 40, 64, null_mut()),
+        CL_INVALID_VALUE,
+        "flags 1 << 40",
+    );
 }
 
 #[test]
@@ -196,20 +273,32 @@ fn host_ptr_without_use_or_copy_is_invalid_host_ptr() {
 fn use_or_copy_without_host_ptr_is_invalid_host_ptr() {
     let e = Env::new();
     for flags in [CL_MEM_USE_HOST_PTR, CL_MEM_COPY_HOST_PTR] {
-        assert_err(e.try_buffer(flags, 64, null_mut()), CL_INVALID_HOST_PTR, &format!("flags {flags:#x}, NULL"));
+        assert_err(
+            e.try_buffer(flags, 64, null_mut()),
+            CL_INVALID_HOST_PTR,
+            &format!("flags {flags:#x}, NULL"),
+        );
     }
 }
 
 #[test]
 fn zero_size_is_invalid_buffer_size() {
     let e = Env::new();
-    assert_err(e.try_buffer(CL_MEM_READ_WRITE, 0, null_mut()), CL_INVALID_BUFFER_SIZE, "size 0");
+    assert_err(
+        e.try_buffer(CL_MEM_READ_WRITE, 0, null_mut()),
+        CL_INVALID_BUFFER_SIZE,
+        "size 0",
+    );
 }
 
 #[test]
 fn size_above_max_mem_alloc_size_is_invalid_buffer_size() {
     let e = Env::new();
-    let max = ok(device_info(device(), CL_DEVICE_MAX_MEM_ALLOC_SIZE), "MAX_MEM_ALLOC_SIZE").u64();
+    let max = ok(
+        device_info(device(), CL_DEVICE_MAX_MEM_ALLOC_SIZE),
+        "MAX_MEM_ALLOC_SIZE",
+    )
+    .u64();
     assert_err(
         e.try_buffer(CL_MEM_READ_WRITE, max as usize + 1, null_mut()),
         CL_INVALID_BUFFER_SIZE,
@@ -221,7 +310,13 @@ fn size_above_max_mem_alloc_size_is_invalid_buffer_size() {
 fn create_buffer_returns_null_on_error() {
     let e = Env::new();
     let mut rc = 0;
-    let m = cl!(clCreateBuffer(e.c(), CL_MEM_READ_WRITE, 0, null_mut(), &mut rc));
+    let m = cl!(clCreateBuffer(
+        e.c(),
+        CL_MEM_READ_WRITE,
+        0,
+        null_mut(),
+        &mut rc
+    ));
     assert!(m.is_null());
     assert_code(rc, CL_INVALID_BUFFER_SIZE, "size 0");
 }
@@ -233,7 +328,10 @@ fn create_buffer_returns_null_on_error() {
 fn use_host_ptr_reports_the_given_pointer() {
     let e = Env::new();
     let mut host = vec![0u32; 64];
-    let m = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr().cast()), "create");
+    let m = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr().cast()),
+        "create",
+    );
     assert_eq!(mem_ptr(&m, CL_MEM_HOST_PTR), host.as_mut_ptr().cast());
 }
 
@@ -243,7 +341,10 @@ fn host_ptr_is_null_without_use_host_ptr() {
     let host = vec![0u32; 64];
     let a = e.buffer(256);
     let b = e.buffer_from(&host);
-    let c = ok(e.try_buffer(CL_MEM_ALLOC_HOST_PTR, 256, null_mut()), "ALLOC_HOST_PTR");
+    let c = ok(
+        e.try_buffer(CL_MEM_ALLOC_HOST_PTR, 256, null_mut()),
+        "ALLOC_HOST_PTR",
+    );
     for m in [&a, &b, &c] {
         assert!(mem_ptr(m, CL_MEM_HOST_PTR).is_null());
     }
@@ -254,10 +355,23 @@ fn use_host_ptr_initial_contents_come_from_host_memory() {
     let e = Env::new();
     let mut host: Vec<u32> = (0..64).map(|i| i * 3).collect();
     let expect = host.clone();
-    let m = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr().cast()), "create");
+    let m = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, 256, host.as_mut_ptr().cast()),
+        "create",
+    );
     let mut back = vec![0u32; 64];
     check(
-        cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_TRUE, 0, 256, back.as_mut_ptr().cast(), 0, null(), null_mut())),
+        cl!(clEnqueueReadBuffer(
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            0,
+            256,
+            back.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        )),
         "read",
     );
     assert_eq!(back, expect);
@@ -268,12 +382,23 @@ fn use_host_ptr_map_returns_address_inside_host_memory() {
     let e = Env::new();
     let mut host = vec![0u8; 4096];
     let base = host.as_mut_ptr() as usize;
-    let m = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, 4096, host.as_mut_ptr().cast()), "create");
-    for (flags, off) in [(CL_MAP_READ, 0usize), (CL_MAP_WRITE, 128), (CL_MAP_READ | CL_MAP_WRITE, 1000)] {
+    let m = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, 4096, host.as_mut_ptr().cast()),
+        "create",
+    );
+    for (flags, off) in [
+        (CL_MAP_READ, 0usize),
+        (CL_MAP_WRITE, 128),
+        (CL_MAP_READ | CL_MAP_WRITE, 1000),
+    ] {
         let p = ok(map(&e, &m, flags, off, 512), "map");
         // "The pointer value returned by clEnqueueMapBuffer will be derived
         // from the host_ptr specified when the buffer object is created."
-        assert_eq!(p as usize, base + off, "map of offset {off} (flags {flags:#x})");
+        assert_eq!(
+            p as usize,
+            base + off,
+            "map of offset {off} (flags {flags:#x})"
+        );
         unmap(&e, &m, p);
     }
 }
@@ -284,7 +409,10 @@ fn use_host_ptr_kernel_write_is_in_host_memory_after_map() {
     let (_p, k) = e.kernel(DOUBLE_SRC, "double_plus_one");
     let n = 1024usize;
     let mut host: Vec<u32> = (0..n as u32).collect();
-    let m = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, n * 4, host.as_mut_ptr().cast()), "create");
+    let m = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, n * 4, host.as_mut_ptr().cast()),
+        "create",
+    );
     ok(set_mem(k.get(), 0, &m), "set arg");
     e.run(&k, &[n], None);
     let p = ok(map(&e, &m, CL_MAP_READ, 0, n * 4), "map");
@@ -303,7 +431,10 @@ fn use_host_ptr_is_zero_copy_kernel_write_visible_after_finish() {
     let (_p, k) = e.kernel(DOUBLE_SRC, "double_plus_one");
     let n = 4096usize;
     let mut host: Vec<u32> = (0..n as u32).collect();
-    let m = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, n * 4, host.as_mut_ptr().cast()), "create");
+    let m = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, n * 4, host.as_mut_ptr().cast()),
+        "create",
+    );
     ok(set_mem(k.get(), 0, &m), "set arg");
     e.run(&k, &[n], None);
     let expect: Vec<u32> = (0..n as u32).map(|i| i * 2 + 1).collect();
@@ -327,7 +458,11 @@ fn alloc_host_ptr_with_copy_host_ptr_is_initialized() {
     let e = Env::new();
     let host: Vec<u32> = (100..164).collect();
     let m = ok(
-        e.try_buffer(CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR, 256, host.as_ptr() as *mut c_void),
+        e.try_buffer(
+            CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR,
+            256,
+            host.as_ptr() as *mut c_void,
+        ),
         "create",
     );
     assert_eq!(e.read::<u32>(&m, 0, 64), host);
@@ -341,8 +476,16 @@ fn sub_buffer_misaligned_origin_is_misaligned_sub_buffer_offset() {
     let e = Env::new();
     let a = align_bytes();
     let parent = e.buffer(a * 8);
-    assert_err(sub_buffer(&parent, 0, a / 2, a), CL_MISALIGNED_SUB_BUFFER_OFFSET, "origin align/2");
-    assert_err(sub_buffer(&parent, 0, 4, a), CL_MISALIGNED_SUB_BUFFER_OFFSET, "origin 4");
+    assert_err(
+        sub_buffer(&parent, 0, a / 2, a),
+        CL_MISALIGNED_SUB_BUFFER_OFFSET,
+        "origin align/2",
+    );
+    assert_err(
+        sub_buffer(&parent, 0, 4, a),
+        CL_MISALIGNED_SUB_BUFFER_OFFSET,
+        "origin 4",
+    );
 }
 
 #[test]
@@ -350,16 +493,32 @@ fn sub_buffer_out_of_range_is_invalid_value() {
     let e = Env::new();
     let a = align_bytes();
     let parent = e.buffer(a * 4);
-    assert_err(sub_buffer(&parent, 0, a * 2, a * 2 + 1), CL_INVALID_VALUE, "region past the end");
-    assert_err(sub_buffer(&parent, 0, a * 4, 1), CL_INVALID_VALUE, "origin at the end");
-    assert_err(sub_buffer(&parent, 0, a * 8, 16), CL_INVALID_VALUE, "origin beyond the end");
+    assert_err(
+        sub_buffer(&parent, 0, a * 2, a * 2 + 1),
+        CL_INVALID_VALUE,
+        "region past the end",
+    );
+    assert_err(
+        sub_buffer(&parent, 0, a * 4, 1),
+        CL_INVALID_VALUE,
+        "origin at the end",
+    );
+    assert_err(
+        sub_buffer(&parent, 0, a * 8, 16),
+        CL_INVALID_VALUE,
+        "origin beyond the end",
+    );
 }
 
 #[test]
 fn sub_buffer_zero_size_is_invalid_buffer_size() {
     let e = Env::new();
     let parent = e.buffer(align_bytes() * 4);
-    assert_err(sub_buffer(&parent, 0, 0, 0), CL_INVALID_BUFFER_SIZE, "size 0");
+    assert_err(
+        sub_buffer(&parent, 0, 0, 0),
+        CL_INVALID_BUFFER_SIZE,
+        "size 0",
+    );
 }
 
 #[test]
@@ -368,19 +527,38 @@ fn sub_buffer_of_sub_buffer_is_invalid_mem_object() {
     let a = align_bytes();
     let parent = e.buffer(a * 4);
     let sub = ok(sub_buffer(&parent, 0, a, a * 2), "sub-buffer");
-    assert_err(sub_buffer(&sub, 0, 0, a), CL_INVALID_MEM_OBJECT, "sub-buffer of a sub-buffer");
+    assert_err(
+        sub_buffer(&sub, 0, 0, a),
+        CL_INVALID_MEM_OBJECT,
+        "sub-buffer of a sub-buffer",
+    );
 }
 
 #[test]
 fn sub_buffer_invalid_create_type_or_info_is_invalid_value() {
     let e = Env::new();
     let parent = e.buffer(4096);
-    let region = cl_buffer_region { origin: 0, size: 64 };
+    let region = cl_buffer_region {
+        origin: 0,
+        size: 64,
+    };
     let mut rc = 0;
-    let m = cl!(clCreateSubBuffer(parent.get(), 0, 0x7777, (&region as *const cl_buffer_region).cast(), &mut rc));
+    let m = cl!(clCreateSubBuffer(
+        parent.get(),
+        0,
+        0x7777,
+        (&region as *const cl_buffer_region).cast(),
+        &mut rc
+    ));
     assert!(m.is_null());
     assert_code(rc, CL_INVALID_VALUE, "buffer_create_type 0x7777");
-    let m = cl!(clCreateSubBuffer(parent.get(), 0, CL_BUFFER_CREATE_TYPE_REGION, null(), &mut rc));
+    let m = cl!(clCreateSubBuffer(
+        parent.get(),
+        0,
+        CL_BUFFER_CREATE_TYPE_REGION,
+        null(),
+        &mut rc
+    ));
     assert!(m.is_null());
     assert_code(rc, CL_INVALID_VALUE, "buffer_create_info NULL");
 }
@@ -389,24 +567,68 @@ fn sub_buffer_invalid_create_type_or_info_is_invalid_value() {
 fn sub_buffer_host_ptr_flags_are_invalid_value() {
     let e = Env::new();
     let parent = e.buffer(4096);
-    for f in [CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR] {
-        assert_err(sub_buffer(&parent, f, 0, 64), CL_INVALID_VALUE, &format!("sub-buffer flags {f:#x}"));
+    for f in [
+        CL_MEM_USE_HOST_PTR,
+        CL_MEM_ALLOC_HOST_PTR,
+        CL_MEM_COPY_HOST_PTR,
+    ] {
+        assert_err(
+            sub_buffer(&parent, f, 0, 64),
+            CL_INVALID_VALUE,
+            &format!("sub-buffer flags {f:#x}"),
+        );
     }
 }
 
 #[test]
 fn sub_buffer_access_wider_than_parent_is_invalid_value() {
     let e = Env::new();
-    let wo = ok(e.try_buffer(CL_MEM_WRITE_ONLY, 4096, null_mut()), "WO parent");
-    let ro = ok(e.try_buffer(CL_MEM_READ_ONLY, 4096, null_mut()), "RO parent");
-    let hwo = ok(e.try_buffer(CL_MEM_HOST_WRITE_ONLY, 4096, null_mut()), "HWO parent");
-    let hna = ok(e.try_buffer(CL_MEM_HOST_NO_ACCESS, 4096, null_mut()), "HNA parent");
-    assert_err(sub_buffer(&wo, CL_MEM_READ_WRITE, 0, 64), CL_INVALID_VALUE, "WO parent, RW sub");
-    assert_err(sub_buffer(&wo, CL_MEM_READ_ONLY, 0, 64), CL_INVALID_VALUE, "WO parent, RO sub");
-    assert_err(sub_buffer(&ro, CL_MEM_READ_WRITE, 0, 64), CL_INVALID_VALUE, "RO parent, RW sub");
-    assert_err(sub_buffer(&ro, CL_MEM_WRITE_ONLY, 0, 64), CL_INVALID_VALUE, "RO parent, WO sub");
-    assert_err(sub_buffer(&hwo, CL_MEM_HOST_READ_ONLY, 0, 64), CL_INVALID_VALUE, "HWO parent, HRO sub");
-    assert_err(sub_buffer(&hna, CL_MEM_HOST_WRITE_ONLY, 0, 64), CL_INVALID_VALUE, "HNA parent, HWO sub");
+    let wo = ok(
+        e.try_buffer(CL_MEM_WRITE_ONLY, 4096, null_mut()),
+        "WO parent",
+    );
+    let ro = ok(
+        e.try_buffer(CL_MEM_READ_ONLY, 4096, null_mut()),
+        "RO parent",
+    );
+    let hwo = ok(
+        e.try_buffer(CL_MEM_HOST_WRITE_ONLY, 4096, null_mut()),
+        "HWO parent",
+    );
+    let hna = ok(
+        e.try_buffer(CL_MEM_HOST_NO_ACCESS, 4096, null_mut()),
+        "HNA parent",
+    );
+    assert_err(
+        sub_buffer(&wo, CL_MEM_READ_WRITE, 0, 64),
+        CL_INVALID_VALUE,
+        "WO parent, RW sub",
+    );
+    assert_err(
+        sub_buffer(&wo, CL_MEM_READ_ONLY, 0, 64),
+        CL_INVALID_VALUE,
+        "WO parent, RO sub",
+    );
+    assert_err(
+        sub_buffer(&ro, CL_MEM_READ_WRITE, 0, 64),
+        CL_INVALID_VALUE,
+        "RO parent, RW sub",
+    );
+    assert_err(
+        sub_buffer(&ro, CL_MEM_WRITE_ONLY, 0, 64),
+        CL_INVALID_VALUE,
+        "RO parent, WO sub",
+    );
+    assert_err(
+        sub_buffer(&hwo, CL_MEM_HOST_READ_ONLY, 0, 64),
+        CL_INVALID_VALUE,
+        "HWO parent, HRO sub",
+    );
+    assert_err(
+        sub_buffer(&hna, CL_MEM_HOST_WRITE_ONLY, 0, 64),
+        CL_INVALID_VALUE,
+        "HNA parent, HWO sub",
+    );
 }
 
 #[test]
@@ -417,12 +639,28 @@ fn sub_buffer_aliases_parent_memory() {
     let sub = ok(sub_buffer(&parent, 0, a, a * 2), "sub-buffer");
     let data = bytes(a * 2, 7);
     e.write(&sub, 0, &data);
-    assert_eq!(read_bytes(&e, &parent, a, a * 2), data, "write via sub-buffer, read parent");
-    assert_eq!(read_bytes(&e, &parent, 0, a), vec![0u8; a], "bytes before the sub-buffer untouched");
-    assert_eq!(read_bytes(&e, &parent, a * 3, a), vec![0u8; a], "bytes after the sub-buffer untouched");
+    assert_eq!(
+        read_bytes(&e, &parent, a, a * 2),
+        data,
+        "write via sub-buffer, read parent"
+    );
+    assert_eq!(
+        read_bytes(&e, &parent, 0, a),
+        vec![0u8; a],
+        "bytes before the sub-buffer untouched"
+    );
+    assert_eq!(
+        read_bytes(&e, &parent, a * 3, a),
+        vec![0u8; a],
+        "bytes after the sub-buffer untouched"
+    );
     let data2 = bytes(16, 99);
     e.write(&parent, a + 8, &data2);
-    assert_eq!(read_bytes(&e, &sub, 8, 16), data2, "write parent, read via sub-buffer");
+    assert_eq!(
+        read_bytes(&e, &sub, 8, 16),
+        data2,
+        "write parent, read via sub-buffer"
+    );
 }
 
 #[test]
@@ -448,7 +686,10 @@ fn kernel_on_sub_buffer_writes_the_parent_region() {
 fn sub_buffer_info() {
     let e = Env::new();
     let a = align_bytes();
-    let parent = ok(e.try_buffer(CL_MEM_READ_ONLY, a * 4, null_mut()), "RO parent");
+    let parent = ok(
+        e.try_buffer(CL_MEM_READ_ONLY, a * 4, null_mut()),
+        "RO parent",
+    );
     let sub = ok(sub_buffer(&parent, 0, a * 2, a), "sub-buffer");
     assert_eq!(mem_usize(&sub, CL_MEM_SIZE), a);
     assert_eq!(mem_usize(&sub, CL_MEM_OFFSET), a * 2);
@@ -456,7 +697,11 @@ fn sub_buffer_info() {
     assert_eq!(mem_ptr(&sub, CL_MEM_CONTEXT), e.c());
     assert_eq!(mem_u32(&sub, CL_MEM_TYPE), CL_MEM_OBJECT_BUFFER);
     // Access qualifiers not given are inherited from the parent.
-    assert_ne!(mem_u64(&sub, CL_MEM_FLAGS) & CL_MEM_READ_ONLY, 0, "inherited CL_MEM_READ_ONLY");
+    assert_ne!(
+        mem_u64(&sub, CL_MEM_FLAGS) & CL_MEM_READ_ONLY,
+        0,
+        "inherited CL_MEM_READ_ONLY"
+    );
 }
 
 #[test]
@@ -464,9 +709,15 @@ fn sub_buffer_of_use_host_ptr_buffer_reports_host_ptr_plus_origin() {
     let e = Env::new();
     let a = align_bytes();
     let mut host = vec![0u8; a * 4];
-    let parent = ok(e.try_buffer(CL_MEM_USE_HOST_PTR, a * 4, host.as_mut_ptr().cast()), "create");
+    let parent = ok(
+        e.try_buffer(CL_MEM_USE_HOST_PTR, a * 4, host.as_mut_ptr().cast()),
+        "create",
+    );
     let sub = ok(sub_buffer(&parent, 0, a, a), "sub-buffer");
-    assert_eq!(mem_ptr(&sub, CL_MEM_HOST_PTR) as usize, host.as_ptr() as usize + a);
+    assert_eq!(
+        mem_ptr(&sub, CL_MEM_HOST_PTR) as usize,
+        host.as_ptr() as usize + a
+    );
 }
 
 #[test]
@@ -504,13 +755,33 @@ fn non_blocking_write_and_read_with_events() {
     let mut back = vec![0u8; 4096];
     let mut we = null_mut();
     check(
-        cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_FALSE, 0, 4096, data.as_ptr().cast(), 0, null(), &mut we)),
+        cl!(clEnqueueWriteBuffer(
+            e.q(),
+            m.get(),
+            CL_FALSE,
+            0,
+            4096,
+            data.as_ptr().cast(),
+            0,
+            null(),
+            &mut we
+        )),
         "non-blocking write",
     );
     let we = ev(we);
     let mut re = null_mut();
     check(
-        cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_FALSE, 0, 4096, back.as_mut_ptr().cast(), 1, &we.0, &mut re)),
+        cl!(clEnqueueReadBuffer(
+            e.q(),
+            m.get(),
+            CL_FALSE,
+            0,
+            4096,
+            back.as_mut_ptr().cast(),
+            1,
+            &we.0,
+            &mut re
+        )),
         "non-blocking read",
     );
     let re = ev(re);
@@ -518,8 +789,14 @@ fn non_blocking_write_and_read_with_events() {
     assert_eq!(re.status(), CL_COMPLETE);
     assert_eq!(we.status(), CL_COMPLETE);
     assert_eq!(back, data);
-    assert_eq!(ok(event_info(we.get(), CL_EVENT_COMMAND_TYPE), "type").u32(), CL_COMMAND_WRITE_BUFFER);
-    assert_eq!(ok(event_info(re.get(), CL_EVENT_COMMAND_TYPE), "type").u32(), CL_COMMAND_READ_BUFFER);
+    assert_eq!(
+        ok(event_info(we.get(), CL_EVENT_COMMAND_TYPE), "type").u32(),
+        CL_COMMAND_WRITE_BUFFER
+    );
+    assert_eq!(
+        ok(event_info(re.get(), CL_EVENT_COMMAND_TYPE), "type").u32(),
+        CL_COMMAND_READ_BUFFER
+    );
 }
 
 #[test]
@@ -527,11 +804,41 @@ fn read_and_write_out_of_bounds_are_invalid_value() {
     let e = Env::new();
     let m = e.buffer(256);
     let mut buf = vec![0u8; 512];
-    let rc = cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_TRUE, 200, 100, buf.as_mut_ptr().cast(), 0, null(), null_mut()));
+    let rc = cl!(clEnqueueReadBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        200,
+        100,
+        buf.as_mut_ptr().cast(),
+        0,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "read 200..300 of 256");
-    let rc = cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_TRUE, 0, 257, buf.as_ptr().cast(), 0, null(), null_mut()));
+    let rc = cl!(clEnqueueWriteBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        0,
+        257,
+        buf.as_ptr().cast(),
+        0,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "write 0..257 of 256");
-    let rc = cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_TRUE, 0, 16, null_mut(), 0, null(), null_mut()));
+    let rc = cl!(clEnqueueReadBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        0,
+        16,
+        null_mut(),
+        0,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "read into NULL");
 }
 
@@ -540,20 +847,56 @@ fn host_access_flags_restrict_reads_and_writes() {
     let e = Env::new();
     let mut buf = vec![0u8; 64];
     let read = |m: &Mem, buf: &mut Vec<u8>| {
-        cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_TRUE, 0, 64, buf.as_mut_ptr().cast(), 0, null(), null_mut()))
+        cl!(clEnqueueReadBuffer(
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            0,
+            64,
+            buf.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        ))
     };
     let write = |m: &Mem, buf: &Vec<u8>| {
-        cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_TRUE, 0, 64, buf.as_ptr().cast(), 0, null(), null_mut()))
+        cl!(clEnqueueWriteBuffer(
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            0,
+            64,
+            buf.as_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        ))
     };
     let hwo = ok(e.try_buffer(CL_MEM_HOST_WRITE_ONLY, 64, null_mut()), "HWO");
     let hro = ok(e.try_buffer(CL_MEM_HOST_READ_ONLY, 64, null_mut()), "HRO");
     let hna = ok(e.try_buffer(CL_MEM_HOST_NO_ACCESS, 64, null_mut()), "HNA");
-    assert_code(read(&hwo, &mut buf), CL_INVALID_OPERATION, "read HOST_WRITE_ONLY");
+    assert_code(
+        read(&hwo, &mut buf),
+        CL_INVALID_OPERATION,
+        "read HOST_WRITE_ONLY",
+    );
     check(write(&hwo, &buf), "write HOST_WRITE_ONLY");
-    assert_code(write(&hro, &buf), CL_INVALID_OPERATION, "write HOST_READ_ONLY");
+    assert_code(
+        write(&hro, &buf),
+        CL_INVALID_OPERATION,
+        "write HOST_READ_ONLY",
+    );
     check(read(&hro, &mut buf), "read HOST_READ_ONLY");
-    assert_code(read(&hna, &mut buf), CL_INVALID_OPERATION, "read HOST_NO_ACCESS");
-    assert_code(write(&hna, &buf), CL_INVALID_OPERATION, "write HOST_NO_ACCESS");
+    assert_code(
+        read(&hna, &mut buf),
+        CL_INVALID_OPERATION,
+        "read HOST_NO_ACCESS",
+    );
+    assert_code(
+        write(&hna, &buf),
+        CL_INVALID_OPERATION,
+        "write HOST_NO_ACCESS",
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -591,10 +934,26 @@ fn copy_within_one_buffer_without_overlap() {
 fn overlapping_copy_within_one_buffer_is_mem_copy_overlap() {
     let e = Env::new();
     let m = e.buffer(512);
-    assert_code(copy(&e, &m, &m, 0, 100, 128), CL_MEM_COPY_OVERLAP, "[0,128) -> [100,228)");
-    assert_code(copy(&e, &m, &m, 100, 0, 128), CL_MEM_COPY_OVERLAP, "[100,228) -> [0,128)");
-    assert_code(copy(&e, &m, &m, 0, 127, 128), CL_MEM_COPY_OVERLAP, "[0,128) -> [127,255)");
-    assert_code(copy(&e, &m, &m, 64, 64, 32), CL_MEM_COPY_OVERLAP, "same region");
+    assert_code(
+        copy(&e, &m, &m, 0, 100, 128),
+        CL_MEM_COPY_OVERLAP,
+        "[0,128) -> [100,228)",
+    );
+    assert_code(
+        copy(&e, &m, &m, 100, 0, 128),
+        CL_MEM_COPY_OVERLAP,
+        "[100,228) -> [0,128)",
+    );
+    assert_code(
+        copy(&e, &m, &m, 0, 127, 128),
+        CL_MEM_COPY_OVERLAP,
+        "[0,128) -> [127,255)",
+    );
+    assert_code(
+        copy(&e, &m, &m, 64, 64, 32),
+        CL_MEM_COPY_OVERLAP,
+        "same region",
+    );
 }
 
 #[test]
@@ -605,9 +964,16 @@ fn overlapping_copy_between_sub_buffers_of_one_buffer_is_mem_copy_overlap() {
     let s1 = ok(sub_buffer(&parent, 0, 0, a * 2), "sub 1");
     let s2 = ok(sub_buffer(&parent, 0, a, a * 2), "sub 2");
     // s1[a, 2a) is parent[a, 2a); s2[0, a) is parent[a, 2a) too.
-    assert_code(copy(&e, &s1, &s2, a / 2, 0, a), CL_MEM_COPY_OVERLAP, "sub-buffers overlapping in the parent");
+    assert_code(
+        copy(&e, &s1, &s2, a / 2, 0, a),
+        CL_MEM_COPY_OVERLAP,
+        "sub-buffers overlapping in the parent",
+    );
     // Non-overlapping in the parent: s1[0, a) -> s2[a, 2a) = parent[2a, 3a).
-    check(copy(&e, &s1, &s2, 0, a, a), "disjoint copy between sub-buffers");
+    check(
+        copy(&e, &s1, &s2, 0, a, a),
+        "disjoint copy between sub-buffers",
+    );
     e.finish();
 }
 
@@ -616,9 +982,21 @@ fn copy_out_of_bounds_is_invalid_value() {
     let e = Env::new();
     let a = e.buffer(256);
     let b = e.buffer(128);
-    assert_code(copy(&e, &a, &b, 0, 0, 129), CL_INVALID_VALUE, "dst too small");
-    assert_code(copy(&e, &a, &b, 200, 0, 64), CL_INVALID_VALUE, "src range past end");
-    assert_code(copy(&e, &b, &a, 0, 250, 8), CL_INVALID_VALUE, "dst range past end");
+    assert_code(
+        copy(&e, &a, &b, 0, 0, 129),
+        CL_INVALID_VALUE,
+        "dst too small",
+    );
+    assert_code(
+        copy(&e, &a, &b, 200, 0, 64),
+        CL_INVALID_VALUE,
+        "src range past end",
+    );
+    assert_code(
+        copy(&e, &b, &a, 0, 250, 8),
+        CL_INVALID_VALUE,
+        "dst range past end",
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -632,11 +1010,18 @@ fn fill_with_every_allowed_pattern_size() {
         let m = e.buffer_from(&vec![0xEEu8; total]);
         let pattern = bytes(ps, ps as u8);
         let (off, size) = (ps * 3, ps * 5);
-        check(fill(&e, &m, &pattern, off, size), &format!("fill pattern size {ps}"));
+        check(
+            fill(&e, &m, &pattern, off, size),
+            &format!("fill pattern size {ps}"),
+        );
         e.finish();
         let got = read_bytes(&e, &m, 0, total);
         for (i, &b) in got.iter().enumerate() {
-            let want = if i >= off && i < off + size { pattern[(i - off) % ps] } else { 0xEE };
+            let want = if i >= off && i < off + size {
+                pattern[(i - off) % ps]
+            } else {
+                0xEE
+            };
             assert_eq!(b, want, "pattern size {ps}, byte {i}");
         }
     }
@@ -648,7 +1033,17 @@ fn fill_whole_buffer_with_float_pattern() {
     let m = e.buffer(4096);
     let v = 1.5f32;
     check(
-        cl!(clEnqueueFillBuffer(e.q(), m.get(), (&v as *const f32).cast(), 4, 0, 4096, 0, null(), null_mut())),
+        cl!(clEnqueueFillBuffer(
+            e.q(),
+            m.get(),
+            (&v as *const f32).cast(),
+            4,
+            0,
+            4096,
+            0,
+            null(),
+            null_mut()
+        )),
         "fill",
     );
     e.finish();
@@ -661,9 +1056,23 @@ fn fill_invalid_pattern_size_is_invalid_value() {
     let m = e.buffer(1024);
     let p = [0u8; 256];
     for ps in [0usize, 3, 6, 12, 24, 256] {
-        assert_code(fill(&e, &m, &p[..ps], 0, 768), CL_INVALID_VALUE, &format!("pattern size {ps}"));
+        assert_code(
+            fill(&e, &m, &p[..ps], 0, 768),
+            CL_INVALID_VALUE,
+            &format!("pattern size {ps}"),
+        );
     }
-    let rc = cl!(clEnqueueFillBuffer(e.q(), m.get(), null(), 4, 0, 64, 0, null(), null_mut()));
+    let rc = cl!(clEnqueueFillBuffer(
+        e.q(),
+        m.get(),
+        null(),
+        4,
+        0,
+        64,
+        0,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "pattern NULL");
 }
 
@@ -672,8 +1081,16 @@ fn fill_offset_or_size_not_multiple_of_pattern_is_invalid_value() {
     let e = Env::new();
     let m = e.buffer(1024);
     let p = [1u8; 8];
-    assert_code(fill(&e, &m, &p, 4, 64), CL_INVALID_VALUE, "offset 4, pattern 8");
-    assert_code(fill(&e, &m, &p, 0, 60), CL_INVALID_VALUE, "size 60, pattern 8");
+    assert_code(
+        fill(&e, &m, &p, 4, 64),
+        CL_INVALID_VALUE,
+        "offset 4, pattern 8",
+    );
+    assert_code(
+        fill(&e, &m, &p, 0, 60),
+        CL_INVALID_VALUE,
+        "size 60, pattern 8",
+    );
 }
 
 #[test]
@@ -681,7 +1098,11 @@ fn fill_out_of_bounds_is_invalid_value() {
     let e = Env::new();
     let m = e.buffer(1024);
     let p = [1u8; 4];
-    assert_code(fill(&e, &m, &p, 1020, 8), CL_INVALID_VALUE, "fill past the end");
+    assert_code(
+        fill(&e, &m, &p, 1020, 8),
+        CL_INVALID_VALUE,
+        "fill past the end",
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -697,8 +1118,20 @@ fn write_buffer_rect_matches_host_model() {
     let (brp, bsp, hrp, hsp) = (16usize, 16 * 12, 20usize, 20 * 9);
     check(
         cl!(clEnqueueWriteBufferRect(
-            e.q(), m.get(), CL_TRUE, bo.as_ptr(), ho.as_ptr(), region.as_ptr(),
-            brp, bsp, hrp, hsp, host.as_ptr().cast(), 0, null(), null_mut()
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            bo.as_ptr(),
+            ho.as_ptr(),
+            region.as_ptr(),
+            brp,
+            bsp,
+            hrp,
+            hsp,
+            host.as_ptr().cast(),
+            0,
+            null(),
+            null_mut()
         )),
         "clEnqueueWriteBufferRect",
     );
@@ -718,8 +1151,20 @@ fn read_buffer_rect_matches_host_model() {
     let (brp, bsp, hrp, hsp) = (32usize, 320, 24usize, 24 * 8);
     check(
         cl!(clEnqueueReadBufferRect(
-            e.q(), m.get(), CL_TRUE, bo.as_ptr(), ho.as_ptr(), region.as_ptr(),
-            brp, bsp, hrp, hsp, host.as_mut_ptr().cast(), 0, null(), null_mut()
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            bo.as_ptr(),
+            ho.as_ptr(),
+            region.as_ptr(),
+            brp,
+            bsp,
+            hrp,
+            hsp,
+            host.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
         )),
         "clEnqueueReadBufferRect",
     );
@@ -738,8 +1183,20 @@ fn read_buffer_rect_with_default_pitches() {
     let (o, region) = ([0usize, 0, 0], [8usize, 4, 3]);
     check(
         cl!(clEnqueueReadBufferRect(
-            e.q(), m.get(), CL_TRUE, o.as_ptr(), o.as_ptr(), region.as_ptr(),
-            0, 0, 0, 0, host.as_mut_ptr().cast(), 0, null(), null_mut()
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            o.as_ptr(),
+            o.as_ptr(),
+            region.as_ptr(),
+            0,
+            0,
+            0,
+            0,
+            host.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
         )),
         "clEnqueueReadBufferRect (zero pitches)",
     );
@@ -757,8 +1214,19 @@ fn copy_buffer_rect_matches_host_model() {
     let (srp, ssp, drp, dsp) = (40usize, 240, 24usize, 240);
     check(
         cl!(clEnqueueCopyBufferRect(
-            e.q(), src.get(), dst.get(), so.as_ptr(), d.as_ptr(), region.as_ptr(),
-            srp, ssp, drp, dsp, 0, null(), null_mut()
+            e.q(),
+            src.get(),
+            dst.get(),
+            so.as_ptr(),
+            d.as_ptr(),
+            region.as_ptr(),
+            srp,
+            ssp,
+            drp,
+            dsp,
+            0,
+            null(),
+            null_mut()
         )),
         "clEnqueueCopyBufferRect",
     );
@@ -777,8 +1245,19 @@ fn copy_buffer_rect_within_one_buffer_without_overlap() {
     let (so, d, region) = ([0usize, 0, 0], [8usize, 8, 0], [8usize, 8, 1]);
     check(
         cl!(clEnqueueCopyBufferRect(
-            e.q(), m.get(), m.get(), so.as_ptr(), d.as_ptr(), region.as_ptr(),
-            16, 256, 16, 256, 0, null(), null_mut()
+            e.q(),
+            m.get(),
+            m.get(),
+            so.as_ptr(),
+            d.as_ptr(),
+            region.as_ptr(),
+            16,
+            256,
+            16,
+            256,
+            0,
+            null(),
+            null_mut()
         )),
         "copy rect within a buffer",
     );
@@ -794,10 +1273,25 @@ fn overlapping_copy_buffer_rect_is_mem_copy_overlap() {
     let m = e.buffer(16 * 16);
     let (so, d, region) = ([0usize, 0, 0], [4usize, 4, 0], [8usize, 8, 1]);
     let rc = cl!(clEnqueueCopyBufferRect(
-        e.q(), m.get(), m.get(), so.as_ptr(), d.as_ptr(), region.as_ptr(),
-        16, 256, 16, 256, 0, null(), null_mut()
+        e.q(),
+        m.get(),
+        m.get(),
+        so.as_ptr(),
+        d.as_ptr(),
+        region.as_ptr(),
+        16,
+        256,
+        16,
+        256,
+        0,
+        null(),
+        null_mut()
     ));
-    assert_code(rc, CL_MEM_COPY_OVERLAP, "overlapping rectangles in one buffer");
+    assert_code(
+        rc,
+        CL_MEM_COPY_OVERLAP,
+        "overlapping rectangles in one buffer",
+    );
 }
 
 #[test]
@@ -808,17 +1302,45 @@ fn rect_invalid_arguments_are_invalid_value() {
     let o = [0usize, 0, 0];
     let mut rd = |bo: [usize; 3], region: [usize; 3], brp: usize, hrp: usize| {
         cl!(clEnqueueReadBufferRect(
-            e.q(), m.get(), CL_TRUE, bo.as_ptr(), o.as_ptr(), region.as_ptr(),
-            brp, 0, hrp, 0, host.as_mut_ptr().cast(), 0, null(), null_mut()
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            bo.as_ptr(),
+            o.as_ptr(),
+            region.as_ptr(),
+            brp,
+            0,
+            hrp,
+            0,
+            host.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
         ))
     };
     assert_code(rd(o, [0, 4, 1], 16, 16), CL_INVALID_VALUE, "region[0] = 0");
     assert_code(rd(o, [4, 0, 1], 16, 16), CL_INVALID_VALUE, "region[1] = 0");
     assert_code(rd(o, [4, 4, 0], 16, 16), CL_INVALID_VALUE, "region[2] = 0");
-    assert_code(rd(o, [8, 4, 1], 4, 16), CL_INVALID_VALUE, "buffer_row_pitch < region[0]");
-    assert_code(rd(o, [8, 4, 1], 16, 4), CL_INVALID_VALUE, "host_row_pitch < region[0]");
-    assert_code(rd([0, 13, 0], [8, 4, 1], 16, 16), CL_INVALID_VALUE, "rows past the end");
-    assert_code(rd([12, 15, 0], [8, 1, 1], 16, 16), CL_INVALID_VALUE, "last row past the end");
+    assert_code(
+        rd(o, [8, 4, 1], 4, 16),
+        CL_INVALID_VALUE,
+        "buffer_row_pitch < region[0]",
+    );
+    assert_code(
+        rd(o, [8, 4, 1], 16, 4),
+        CL_INVALID_VALUE,
+        "host_row_pitch < region[0]",
+    );
+    assert_code(
+        rd([0, 13, 0], [8, 4, 1], 16, 16),
+        CL_INVALID_VALUE,
+        "rows past the end",
+    );
+    assert_code(
+        rd([12, 15, 0], [8, 1, 1], 16, 16),
+        CL_INVALID_VALUE,
+        "last row past the end",
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -864,17 +1386,47 @@ fn non_blocking_map_with_event() {
     let m = e.buffer_from(&data);
     let mut rc = 0;
     let mut evt = null_mut();
-    let p = cl!(clEnqueueMapBuffer(e.q(), m.get(), CL_FALSE, CL_MAP_READ, 0, 512, 0, null(), &mut evt, &mut rc));
+    let p = cl!(clEnqueueMapBuffer(
+        e.q(),
+        m.get(),
+        CL_FALSE,
+        CL_MAP_READ,
+        0,
+        512,
+        0,
+        null(),
+        &mut evt,
+        &mut rc
+    ));
     check(rc, "non-blocking map");
     let evt = ev(evt);
     evt.wait();
-    assert_eq!(ok(event_info(evt.get(), CL_EVENT_COMMAND_TYPE), "type").u32(), CL_COMMAND_MAP_BUFFER);
-    assert_eq!(unsafe { std::slice::from_raw_parts(p as *const u8, 512) }, &data[..]);
+    assert_eq!(
+        ok(event_info(evt.get(), CL_EVENT_COMMAND_TYPE), "type").u32(),
+        CL_COMMAND_MAP_BUFFER
+    );
+    assert_eq!(
+        unsafe { std::slice::from_raw_parts(p as *const u8, 512) },
+        &data[..]
+    );
     let mut uev = null_mut();
-    check(cl!(clEnqueueUnmapMemObject(e.q(), m.get(), p, 0, null(), &mut uev)), "unmap");
+    check(
+        cl!(clEnqueueUnmapMemObject(
+            e.q(),
+            m.get(),
+            p,
+            0,
+            null(),
+            &mut uev
+        )),
+        "unmap",
+    );
     let uev = ev(uev);
     uev.wait();
-    assert_eq!(ok(event_info(uev.get(), CL_EVENT_COMMAND_TYPE), "type").u32(), CL_COMMAND_UNMAP_MEM_OBJECT);
+    assert_eq!(
+        ok(event_info(uev.get(), CL_EVENT_COMMAND_TYPE), "type").u32(),
+        CL_COMMAND_UNMAP_MEM_OBJECT
+    );
 }
 
 #[test]
@@ -896,11 +1448,27 @@ fn map_count_follows_map_and_unmap() {
 fn map_invalid_flags_size_or_range_is_invalid_value() {
     let e = Env::new();
     let m = e.buffer(1024);
-    assert_err(map(&e, &m, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 64), CL_INVALID_VALUE, "READ|WRITE_INVALIDATE");
-    assert_err(map(&e, &m, CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION, 0, 64), CL_INVALID_VALUE, "WRITE|WRITE_INVALIDATE");
-    assert_err(map(&e, &m, 1 << 20, 0, 64), CL_INVALID_VALUE, "undefined map flag");
+    assert_err(
+        map(&e, &m, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 64),
+        CL_INVALID_VALUE,
+        "READ|WRITE_INVALIDATE",
+    );
+    assert_err(
+        map(&e, &m, CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION, 0, 64),
+        CL_INVALID_VALUE,
+        "WRITE|WRITE_INVALIDATE",
+    );
+    assert_err(
+        map(&e, &m, 1 << 20, 0, 64),
+        CL_INVALID_VALUE,
+        "undefined map flag",
+    );
     assert_err(map(&e, &m, CL_MAP_READ, 0, 0), CL_INVALID_VALUE, "size 0");
-    assert_err(map(&e, &m, CL_MAP_READ, 1000, 100), CL_INVALID_VALUE, "range past the end");
+    assert_err(
+        map(&e, &m, CL_MAP_READ, 1000, 100),
+        CL_INVALID_VALUE,
+        "range past the end",
+    );
 }
 
 #[test]
@@ -909,15 +1477,31 @@ fn map_against_host_access_flags_is_invalid_operation() {
     let hwo = ok(e.try_buffer(CL_MEM_HOST_WRITE_ONLY, 64, null_mut()), "HWO");
     let hro = ok(e.try_buffer(CL_MEM_HOST_READ_ONLY, 64, null_mut()), "HRO");
     let hna = ok(e.try_buffer(CL_MEM_HOST_NO_ACCESS, 64, null_mut()), "HNA");
-    assert_err(map(&e, &hwo, CL_MAP_READ, 0, 64), CL_INVALID_OPERATION, "MAP_READ of HOST_WRITE_ONLY");
-    assert_err(map(&e, &hro, CL_MAP_WRITE, 0, 64), CL_INVALID_OPERATION, "MAP_WRITE of HOST_READ_ONLY");
+    assert_err(
+        map(&e, &hwo, CL_MAP_READ, 0, 64),
+        CL_INVALID_OPERATION,
+        "MAP_READ of HOST_WRITE_ONLY",
+    );
+    assert_err(
+        map(&e, &hro, CL_MAP_WRITE, 0, 64),
+        CL_INVALID_OPERATION,
+        "MAP_WRITE of HOST_READ_ONLY",
+    );
     assert_err(
         map(&e, &hro, CL_MAP_WRITE_INVALIDATE_REGION, 0, 64),
         CL_INVALID_OPERATION,
         "MAP_WRITE_INVALIDATE_REGION of HOST_READ_ONLY",
     );
-    assert_err(map(&e, &hna, CL_MAP_READ, 0, 64), CL_INVALID_OPERATION, "MAP_READ of HOST_NO_ACCESS");
-    assert_err(map(&e, &hna, CL_MAP_WRITE, 0, 64), CL_INVALID_OPERATION, "MAP_WRITE of HOST_NO_ACCESS");
+    assert_err(
+        map(&e, &hna, CL_MAP_READ, 0, 64),
+        CL_INVALID_OPERATION,
+        "MAP_READ of HOST_NO_ACCESS",
+    );
+    assert_err(
+        map(&e, &hna, CL_MAP_WRITE, 0, 64),
+        CL_INVALID_OPERATION,
+        "MAP_WRITE of HOST_NO_ACCESS",
+    );
 }
 
 #[test]
@@ -925,7 +1509,11 @@ fn overlapping_maps_for_writing_are_invalid_operation() {
     let e = Env::new();
     let m = e.buffer(1024);
     let p = ok(map(&e, &m, CL_MAP_WRITE, 0, 512), "first map");
-    assert_err(map(&e, &m, CL_MAP_WRITE, 256, 512), CL_INVALID_OPERATION, "second overlapping write map");
+    assert_err(
+        map(&e, &m, CL_MAP_WRITE, 256, 512),
+        CL_INVALID_OPERATION,
+        "second overlapping write map",
+    );
     unmap(&e, &m, p);
 }
 
@@ -934,7 +1522,14 @@ fn unmap_of_pointer_not_from_map_is_invalid_value() {
     let e = Env::new();
     let m = e.buffer(1024);
     let mut other = [0u8; 16];
-    let rc = cl!(clEnqueueUnmapMemObject(e.q(), m.get(), other.as_mut_ptr().cast(), 0, null(), null_mut()));
+    let rc = cl!(clEnqueueUnmapMemObject(
+        e.q(),
+        m.get(),
+        other.as_mut_ptr().cast(),
+        0,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "unmap of a foreign pointer");
 }
 
@@ -953,7 +1548,11 @@ fn mem_object_info_queries() {
     assert!(mem_ptr(&m, CL_MEM_ASSOCIATED_MEMOBJECT).is_null());
     assert_eq!(mem_ptr(&m, CL_MEM_CONTEXT), e.c());
     assert_eq!(mem_u32(&m, CL_MEM_MAP_COUNT), 0);
-    assert!(!ok(mem_info(m.get(), CL_MEM_USES_SVM_POINTER), "USES_SVM_POINTER").bool());
+    assert!(!ok(
+        mem_info(m.get(), CL_MEM_USES_SVM_POINTER),
+        "USES_SVM_POINTER"
+    )
+    .bool());
 }
 
 #[test]
@@ -961,7 +1560,16 @@ fn mem_properties_empty_for_create_buffer() {
     let e = Env::new();
     let m = e.buffer(64);
     let mut size = 99usize;
-    check(cl!(clGetMemObjectInfo(m.get(), CL_MEM_PROPERTIES, 0, null_mut(), &mut size)), "CL_MEM_PROPERTIES");
+    check(
+        cl!(clGetMemObjectInfo(
+            m.get(),
+            CL_MEM_PROPERTIES,
+            0,
+            null_mut(),
+            &mut size
+        )),
+        "CL_MEM_PROPERTIES",
+    );
     assert_eq!(size, 0);
 }
 
@@ -970,10 +1578,20 @@ fn create_buffer_with_properties_returns_given_properties() {
     let e = Env::new();
     let props: [cl_mem_properties; 1] = [0];
     let mut rc = 0;
-    let m = cl!(clCreateBufferWithProperties(e.c(), props.as_ptr(), CL_MEM_READ_WRITE, 128, null_mut(), &mut rc));
+    let m = cl!(clCreateBufferWithProperties(
+        e.c(),
+        props.as_ptr(),
+        CL_MEM_READ_WRITE,
+        128,
+        null_mut(),
+        &mut rc
+    ));
     check(rc, "clCreateBufferWithProperties({0})");
     let m = Mem(m);
-    assert_eq!(ok(mem_info(m.get(), CL_MEM_PROPERTIES), "CL_MEM_PROPERTIES").u64s(), vec![0]);
+    assert_eq!(
+        ok(mem_info(m.get(), CL_MEM_PROPERTIES), "CL_MEM_PROPERTIES").u64s(),
+        vec![0]
+    );
     assert_eq!(mem_usize(&m, CL_MEM_SIZE), 128);
 }
 
@@ -982,7 +1600,14 @@ fn create_buffer_with_unknown_property_is_invalid_property() {
     let e = Env::new();
     let props: [cl_mem_properties; 3] = [0x7777, 1, 0];
     let mut rc = 0;
-    let m = cl!(clCreateBufferWithProperties(e.c(), props.as_ptr(), CL_MEM_READ_WRITE, 128, null_mut(), &mut rc));
+    let m = cl!(clCreateBufferWithProperties(
+        e.c(),
+        props.as_ptr(),
+        CL_MEM_READ_WRITE,
+        128,
+        null_mut(),
+        &mut rc
+    ));
     assert!(m.is_null());
     assert_code(rc, CL_INVALID_PROPERTY, "mem property 0x7777");
 }
@@ -1003,9 +1628,21 @@ fn mem_info_unknown_param_is_invalid_value() {
     let e = Env::new();
     let m = e.buffer(64);
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetMemObjectInfo(m.get(), 0x7777, 64, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetMemObjectInfo(
+        m.get(),
+        0x7777,
+        64,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetMemObjectInfo(0x7777)");
-    let rc = cl!(clGetMemObjectInfo(m.get(), CL_MEM_SIZE, 2, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetMemObjectInfo(
+        m.get(),
+        CL_MEM_SIZE,
+        2,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "CL_MEM_SIZE into 2 bytes");
 }
 
@@ -1023,7 +1660,11 @@ fn mem_destructor_callbacks_run_in_reverse_registration_order() {
     let m = e.buffer(64).into_raw();
     for tag in [1usize, 2, 3] {
         check(
-            cl!(clSetMemObjectDestructorCallback(m, Some(on_mem_destroyed), tag as *mut c_void)),
+            cl!(clSetMemObjectDestructorCallback(
+                m,
+                Some(on_mem_destroyed),
+                tag as *mut c_void
+            )),
             "clSetMemObjectDestructorCallback",
         );
     }
@@ -1041,12 +1682,16 @@ fn opencl3_buffer_roundtrip() {
     use opencl3::memory::{Buffer, ClMem};
     let dev = opencl3::device::Device::new(device());
     let ctx = opencl3::context::Context::from_device(&dev).unwrap();
-    let q = opencl3::command_queue::CommandQueue::create_default_with_properties(&ctx, 0, 0).unwrap();
+    let q =
+        opencl3::command_queue::CommandQueue::create_default_with_properties(&ctx, 0, 0).unwrap();
     let mut b = unsafe { Buffer::<f32>::create(&ctx, CL_MEM_READ_WRITE, 256, null_mut()) }.unwrap();
     let data: Vec<f32> = (0..256).map(|i| i as f32 * 0.5).collect();
     unsafe { q.enqueue_write_buffer(&mut b, CL_TRUE, 0, &data, &[]) }.unwrap();
     let mut back = vec![0f32; 256];
     unsafe { q.enqueue_read_buffer(&b, CL_TRUE, 0, &mut back, &[]) }.unwrap();
     assert_eq!(back, data);
-    assert_eq!(ok(mem_info(b.get(), CL_MEM_SIZE), "CL_MEM_SIZE").usize(), 1024);
+    assert_eq!(
+        ok(mem_info(b.get(), CL_MEM_SIZE), "CL_MEM_SIZE").usize(),
+        1024
+    );
 }

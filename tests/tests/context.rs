@@ -10,12 +10,22 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn platform_props() -> [cl_context_properties; 3] {
-    [CL_CONTEXT_PLATFORM as cl_context_properties, platform() as cl_context_properties, 0]
+    [
+        CL_CONTEXT_PLATFORM as cl_context_properties,
+        platform() as cl_context_properties,
+        0,
+    ]
 }
 
 fn from_type(ty: cl_device_type, props: *const cl_context_properties) -> Result<Ctx, cl_int> {
     let mut rc = 0;
-    let c = cl!(clCreateContextFromType(props, ty, None, null_mut(), &mut rc));
+    let c = cl!(clCreateContextFromType(
+        props,
+        ty,
+        None,
+        null_mut(),
+        &mut rc
+    ));
     result(rc, c).map(Ctx)
 }
 
@@ -28,7 +38,11 @@ fn devices_of(c: cl_context) -> Vec<cl_device_id> {
 }
 
 fn refcount(c: cl_context) -> u32 {
-    ok(context_info(c, CL_CONTEXT_REFERENCE_COUNT), "CL_CONTEXT_REFERENCE_COUNT").u32()
+    ok(
+        context_info(c, CL_CONTEXT_REFERENCE_COUNT),
+        "CL_CONTEXT_REFERENCE_COUNT",
+    )
+    .u32()
 }
 
 #[test]
@@ -40,13 +54,19 @@ fn create_context_from_device() {
 #[test]
 fn context_num_devices_is_one() {
     let c = ok(create_context(null()), "clCreateContext");
-    assert_eq!(ok(context_info(c.get(), CL_CONTEXT_NUM_DEVICES), "NUM_DEVICES").u32(), 1);
+    assert_eq!(
+        ok(context_info(c.get(), CL_CONTEXT_NUM_DEVICES), "NUM_DEVICES").u32(),
+        1
+    );
 }
 
 #[test]
 fn create_context_from_type_cpu() {
     let props = platform_props();
-    let c = ok(from_type(CL_DEVICE_TYPE_CPU, props.as_ptr()), "clCreateContextFromType(CPU)");
+    let c = ok(
+        from_type(CL_DEVICE_TYPE_CPU, props.as_ptr()),
+        "clCreateContextFromType(CPU)",
+    );
     assert_eq!(devices_of(c.get()), vec![device()]);
 }
 
@@ -62,7 +82,11 @@ fn create_context_from_type_default_and_all() {
 #[test]
 fn create_context_from_type_gpu_is_device_not_found() {
     let props = platform_props();
-    assert_err(from_type(CL_DEVICE_TYPE_GPU, props.as_ptr()), CL_DEVICE_NOT_FOUND, "FromType(GPU)");
+    assert_err(
+        from_type(CL_DEVICE_TYPE_GPU, props.as_ptr()),
+        CL_DEVICE_NOT_FOUND,
+        "FromType(GPU)",
+    );
 }
 
 #[test]
@@ -78,14 +102,22 @@ fn create_context_from_type_accelerator_is_device_not_found() {
 #[test]
 fn create_context_from_invalid_type_is_invalid_device_type() {
     let props = platform_props();
-    assert_err(from_type(1u64 << 40, props.as_ptr()), CL_INVALID_DEVICE_TYPE, "FromType(1 << 40)");
+    assert_err(
+        from_type(1u64 << 40, props.as_ptr()),
+        CL_INVALID_DEVICE_TYPE,
+        "FromType(1 << 40)",
+    );
 }
 
 #[test]
 fn context_properties_are_accepted_and_returned() {
     let props = platform_props();
     let c = ok(create_context(props.as_ptr()), "clCreateContext(props)");
-    let got = ok(context_info(c.get(), CL_CONTEXT_PROPERTIES), "CL_CONTEXT_PROPERTIES").isizes();
+    let got = ok(
+        context_info(c.get(), CL_CONTEXT_PROPERTIES),
+        "CL_CONTEXT_PROPERTIES",
+    )
+    .isizes();
     // "must return the values specified in the properties argument in the
     // same order and without including additional properties" (the list
     // given includes its terminating 0).
@@ -95,8 +127,15 @@ fn context_properties_are_accepted_and_returned() {
 #[test]
 fn context_from_type_properties_are_returned() {
     let props = platform_props();
-    let c = ok(from_type(CL_DEVICE_TYPE_CPU, props.as_ptr()), "FromType(CPU)");
-    let got = ok(context_info(c.get(), CL_CONTEXT_PROPERTIES), "CL_CONTEXT_PROPERTIES").isizes();
+    let c = ok(
+        from_type(CL_DEVICE_TYPE_CPU, props.as_ptr()),
+        "FromType(CPU)",
+    );
+    let got = ok(
+        context_info(c.get(), CL_CONTEXT_PROPERTIES),
+        "CL_CONTEXT_PROPERTIES",
+    )
+    .isizes();
     assert_eq!(got, props.to_vec());
 }
 
@@ -105,16 +144,29 @@ fn context_without_properties_returns_empty_properties() {
     let c = ok(create_context(null()), "clCreateContext");
     let mut size = 123usize;
     check(
-        cl!(clGetContextInfo(c.get(), CL_CONTEXT_PROPERTIES, 0, null_mut(), &mut size)),
+        cl!(clGetContextInfo(
+            c.get(),
+            CL_CONTEXT_PROPERTIES,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "CL_CONTEXT_PROPERTIES size",
     );
-    assert_eq!(size, 0, "param_value_size_ret must be 0 when no properties were given");
+    assert_eq!(
+        size, 0,
+        "param_value_size_ret must be 0 when no properties were given"
+    );
 }
 
 #[test]
 fn context_unknown_property_is_invalid_property() {
     let props: [cl_context_properties; 3] = [0x7777, 1, 0];
-    assert_err(create_context(props.as_ptr()), CL_INVALID_PROPERTY, "clCreateContext({0x7777, 1})");
+    assert_err(
+        create_context(props.as_ptr()),
+        CL_INVALID_PROPERTY,
+        "clCreateContext({0x7777, 1})",
+    );
 }
 
 #[test]
@@ -122,20 +174,38 @@ fn context_duplicate_property_is_invalid_property() {
     let p = platform() as cl_context_properties;
     let k = CL_CONTEXT_PLATFORM as cl_context_properties;
     let props: [cl_context_properties; 5] = [k, p, k, p, 0];
-    assert_err(create_context(props.as_ptr()), CL_INVALID_PROPERTY, "CL_CONTEXT_PLATFORM twice");
+    assert_err(
+        create_context(props.as_ptr()),
+        CL_INVALID_PROPERTY,
+        "CL_CONTEXT_PLATFORM twice",
+    );
 }
 
 #[test]
 fn context_platform_property_naming_a_non_platform_is_invalid_platform() {
-    let props: [cl_context_properties; 3] =
-        [CL_CONTEXT_PLATFORM as cl_context_properties, device() as cl_context_properties, 0];
-    assert_err(create_context(props.as_ptr()), CL_INVALID_PLATFORM, "CL_CONTEXT_PLATFORM = a device");
+    let props: [cl_context_properties; 3] = [
+        CL_CONTEXT_PLATFORM as cl_context_properties,
+        device() as cl_context_properties,
+        0,
+    ];
+    assert_err(
+        create_context(props.as_ptr()),
+        CL_INVALID_PLATFORM,
+        "CL_CONTEXT_PLATFORM = a device",
+    );
 }
 
 #[test]
 fn create_context_with_null_devices_is_invalid_value() {
     let mut rc = 0;
-    let c = cl!(clCreateContext(null(), 1, null(), None, null_mut(), &mut rc));
+    let c = cl!(clCreateContext(
+        null(),
+        1,
+        null(),
+        None,
+        null_mut(),
+        &mut rc
+    ));
     assert!(c.is_null());
     assert_code(rc, CL_INVALID_VALUE, "clCreateContext(devices NULL)");
 }
@@ -154,9 +224,20 @@ fn create_context_with_user_data_but_no_callback_is_invalid_value() {
     let d = device();
     let mut rc = 0;
     let mut x = 0u8;
-    let c = cl!(clCreateContext(null(), 1, &d, None, (&mut x as *mut u8).cast(), &mut rc));
+    let c = cl!(clCreateContext(
+        null(),
+        1,
+        &d,
+        None,
+        (&mut x as *mut u8).cast(),
+        &mut rc
+    ));
     assert!(c.is_null());
-    assert_code(rc, CL_INVALID_VALUE, "clCreateContext(pfn_notify NULL, user_data set)");
+    assert_code(
+        rc,
+        CL_INVALID_VALUE,
+        "clCreateContext(pfn_notify NULL, user_data set)",
+    );
 }
 
 #[test]
@@ -181,7 +262,13 @@ fn context_reference_count_follows_retain_and_release() {
 fn context_info_unknown_param_is_invalid_value() {
     let c = ok(create_context(null()), "clCreateContext");
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetContextInfo(c.get(), 0x7777, 64, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetContextInfo(
+        c.get(),
+        0x7777,
+        64,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetContextInfo(0x7777)");
 }
 
@@ -189,7 +276,13 @@ fn context_info_unknown_param_is_invalid_value() {
 fn context_info_buffer_too_small_is_invalid_value() {
     let c = ok(create_context(null()), "clCreateContext");
     let mut v = [0u8; 2];
-    let rc = cl!(clGetContextInfo(c.get(), CL_CONTEXT_NUM_DEVICES, 2, v.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetContextInfo(
+        c.get(),
+        CL_CONTEXT_NUM_DEVICES,
+        2,
+        v.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "CL_CONTEXT_NUM_DEVICES into 2 bytes");
 }
 
@@ -206,11 +299,19 @@ fn context_destructor_callbacks_run_in_reverse_registration_order() {
     let c = ok(create_context(null()), "clCreateContext").into_raw();
     for tag in [1usize, 2] {
         ok(
-            cl3::context::set_context_destructor_callback(c, Some(on_context_destroyed), tag as *mut c_void),
+            cl3::context::set_context_destructor_callback(
+                c,
+                Some(on_context_destroyed),
+                tag as *mut c_void,
+            ),
             "clSetContextDestructorCallback",
         );
     }
-    assert_eq!(DESTRUCTOR_CALLS.load(Ordering::SeqCst), 0, "called before release");
+    assert_eq!(
+        DESTRUCTOR_CALLS.load(Ordering::SeqCst),
+        0,
+        "called before release"
+    );
     check(cl!(clReleaseContext(c)), "clReleaseContext");
     let t = Instant::now();
     while DESTRUCTOR_CALLS.load(Ordering::SeqCst) < 2 && t.elapsed() < Duration::from_secs(10) {

@@ -20,7 +20,13 @@ fn device_ids(ty: cl_device_type) -> Result<Vec<cl_device_id>, cl_int> {
         return Err(rc);
     }
     let mut ids = vec![null_mut(); n as usize];
-    let rc = cl!(clGetDeviceIDs(platform(), ty, n, ids.as_mut_ptr(), null_mut()));
+    let rc = cl!(clGetDeviceIDs(
+        platform(),
+        ty,
+        n,
+        ids.as_mut_ptr(),
+        null_mut()
+    ));
     result(rc, ids)
 }
 
@@ -47,45 +53,91 @@ fn platform_has_exactly_one_device() {
 #[test]
 fn device_ids_for_cpu_and_default_return_the_device() {
     assert_eq!(ok(device_ids(CL_DEVICE_TYPE_CPU), "CPU"), vec![device()]);
-    assert_eq!(ok(device_ids(CL_DEVICE_TYPE_DEFAULT), "DEFAULT"), vec![device()]);
+    assert_eq!(
+        ok(device_ids(CL_DEVICE_TYPE_DEFAULT), "DEFAULT"),
+        vec![device()]
+    );
 }
 
 #[test]
 fn device_ids_for_gpu_is_device_not_found() {
-    assert_err(device_ids(CL_DEVICE_TYPE_GPU), CL_DEVICE_NOT_FOUND, "clGetDeviceIDs(GPU)");
+    assert_err(
+        device_ids(CL_DEVICE_TYPE_GPU),
+        CL_DEVICE_NOT_FOUND,
+        "clGetDeviceIDs(GPU)",
+    );
 }
 
 #[test]
 fn device_ids_for_accelerator_and_custom_is_device_not_found() {
-    assert_err(device_ids(CL_DEVICE_TYPE_ACCELERATOR), CL_DEVICE_NOT_FOUND, "ACCELERATOR");
-    assert_err(device_ids(CL_DEVICE_TYPE_CUSTOM), CL_DEVICE_NOT_FOUND, "CUSTOM");
+    assert_err(
+        device_ids(CL_DEVICE_TYPE_ACCELERATOR),
+        CL_DEVICE_NOT_FOUND,
+        "ACCELERATOR",
+    );
+    assert_err(
+        device_ids(CL_DEVICE_TYPE_CUSTOM),
+        CL_DEVICE_NOT_FOUND,
+        "CUSTOM",
+    );
 }
 
 #[test]
 fn device_ids_for_gpu_with_array_is_device_not_found() {
     let mut ids = [null_mut(); 2];
     let mut n: cl_uint = 99;
-    let rc = cl!(clGetDeviceIDs(platform(), CL_DEVICE_TYPE_GPU, 2, ids.as_mut_ptr(), &mut n));
+    let rc = cl!(clGetDeviceIDs(
+        platform(),
+        CL_DEVICE_TYPE_GPU,
+        2,
+        ids.as_mut_ptr(),
+        &mut n
+    ));
     assert_code(rc, CL_DEVICE_NOT_FOUND, "clGetDeviceIDs(GPU, 2, ids, &n)");
 }
 
 #[test]
 fn device_ids_invalid_type_is_invalid_device_type() {
     let mut n: cl_uint = 0;
-    let rc = cl!(clGetDeviceIDs(platform(), 1u64 << 40, 0, null_mut(), &mut n));
+    let rc = cl!(clGetDeviceIDs(
+        platform(),
+        1u64 << 40,
+        0,
+        null_mut(),
+        &mut n
+    ));
     assert_code(rc, CL_INVALID_DEVICE_TYPE, "clGetDeviceIDs(1 << 40)");
+    // 0 names no device type at all (the conformance suite's invalid value).
+    let rc = cl!(clGetDeviceIDs(platform(), 0, 0, null_mut(), &mut n));
+    assert_code(rc, CL_INVALID_DEVICE_TYPE, "clGetDeviceIDs(0)");
 }
 
 #[test]
 fn device_ids_zero_entries_with_array_is_invalid_value() {
     let mut ids = [null_mut(); 1];
-    let rc = cl!(clGetDeviceIDs(platform(), CL_DEVICE_TYPE_ALL, 0, ids.as_mut_ptr(), null_mut()));
-    assert_code(rc, CL_INVALID_VALUE, "clGetDeviceIDs(num_entries 0, devices)");
+    let rc = cl!(clGetDeviceIDs(
+        platform(),
+        CL_DEVICE_TYPE_ALL,
+        0,
+        ids.as_mut_ptr(),
+        null_mut()
+    ));
+    assert_code(
+        rc,
+        CL_INVALID_VALUE,
+        "clGetDeviceIDs(num_entries 0, devices)",
+    );
 }
 
 #[test]
 fn device_ids_both_outputs_null_is_invalid_value() {
-    let rc = cl!(clGetDeviceIDs(platform(), CL_DEVICE_TYPE_ALL, 1, null_mut(), null_mut()));
+    let rc = cl!(clGetDeviceIDs(
+        platform(),
+        CL_DEVICE_TYPE_ALL,
+        1,
+        null_mut(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetDeviceIDs(NULL, NULL)");
 }
 
@@ -102,7 +154,11 @@ fn device_platform_is_the_platform() {
 #[test]
 fn device_version_is_opencl_3_0() {
     let v = dstr(CL_DEVICE_VERSION);
-    assert_eq!(parse_version(&v, "OpenCL "), (3, 0), "CL_DEVICE_VERSION {v:?}");
+    assert_eq!(
+        parse_version(&v, "OpenCL "),
+        (3, 0),
+        "CL_DEVICE_VERSION {v:?}"
+    );
 }
 
 #[test]
@@ -130,7 +186,8 @@ fn device_opencl_c_version_is_at_least_1_2_and_listed_in_all_versions() {
     assert!((maj, min) >= (1, 2), "CL_DEVICE_OPENCL_C_VERSION {s:?}");
     let all = dinfo(CL_DEVICE_OPENCL_C_ALL_VERSIONS).name_versions();
     assert!(
-        all.iter().any(|(_, v)| (version_parts(*v).0, version_parts(*v).1) == (maj, min)),
+        all.iter()
+            .any(|(_, v)| (version_parts(*v).0, version_parts(*v).1) == (maj, min)),
         "{s:?} not in CL_DEVICE_OPENCL_C_ALL_VERSIONS"
     );
 }
@@ -149,7 +206,10 @@ fn device_opencl_c_all_versions_include_1_0_1_1_1_2_and_3_0() {
         })
         .collect();
     for want in [(1, 0), (1, 1), (1, 2), (3, 0)] {
-        assert!(versions.contains(&want), "OpenCL C {want:?} missing from {versions:?}");
+        assert!(
+            versions.contains(&want),
+            "OpenCL C {want:?} missing from {versions:?}"
+        );
     }
 }
 
@@ -163,7 +223,11 @@ fn device_max_compute_units_equals_available_parallelism() {
 fn device_global_mem_size_is_positive_and_at_most_physical_memory() {
     let g = dinfo(CL_DEVICE_GLOBAL_MEM_SIZE).u64();
     assert!(g > 0);
-    assert!(g <= physical_memory(), "global mem {g} > physical {}", physical_memory());
+    assert!(
+        g <= physical_memory(),
+        "global mem {g} > physical {}",
+        physical_memory()
+    );
 }
 
 #[test]
@@ -202,12 +266,22 @@ fn device_extensions_match_extensions_with_version() {
     assert_eq!(set.len(), names.len(), "duplicates in CL_DEVICE_EXTENSIONS");
     let wv = dinfo(CL_DEVICE_EXTENSIONS_WITH_VERSION).name_versions();
     let vset: BTreeSet<String> = wv.iter().map(|(n, _)| n.clone()).collect();
-    assert_eq!(vset.len(), wv.len(), "duplicates in CL_DEVICE_EXTENSIONS_WITH_VERSION");
+    assert_eq!(
+        vset.len(),
+        wv.len(),
+        "duplicates in CL_DEVICE_EXTENSIONS_WITH_VERSION"
+    );
     for n in &set {
-        assert!(vset.contains(n), "{n} in CL_DEVICE_EXTENSIONS but not in _WITH_VERSION");
+        assert!(
+            vset.contains(n),
+            "{n} in CL_DEVICE_EXTENSIONS but not in _WITH_VERSION"
+        );
     }
     for n in &vset {
-        assert!(set.contains(n), "{n} in CL_DEVICE_EXTENSIONS_WITH_VERSION but not in CL_DEVICE_EXTENSIONS");
+        assert!(
+            set.contains(n),
+            "{n} in CL_DEVICE_EXTENSIONS_WITH_VERSION but not in CL_DEVICE_EXTENSIONS"
+        );
     }
 }
 
@@ -216,19 +290,36 @@ fn device_reports_byte_addressable_store() {
     // The int32 atomics extensions join this list with the atomics builtins.
     let exts = ext_names(&dstr(CL_DEVICE_EXTENSIONS));
     for want in ["cl_khr_byte_addressable_store"] {
-        assert!(exts.iter().any(|e| e == want), "{want} missing from {exts:?}");
+        assert!(
+            exts.iter().any(|e| e == want),
+            "{want} missing from {exts:?}"
+        );
     }
 }
 
 #[test]
 fn device_fp64_extension_iff_double_fp_config() {
-    let has_ext = ext_names(&dstr(CL_DEVICE_EXTENSIONS)).iter().any(|e| e == "cl_khr_fp64");
+    let has_ext = ext_names(&dstr(CL_DEVICE_EXTENSIONS))
+        .iter()
+        .any(|e| e == "cl_khr_fp64");
     let cfg = dinfo(CL_DEVICE_DOUBLE_FP_CONFIG).u64();
-    assert_eq!(has_ext, cfg != 0, "cl_khr_fp64 listed: {has_ext}, CL_DEVICE_DOUBLE_FP_CONFIG {cfg:#x}");
+    assert_eq!(
+        has_ext,
+        cfg != 0,
+        "cl_khr_fp64 listed: {has_ext}, CL_DEVICE_DOUBLE_FP_CONFIG {cfg:#x}"
+    );
     if has_ext {
-        let min = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF
-            | CL_FP_INF_NAN | CL_FP_DENORM;
-        assert_eq!(cfg & min, min, "CL_DEVICE_DOUBLE_FP_CONFIG {cfg:#x} lacks the minimum {min:#x}");
+        let min = CL_FP_FMA
+            | CL_FP_ROUND_TO_NEAREST
+            | CL_FP_ROUND_TO_ZERO
+            | CL_FP_ROUND_TO_INF
+            | CL_FP_INF_NAN
+            | CL_FP_DENORM;
+        assert_eq!(
+            cfg & min,
+            min,
+            "CL_DEVICE_DOUBLE_FP_CONFIG {cfg:#x} lacks the minimum {min:#x}"
+        );
     }
 }
 
@@ -249,7 +340,11 @@ fn device_single_fp_config_has_round_to_nearest_and_inf_nan() {
 #[test]
 fn device_queue_on_host_properties_include_profiling() {
     let p = dinfo(CL_DEVICE_QUEUE_ON_HOST_PROPERTIES).u64();
-    assert_ne!(p & CL_QUEUE_PROFILING_ENABLE, 0, "CL_DEVICE_QUEUE_ON_HOST_PROPERTIES {p:#x}");
+    assert_ne!(
+        p & CL_QUEUE_PROFILING_ENABLE,
+        0,
+        "CL_DEVICE_QUEUE_ON_HOST_PROPERTIES {p:#x}"
+    );
 }
 
 #[test]
@@ -260,7 +355,10 @@ fn device_memory_minimums() {
     assert!(dinfo(CL_DEVICE_MAX_PARAMETER_SIZE).usize() >= 1024);
     assert!(dinfo(CL_DEVICE_PRINTF_BUFFER_SIZE).usize() >= 1024 * 1024);
     let lt = dinfo(CL_DEVICE_LOCAL_MEM_TYPE).u32();
-    assert!(lt == CL_LOCAL || lt == CL_GLOBAL, "CL_DEVICE_LOCAL_MEM_TYPE {lt:#x}");
+    assert!(
+        lt == CL_LOCAL || lt == CL_GLOBAL,
+        "CL_DEVICE_LOCAL_MEM_TYPE {lt:#x}"
+    );
 }
 
 #[test]
@@ -278,7 +376,10 @@ fn device_executes_kernels() {
 
 #[test]
 fn device_endianness_and_address_bits_match_host() {
-    assert_eq!(dinfo(CL_DEVICE_ENDIAN_LITTLE).bool(), cfg!(target_endian = "little"));
+    assert_eq!(
+        dinfo(CL_DEVICE_ENDIAN_LITTLE).bool(),
+        cfg!(target_endian = "little")
+    );
     let bits = dinfo(CL_DEVICE_ADDRESS_BITS).u32();
     assert!(bits == 32 || bits == 64, "CL_DEVICE_ADDRESS_BITS {bits}");
 }
@@ -315,7 +416,13 @@ fn device_opencl_c_features_are_named_opencl_c_features() {
 #[test]
 fn device_info_unknown_param_is_invalid_value() {
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetDeviceInfo(device(), 0x7FFF, buf.len(), buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetDeviceInfo(
+        device(),
+        0x7FFF,
+        buf.len(),
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetDeviceInfo(0x7FFF)");
 }
 
@@ -329,12 +436,22 @@ fn device_info_buffer_too_small_is_invalid_value() {
         (&mut v as *mut u32).cast(),
         null_mut()
     ));
-    assert_code(rc, CL_INVALID_VALUE, "CL_DEVICE_GLOBAL_MEM_SIZE into 4 bytes");
+    assert_code(
+        rc,
+        CL_INVALID_VALUE,
+        "CL_DEVICE_GLOBAL_MEM_SIZE into 4 bytes",
+    );
 }
 
 #[test]
 fn device_info_string_buffer_too_small_is_invalid_value() {
     let mut buf = [0u8; 3];
-    let rc = cl!(clGetDeviceInfo(device(), CL_DEVICE_VERSION, 3, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetDeviceInfo(
+        device(),
+        CL_DEVICE_VERSION,
+        3,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "CL_DEVICE_VERSION into 3 bytes");
 }

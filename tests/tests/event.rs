@@ -14,7 +14,11 @@ __kernel void add1(__global uint* p) { p[get_global_id(0)] += 1u; }
 "#;
 
 fn etype(e: &Ev) -> u32 {
-    ok(event_info(e.get(), CL_EVENT_COMMAND_TYPE), "CL_EVENT_COMMAND_TYPE").u32()
+    ok(
+        event_info(e.get(), CL_EVENT_COMMAND_TYPE),
+        "CL_EVENT_COMMAND_TYPE",
+    )
+    .u32()
 }
 
 fn user_event(c: cl_context) -> Ev {
@@ -32,7 +36,11 @@ fn write_async(e: &Env, m: &Mem, data: &[u32], wait: &[cl_event]) -> Ev {
             std::mem::size_of_val(data),
             data.as_ptr().cast(),
             wait.len() as cl_uint,
-            if wait.is_empty() { null() } else { wait.as_ptr() },
+            if wait.is_empty() {
+                null()
+            } else {
+                wait.as_ptr()
+            },
             &mut evt
         )),
         "clEnqueueWriteBuffer",
@@ -48,8 +56,14 @@ fn event_info_after_completion() {
     let w = write_async(&e, &m, &data, &[]);
     w.wait();
     assert_eq!(etype(&w), CL_COMMAND_WRITE_BUFFER);
-    assert_eq!(ok(event_info(w.get(), CL_EVENT_COMMAND_QUEUE), "QUEUE").ptr(), e.q());
-    assert_eq!(ok(event_info(w.get(), CL_EVENT_CONTEXT), "CONTEXT").ptr(), e.c());
+    assert_eq!(
+        ok(event_info(w.get(), CL_EVENT_COMMAND_QUEUE), "QUEUE").ptr(),
+        e.q()
+    );
+    assert_eq!(
+        ok(event_info(w.get(), CL_EVENT_CONTEXT), "CONTEXT").ptr(),
+        e.c()
+    );
     assert_eq!(w.status(), CL_COMPLETE);
 }
 
@@ -63,13 +77,61 @@ fn kernel_and_transfer_events_have_matching_command_types() {
     ok(set_mem(k.get(), 0, &a), "arg");
     let mut ids = [null_mut(); 6];
     let g = [64usize];
-    check(cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 1, null(), g.as_ptr(), null(), 0, null(), &mut ids[0])), "ndrange");
-    check(cl!(clEnqueueTask(e.q(), k.get(), 0, null(), &mut ids[1])), "task");
-    check(cl!(clEnqueueCopyBuffer(e.q(), a.get(), b.get(), 0, 0, 256, 0, null(), &mut ids[2])), "copy");
+    check(
+        cl!(clEnqueueNDRangeKernel(
+            e.q(),
+            k.get(),
+            1,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            &mut ids[0]
+        )),
+        "ndrange",
+    );
+    check(
+        cl!(clEnqueueTask(e.q(), k.get(), 0, null(), &mut ids[1])),
+        "task",
+    );
+    check(
+        cl!(clEnqueueCopyBuffer(
+            e.q(),
+            a.get(),
+            b.get(),
+            0,
+            0,
+            256,
+            0,
+            null(),
+            &mut ids[2]
+        )),
+        "copy",
+    );
     let pat = 0u32;
-    check(cl!(clEnqueueFillBuffer(e.q(), b.get(), (&pat as *const u32).cast(), 4, 0, 256, 0, null(), &mut ids[3])), "fill");
-    check(cl!(clEnqueueMarkerWithWaitList(e.q(), 0, null(), &mut ids[4])), "marker");
-    check(cl!(clEnqueueBarrierWithWaitList(e.q(), 0, null(), &mut ids[5])), "barrier");
+    check(
+        cl!(clEnqueueFillBuffer(
+            e.q(),
+            b.get(),
+            (&pat as *const u32).cast(),
+            4,
+            0,
+            256,
+            0,
+            null(),
+            &mut ids[3]
+        )),
+        "fill",
+    );
+    check(
+        cl!(clEnqueueMarkerWithWaitList(e.q(), 0, null(), &mut ids[4])),
+        "marker",
+    );
+    check(
+        cl!(clEnqueueBarrierWithWaitList(e.q(), 0, null(), &mut ids[5])),
+        "barrier",
+    );
     let evs: Vec<Ev> = ids.into_iter().map(ev).collect();
     e.finish();
     let want = [
@@ -81,7 +143,7 @@ fn kernel_and_transfer_events_have_matching_command_types() {
         CL_COMMAND_BARRIER,
     ];
     for (evt, w) in evs.iter().zip(want) {
-        assert_eq!(etype(evt), w);
+        assert_eq!(etype(evt), w, "CL_EVENT_COMMAND_TYPE (expected {w:#x})");
         assert_eq!(evt.status(), CL_COMPLETE);
     }
 }
@@ -94,12 +156,42 @@ fn rect_transfer_events_have_matching_command_types() {
     let (o, r) = ([0usize; 3], [16usize, 4, 1]);
     let mut ids = [null_mut(); 2];
     check(
-        cl!(clEnqueueWriteBufferRect(e.q(), m.get(), CL_FALSE, o.as_ptr(), o.as_ptr(), r.as_ptr(), 0, 0, 0, 0, host.as_ptr().cast(), 0, null(), &mut ids[0])),
+        cl!(clEnqueueWriteBufferRect(
+            e.q(),
+            m.get(),
+            CL_FALSE,
+            o.as_ptr(),
+            o.as_ptr(),
+            r.as_ptr(),
+            0,
+            0,
+            0,
+            0,
+            host.as_ptr().cast(),
+            0,
+            null(),
+            &mut ids[0]
+        )),
         "write rect",
     );
     let mut back = vec![0u8; 256];
     check(
-        cl!(clEnqueueReadBufferRect(e.q(), m.get(), CL_FALSE, o.as_ptr(), o.as_ptr(), r.as_ptr(), 0, 0, 0, 0, back.as_mut_ptr().cast(), 0, null(), &mut ids[1])),
+        cl!(clEnqueueReadBufferRect(
+            e.q(),
+            m.get(),
+            CL_FALSE,
+            o.as_ptr(),
+            o.as_ptr(),
+            r.as_ptr(),
+            0,
+            0,
+            0,
+            0,
+            back.as_mut_ptr().cast(),
+            0,
+            null(),
+            &mut ids[1]
+        )),
         "read rect",
     );
     let evs: Vec<Ev> = ids.into_iter().map(ev).collect();
@@ -134,7 +226,11 @@ fn wait_for_events_from_two_contexts_is_invalid_context() {
     check(cl!(clSetUserEventStatus(a.get(), CL_COMPLETE)), "a");
     check(cl!(clSetUserEventStatus(b.get(), CL_COMPLETE)), "b");
     let list = [a.get(), b.get()];
-    assert_code(cl!(clWaitForEvents(2, list.as_ptr())), CL_INVALID_CONTEXT, "events of two contexts");
+    assert_code(
+        cl!(clWaitForEvents(2, list.as_ptr())),
+        CL_INVALID_CONTEXT,
+        "events of two contexts",
+    );
 }
 
 #[test]
@@ -143,9 +239,20 @@ fn user_event_info_and_reference_count() {
     let u = user_event(e.c());
     assert_eq!(u.status(), CL_SUBMITTED);
     assert_eq!(etype(&u), CL_COMMAND_USER);
-    assert!(ok(event_info(u.get(), CL_EVENT_COMMAND_QUEUE), "QUEUE").ptr().is_null());
-    assert_eq!(ok(event_info(u.get(), CL_EVENT_CONTEXT), "CONTEXT").ptr(), e.c());
-    let rc = || ok(event_info(u.get(), CL_EVENT_REFERENCE_COUNT), "REFERENCE_COUNT").u32();
+    assert!(ok(event_info(u.get(), CL_EVENT_COMMAND_QUEUE), "QUEUE")
+        .ptr()
+        .is_null());
+    assert_eq!(
+        ok(event_info(u.get(), CL_EVENT_CONTEXT), "CONTEXT").ptr(),
+        e.c()
+    );
+    let rc = || {
+        ok(
+            event_info(u.get(), CL_EVENT_REFERENCE_COUNT),
+            "REFERENCE_COUNT",
+        )
+        .u32()
+    };
     assert_eq!(rc(), 1);
     check(cl!(clRetainEvent(u.get())), "clRetainEvent");
     assert_eq!(rc(), 2);
@@ -160,7 +267,11 @@ fn user_event_status_can_only_be_set_once() {
     let e = Env::new();
     let u = user_event(e.c());
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "first");
-    assert_code(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), CL_INVALID_OPERATION, "second");
+    assert_code(
+        cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)),
+        CL_INVALID_OPERATION,
+        "second",
+    );
 }
 
 #[test]
@@ -168,7 +279,11 @@ fn user_event_status_must_be_complete_or_negative() {
     let e = Env::new();
     let u = user_event(e.c());
     for s in [CL_SUBMITTED, CL_RUNNING, CL_QUEUED, 7] {
-        assert_code(cl!(clSetUserEventStatus(u.get(), s)), CL_INVALID_VALUE, &format!("status {s}"));
+        assert_code(
+            cl!(clSetUserEventStatus(u.get(), s)),
+            CL_INVALID_VALUE,
+            &format!("status {s}"),
+        );
     }
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
 }
@@ -182,7 +297,11 @@ fn command_waits_for_user_event() {
     let w = write_async(&e, &m, &data, &[u.get()]);
     check(cl!(clFlush(e.q())), "clFlush");
     std::thread::sleep(Duration::from_millis(100));
-    assert_ne!(w.status(), CL_COMPLETE, "the write ran before its user event completed");
+    assert_ne!(
+        w.status(),
+        CL_COMPLETE,
+        "the write ran before its user event completed"
+    );
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
     w.wait();
     assert_eq!(e.read::<u32>(&m, 0, 16), vec![42; 16]);
@@ -195,11 +314,22 @@ fn negative_user_event_status_terminates_waiting_commands() {
     let u = user_event(e.c());
     let data = [42u32; 16];
     let w = write_async(&e, &m, &data, &[u.get()]);
-    check(cl!(clSetUserEventStatus(u.get(), -1234)), "set negative status");
+    check(
+        cl!(clSetUserEventStatus(u.get(), -1234)),
+        "set negative status",
+    );
     assert_eq!(u.status(), -1234);
     let rc = cl!(clWaitForEvents(1, &w.0));
-    assert_code(rc, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "waiting on a terminated command");
-    assert!(w.status() < 0, "terminated command has status {}", w.status());
+    assert_code(
+        rc,
+        CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+        "waiting on a terminated command",
+    );
+    assert!(
+        w.status() < 0,
+        "terminated command has status {}",
+        w.status()
+    );
 }
 
 static CALLBACK_STATUS: AtomicI32 = AtomicI32::new(1234);
@@ -216,10 +346,19 @@ fn event_callback_is_called_on_completion() {
     let e = Env::new();
     let u = user_event(e.c());
     check(
-        cl!(clSetEventCallback(u.get(), CL_COMPLETE, Some(on_event), 0xabc as *mut c_void)),
+        cl!(clSetEventCallback(
+            u.get(),
+            CL_COMPLETE,
+            Some(on_event),
+            0xabc as *mut c_void
+        )),
         "clSetEventCallback",
     );
-    assert_eq!(CALLBACK_CALLS.load(Ordering::SeqCst), 0, "called before completion");
+    assert_eq!(
+        CALLBACK_CALLS.load(Ordering::SeqCst),
+        0,
+        "called before completion"
+    );
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
     let t = Instant::now();
     while CALLBACK_CALLS.load(Ordering::SeqCst) == 0 && t.elapsed() < Duration::from_secs(10) {
@@ -228,6 +367,8 @@ fn event_callback_is_called_on_completion() {
     assert_eq!(CALLBACK_CALLS.load(Ordering::SeqCst), 1);
     assert_eq!(CALLBACK_STATUS.load(Ordering::SeqCst), CL_COMPLETE);
 }
+
+unsafe extern "C" fn never_called(_e: cl_event, _status: cl_int, _user_data: *mut c_void) {}
 
 #[test]
 fn event_callback_invalid_arguments_are_invalid_value() {
@@ -239,7 +380,12 @@ fn event_callback_invalid_arguments_are_invalid_value() {
         "pfn_notify NULL",
     );
     assert_code(
-        cl!(clSetEventCallback(u.get(), CL_QUEUED, Some(on_event), 0xabc as *mut c_void)),
+        cl!(clSetEventCallback(
+            u.get(),
+            CL_QUEUED,
+            Some(never_called),
+            null_mut()
+        )),
         CL_INVALID_VALUE,
         "callback type CL_QUEUED",
     );
@@ -251,11 +397,31 @@ fn invalid_wait_list_is_invalid_event_wait_list() {
     let e = Env::new();
     let m = e.buffer(64);
     let data = [0u32; 16];
-    let rc = cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_TRUE, 0, 64, data.as_ptr().cast(), 1, null(), null_mut()));
+    let rc = cl!(clEnqueueWriteBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        0,
+        64,
+        data.as_ptr().cast(),
+        1,
+        null(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_EVENT_WAIT_LIST, "num 1, list NULL");
     let u = user_event(e.c());
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
-    let rc = cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_TRUE, 0, 64, data.as_ptr().cast(), 0, &u.0, null_mut()));
+    let rc = cl!(clEnqueueWriteBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        0,
+        64,
+        data.as_ptr().cast(),
+        0,
+        &u.0,
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_EVENT_WAIT_LIST, "num 0, list set");
 }
 
@@ -267,8 +433,22 @@ fn wait_list_event_from_another_context_is_invalid_context() {
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
     let m = e.buffer(64);
     let data = [0u32; 16];
-    let rc = cl!(clEnqueueWriteBuffer(e.q(), m.get(), CL_TRUE, 0, 64, data.as_ptr().cast(), 1, &u.0, null_mut()));
-    assert_code(rc, CL_INVALID_CONTEXT, "wait on an event of another context");
+    let rc = cl!(clEnqueueWriteBuffer(
+        e.q(),
+        m.get(),
+        CL_TRUE,
+        0,
+        64,
+        data.as_ptr().cast(),
+        1,
+        &u.0,
+        null_mut()
+    ));
+    assert_code(
+        rc,
+        CL_INVALID_CONTEXT,
+        "wait on an event of another context",
+    );
 }
 
 #[test]
@@ -282,13 +462,26 @@ fn marker_completes_after_previous_commands() {
         check(e.enqueue(&k, None, &[n], None), "ndrange");
     }
     let mut mk = null_mut();
-    check(cl!(clEnqueueMarkerWithWaitList(e.q(), 0, null(), &mut mk)), "marker");
+    check(
+        cl!(clEnqueueMarkerWithWaitList(e.q(), 0, null(), &mut mk)),
+        "marker",
+    );
     let mk = ev(mk);
     mk.wait();
     // The marker waited for the four kernels: read without another wait.
     let mut back = vec![0u32; n];
     check(
-        cl!(clEnqueueReadBuffer(e.q(), m.get(), CL_TRUE, 0, n * 4, back.as_mut_ptr().cast(), 0, null(), null_mut())),
+        cl!(clEnqueueReadBuffer(
+            e.q(),
+            m.get(),
+            CL_TRUE,
+            0,
+            n * 4,
+            back.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        )),
         "read",
     );
     assert!(back.iter().all(|&v| v == 4));
@@ -299,7 +492,10 @@ fn marker_with_wait_list_waits_for_user_event() {
     let e = Env::new();
     let u = user_event(e.c());
     let mut mk = null_mut();
-    check(cl!(clEnqueueMarkerWithWaitList(e.q(), 1, &u.0, &mut mk)), "marker");
+    check(
+        cl!(clEnqueueMarkerWithWaitList(e.q(), 1, &u.0, &mut mk)),
+        "marker",
+    );
     let mk = ev(mk);
     check(cl!(clFlush(e.q())), "flush");
     std::thread::sleep(Duration::from_millis(50));
@@ -320,7 +516,20 @@ fn finish_completes_all_commands() {
     for _ in 0..8 {
         let mut evt = null_mut();
         let g = [n];
-        check(cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 1, null(), g.as_ptr(), null(), 0, null(), &mut evt)), "ndrange");
+        check(
+            cl!(clEnqueueNDRangeKernel(
+                e.q(),
+                k.get(),
+                1,
+                null(),
+                g.as_ptr(),
+                null(),
+                0,
+                null(),
+                &mut evt
+            )),
+            "ndrange",
+        );
         evs.push(ev(evt));
     }
     check(cl!(clFlush(e.q())), "clFlush");
@@ -358,7 +567,8 @@ __kernel void step(__global uint* p, uint mul, uint add) {
 #[test]
 fn profiling_timestamps_are_ordered() {
     let e = Env::new();
-    let props: [cl_queue_properties; 3] = [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
+    let props: [cl_queue_properties; 3] =
+        [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
     let q = ok(create_queue(e.c(), props.as_ptr()), "profiling queue");
     let (_p, k) = e.kernel(ADD_SRC, "add1");
     let n = 1 << 16;
@@ -366,7 +576,20 @@ fn profiling_timestamps_are_ordered() {
     ok(set_mem(k.get(), 0, &m), "arg");
     let mut evt = null_mut();
     let g = [n];
-    check(cl!(clEnqueueNDRangeKernel(q.get(), k.get(), 1, null(), g.as_ptr(), null(), 0, null(), &mut evt)), "ndrange");
+    check(
+        cl!(clEnqueueNDRangeKernel(
+            q.get(),
+            k.get(),
+            1,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            &mut evt
+        )),
+        "ndrange",
+    );
     let evt = ev(evt);
     evt.wait();
     let t = |name| ok(profiling_info(evt.get(), name), "clGetEventProfilingInfo").u64();
@@ -414,9 +637,21 @@ fn event_info_unknown_param_is_invalid_value() {
     let e = Env::new();
     let u = user_event(e.c());
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetEventInfo(u.get(), 0x7777, 64, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetEventInfo(
+        u.get(),
+        0x7777,
+        64,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetEventInfo(0x7777)");
-    let rc = cl!(clGetEventInfo(u.get(), CL_EVENT_COMMAND_EXECUTION_STATUS, 2, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetEventInfo(
+        u.get(),
+        CL_EVENT_COMMAND_EXECUTION_STATUS,
+        2,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "status into 2 bytes");
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
 }

@@ -49,7 +49,10 @@ fn kinfo(k: &Kern, name: cl_kernel_info) -> Info {
 }
 
 fn wg(k: &Kern, name: cl_kernel_work_group_info) -> Info {
-    ok(kernel_wg_info(k.get(), device(), name), "clGetKernelWorkGroupInfo")
+    ok(
+        kernel_wg_info(k.get(), device(), name),
+        "clGetKernelWorkGroupInfo",
+    )
 }
 
 fn fill_with(e: &Env, k: &Kern, out: &Mem, n: usize) -> Vec<i32> {
@@ -73,8 +76,16 @@ fn create_kernel_by_name() {
 fn create_kernel_with_unknown_name_is_invalid_kernel_name() {
     let e = Env::new();
     let p = e.program(MULTI_SRC, "");
-    assert_err(create_kernel(p.get(), "fourth"), CL_INVALID_KERNEL_NAME, "clCreateKernel(\"fourth\")");
-    assert_err(create_kernel(p.get(), ""), CL_INVALID_KERNEL_NAME, "clCreateKernel(\"\")");
+    assert_err(
+        create_kernel(p.get(), "fourth"),
+        CL_INVALID_KERNEL_NAME,
+        "clCreateKernel(\"fourth\")",
+    );
+    assert_err(
+        create_kernel(p.get(), ""),
+        CL_INVALID_KERNEL_NAME,
+        "clCreateKernel(\"\")",
+    );
 }
 
 #[test]
@@ -92,15 +103,35 @@ fn create_kernels_in_program_count_and_names() {
     let e = Env::new();
     let p = e.program(MULTI_SRC, "");
     let mut n: cl_uint = 0;
-    check(cl!(clCreateKernelsInProgram(p.get(), 0, null_mut(), &mut n)), "count");
+    check(
+        cl!(clCreateKernelsInProgram(p.get(), 0, null_mut(), &mut n)),
+        "count",
+    );
     assert_eq!(n, 3);
     let mut ks = vec![null_mut(); 3];
     let mut n2: cl_uint = 0;
-    check(cl!(clCreateKernelsInProgram(p.get(), 3, ks.as_mut_ptr(), &mut n2)), "create all");
+    check(
+        cl!(clCreateKernelsInProgram(
+            p.get(),
+            3,
+            ks.as_mut_ptr(),
+            &mut n2
+        )),
+        "create all",
+    );
     assert_eq!(n2, 3);
     let ks: Vec<Kern> = ks.into_iter().map(Kern).collect();
-    let names: BTreeSet<String> = ks.iter().map(|k| kinfo(k, CL_KERNEL_FUNCTION_NAME).string()).collect();
-    assert_eq!(names, ["first", "second", "third"].iter().map(|s| s.to_string()).collect());
+    let names: BTreeSet<String> = ks
+        .iter()
+        .map(|k| kinfo(k, CL_KERNEL_FUNCTION_NAME).string())
+        .collect();
+    assert_eq!(
+        names,
+        ["first", "second", "third"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
 }
 
 #[test]
@@ -108,7 +139,12 @@ fn create_kernels_in_program_with_short_array_is_invalid_value() {
     let e = Env::new();
     let p = e.program(MULTI_SRC, "");
     let mut ks = [null_mut(); 1];
-    let rc = cl!(clCreateKernelsInProgram(p.get(), 1, ks.as_mut_ptr(), null_mut()));
+    let rc = cl!(clCreateKernelsInProgram(
+        p.get(),
+        1,
+        ks.as_mut_ptr(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "num_kernels 1 < 3 kernels");
 }
 
@@ -152,10 +188,18 @@ fn cloned_kernel_is_independent_afterwards() {
     ok(set_mem(c.get(), 0, &b), "clone arg 0");
     ok(set_arg(c.get(), 1, &9i32), "clone arg 1");
     e.run(&k, &[16], None);
-    assert_eq!(e.read::<i32>(&a, 0, 16), vec![7; 16], "original keeps its arguments");
+    assert_eq!(
+        e.read::<i32>(&a, 0, 16),
+        vec![7; 16],
+        "original keeps its arguments"
+    );
     ok(set_arg(k.get(), 1, &11i32), "original arg 1");
     e.run(&c, &[16], None);
-    assert_eq!(e.read::<i32>(&b, 0, 16), vec![9; 16], "clone keeps its own arguments");
+    assert_eq!(
+        e.read::<i32>(&b, 0, 16),
+        vec![9; 16],
+        "clone keeps its own arguments"
+    );
     assert_eq!(kinfo(&c, CL_KERNEL_REFERENCE_COUNT).u32(), 1);
 }
 
@@ -188,7 +232,10 @@ fn kernel_attributes_report_reqd_work_group_size() {
     let e = Env::new();
     let (_p, k) = e.kernel(REQD_SRC, "reqd");
     let attrs = kinfo(&k, CL_KERNEL_ATTRIBUTES).string();
-    assert!(attrs.contains("reqd_work_group_size(4,1,1)"), "CL_KERNEL_ATTRIBUTES {attrs:?}");
+    assert!(
+        attrs.contains("reqd_work_group_size(4,1,1)"),
+        "CL_KERNEL_ATTRIBUTES {attrs:?}"
+    );
 }
 
 #[test]
@@ -203,9 +250,21 @@ fn kernel_info_unknown_param_is_invalid_value() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetKernelInfo(k.get(), 0x7777, 64, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetKernelInfo(
+        k.get(),
+        0x7777,
+        64,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetKernelInfo(0x7777)");
-    let rc = cl!(clGetKernelInfo(k.get(), CL_KERNEL_NUM_ARGS, 2, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetKernelInfo(
+        k.get(),
+        CL_KERNEL_NUM_ARGS,
+        2,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "CL_KERNEL_NUM_ARGS into 2 bytes");
 }
 
@@ -231,7 +290,11 @@ fn arg_address_qualifiers() {
         CL_KERNEL_ARG_ADDRESS_GLOBAL,
     ];
     for (i, w) in want.iter().enumerate() {
-        let got = ok(kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_ADDRESS_QUALIFIER), "ADDRESS_QUALIFIER").u32();
+        let got = ok(
+            kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_ADDRESS_QUALIFIER),
+            "ADDRESS_QUALIFIER",
+        )
+        .u32();
         assert_eq!(got, *w, "arg {i}");
     }
 }
@@ -241,7 +304,11 @@ fn arg_access_qualifiers_are_none_for_non_images() {
     let e = Env::new();
     let (_p, k) = arg_info_kernel(&e, "-cl-kernel-arg-info");
     for i in 0..8 {
-        let got = ok(kernel_arg_info(k.get(), i, CL_KERNEL_ARG_ACCESS_QUALIFIER), "ACCESS_QUALIFIER").u32();
+        let got = ok(
+            kernel_arg_info(k.get(), i, CL_KERNEL_ARG_ACCESS_QUALIFIER),
+            "ACCESS_QUALIFIER",
+        )
+        .u32();
         assert_eq!(got, CL_KERNEL_ARG_ACCESS_NONE, "arg {i}");
     }
 }
@@ -250,9 +317,15 @@ fn arg_access_qualifiers_are_none_for_non_images() {
 fn arg_type_names() {
     let e = Env::new();
     let (_p, k) = arg_info_kernel(&e, "-cl-kernel-arg-info");
-    let want = ["float*", "int*", "float*", "float*", "int", "float4", "uint", "uint*"];
+    let want = [
+        "float*", "int*", "float*", "float*", "int", "float4", "uint", "uint*",
+    ];
     for (i, w) in want.iter().enumerate() {
-        let got = ok(kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_TYPE_NAME), "TYPE_NAME").string();
+        let got = ok(
+            kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_TYPE_NAME),
+            "TYPE_NAME",
+        )
+        .string();
         assert_eq!(got, *w, "arg {i}");
     }
 }
@@ -272,7 +345,11 @@ fn arg_type_qualifiers() {
         CL_KERNEL_ARG_TYPE_NONE,
     ];
     for (i, w) in want.iter().enumerate() {
-        let got = ok(kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_TYPE_QUALIFIER), "TYPE_QUALIFIER").u64();
+        let got = ok(
+            kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_TYPE_QUALIFIER),
+            "TYPE_QUALIFIER",
+        )
+        .u64();
         assert_eq!(got, u64::from(*w), "arg {i}");
     }
 }
@@ -283,7 +360,11 @@ fn arg_names() {
     let (_p, k) = arg_info_kernel(&e, "-cl-kernel-arg-info");
     let want = ["a", "b", "scratch", "c", "n", "v", "u", "pu"];
     for (i, w) in want.iter().enumerate() {
-        let got = ok(kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_NAME), "ARG_NAME").string();
+        let got = ok(
+            kernel_arg_info(k.get(), i as u32, CL_KERNEL_ARG_NAME),
+            "ARG_NAME",
+        )
+        .string();
         assert_eq!(got, *w, "arg {i}");
     }
 }
@@ -292,7 +373,11 @@ fn arg_names() {
 fn arg_info_index_out_of_range_is_invalid_arg_index() {
     let e = Env::new();
     let (_p, k) = arg_info_kernel(&e, "-cl-kernel-arg-info");
-    assert_err(kernel_arg_info(k.get(), 8, CL_KERNEL_ARG_NAME), CL_INVALID_ARG_INDEX, "arg 8 of 8");
+    assert_err(
+        kernel_arg_info(k.get(), 8, CL_KERNEL_ARG_NAME),
+        CL_INVALID_ARG_INDEX,
+        "arg 8 of 8",
+    );
 }
 
 #[test]
@@ -321,16 +406,32 @@ fn arg_info_without_kernel_arg_info_option_is_not_available() {
 fn set_arg_bad_index_is_invalid_arg_index() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
-    assert_err(set_arg(k.get(), 2, &1i32), CL_INVALID_ARG_INDEX, "arg 2 of 2");
-    assert_err(set_arg(k.get(), 1000, &1i32), CL_INVALID_ARG_INDEX, "arg 1000");
+    assert_err(
+        set_arg(k.get(), 2, &1i32),
+        CL_INVALID_ARG_INDEX,
+        "arg 2 of 2",
+    );
+    assert_err(
+        set_arg(k.get(), 1000, &1i32),
+        CL_INVALID_ARG_INDEX,
+        "arg 1000",
+    );
 }
 
 #[test]
 fn set_arg_wrong_scalar_size_is_invalid_arg_size() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
-    assert_err(set_arg(k.get(), 1, &1i64), CL_INVALID_ARG_SIZE, "int arg given 8 bytes");
-    assert_err(set_arg(k.get(), 1, &1i16), CL_INVALID_ARG_SIZE, "int arg given 2 bytes");
+    assert_err(
+        set_arg(k.get(), 1, &1i64),
+        CL_INVALID_ARG_SIZE,
+        "int arg given 8 bytes",
+    );
+    assert_err(
+        set_arg(k.get(), 1, &1i16),
+        CL_INVALID_ARG_SIZE,
+        "int arg given 2 bytes",
+    );
 }
 
 #[test]
@@ -346,7 +447,12 @@ fn set_arg_buffer_with_wrong_size_is_invalid_arg_size() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     let m = e.buffer(64);
-    let rc = cl!(clSetKernelArg(k.get(), 0, 4, (&m.0 as *const cl_mem).cast()));
+    let rc = cl!(clSetKernelArg(
+        k.get(),
+        0,
+        4,
+        (&m.0 as *const cl_mem).cast()
+    ));
     assert_code(rc, CL_INVALID_ARG_SIZE, "buffer arg with arg_size 4");
 }
 
@@ -356,9 +462,17 @@ fn set_arg_non_mem_object_for_buffer_is_invalid_mem_object() {
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     // A valid OpenCL object of the wrong type where a cl_mem is expected.
     let not_mem: cl_context = e.c();
-    assert_err(set_arg(k.get(), 0, &not_mem), CL_INVALID_MEM_OBJECT, "context handle as a buffer");
+    assert_err(
+        set_arg(k.get(), 0, &not_mem),
+        CL_INVALID_MEM_OBJECT,
+        "context handle as a buffer",
+    );
     let not_mem2: cl_command_queue = e.q();
-    assert_err(set_arg(k.get(), 0, &not_mem2), CL_INVALID_MEM_OBJECT, "queue handle as a buffer");
+    assert_err(
+        set_arg(k.get(), 0, &not_mem2),
+        CL_INVALID_MEM_OBJECT,
+        "queue handle as a buffer",
+    );
 }
 
 #[test]
@@ -367,7 +481,11 @@ fn set_arg_local_with_value_is_invalid_arg_value() {
     let (_p, k) = arg_info_kernel(&e, "");
     let v = 0f32;
     let rc = cl!(clSetKernelArg(k.get(), 2, 4, (&v as *const f32).cast()));
-    assert_code(rc, CL_INVALID_ARG_VALUE, "__local arg with non-NULL arg_value");
+    assert_code(
+        rc,
+        CL_INVALID_ARG_VALUE,
+        "__local arg with non-NULL arg_value",
+    );
 }
 
 #[test]
@@ -375,7 +493,11 @@ fn set_arg_local_with_zero_size_is_invalid_arg_size() {
     // OpenCL 3.0 (the rule was lifted only in 3.1).
     let e = Env::new();
     let (_p, k) = arg_info_kernel(&e, "");
-    assert_err(set_local(k.get(), 2, 0), CL_INVALID_ARG_SIZE, "__local arg of size 0");
+    assert_err(
+        set_local(k.get(), 2, 0),
+        CL_INVALID_ARG_SIZE,
+        "__local arg of size 0",
+    );
 }
 
 #[test]
@@ -385,7 +507,11 @@ fn failed_set_arg_keeps_the_previous_value() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     ok(set_arg(k.get(), 1, &5i32), "arg 1");
-    assert_err(set_arg(k.get(), 1, &6i64), CL_INVALID_ARG_SIZE, "wrong size");
+    assert_err(
+        set_arg(k.get(), 1, &6i64),
+        CL_INVALID_ARG_SIZE,
+        "wrong size",
+    );
     let out = e.buffer(4 * 4);
     assert_eq!(fill_with(&e, &k, &out, 4), vec![5; 4]);
 }
@@ -398,21 +524,41 @@ fn null_buffer_is_allowed_for_global_pointer_args() {
     ok(set_mem(k.get(), 1, &out), "arg 1");
 
     // arg_value NULL.
-    check(cl!(clSetKernelArg(k.get(), 0, std::mem::size_of::<cl_mem>(), null())), "arg_value NULL");
+    check(
+        cl!(clSetKernelArg(
+            k.get(),
+            0,
+            std::mem::size_of::<cl_mem>(),
+            null()
+        )),
+        "arg_value NULL",
+    );
     e.run(&k, &[1], None);
-    assert_eq!(e.read::<i32>(&out, 0, 1), vec![1], "kernel must see NULL (arg_value NULL)");
+    assert_eq!(
+        e.read::<i32>(&out, 0, 1),
+        vec![1],
+        "kernel must see NULL (arg_value NULL)"
+    );
 
     // A real buffer: not NULL.
     let m = e.buffer(16);
     ok(set_mem(k.get(), 0, &m), "real buffer");
     e.run(&k, &[1], None);
-    assert_eq!(e.read::<i32>(&out, 0, 1), vec![0], "kernel must see a non-NULL pointer");
+    assert_eq!(
+        e.read::<i32>(&out, 0, 1),
+        vec![0],
+        "kernel must see a non-NULL pointer"
+    );
 
     // arg_value pointing to a NULL cl_mem.
     let null_mem: cl_mem = null_mut();
     ok(set_arg(k.get(), 0, &null_mem), "pointer to NULL cl_mem");
     e.run(&k, &[1], None);
-    assert_eq!(e.read::<i32>(&out, 0, 1), vec![1], "kernel must see NULL (points to NULL)");
+    assert_eq!(
+        e.read::<i32>(&out, 0, 1),
+        vec![1],
+        "kernel must see NULL (points to NULL)"
+    );
 }
 
 #[test]
@@ -421,7 +567,11 @@ fn enqueue_with_unset_arg_is_invalid_kernel_args() {
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     let out = e.buffer(16);
     ok(set_mem(k.get(), 0, &out), "arg 0 only");
-    assert_code(e.enqueue(&k, None, &[4], None), CL_INVALID_KERNEL_ARGS, "arg 1 never set");
+    assert_code(
+        e.enqueue(&k, None, &[4], None),
+        CL_INVALID_KERNEL_ARGS,
+        "arg 1 never set",
+    );
 }
 
 #[test]
@@ -440,8 +590,15 @@ fn work_group_size_is_within_device_max() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     let s = wg(&k, CL_KERNEL_WORK_GROUP_SIZE).usize();
-    let max = ok(device_info(device(), CL_DEVICE_MAX_WORK_GROUP_SIZE), "MAX_WORK_GROUP_SIZE").usize();
-    assert!(s >= 1 && s <= max, "CL_KERNEL_WORK_GROUP_SIZE {s}, device max {max}");
+    let max = ok(
+        device_info(device(), CL_DEVICE_MAX_WORK_GROUP_SIZE),
+        "MAX_WORK_GROUP_SIZE",
+    )
+    .usize();
+    assert!(
+        s >= 1 && s <= max,
+        "CL_KERNEL_WORK_GROUP_SIZE {s}, device max {max}"
+    );
 }
 
 #[test]
@@ -450,8 +607,14 @@ fn compile_work_group_size_reflects_reqd_work_group_size() {
     let p = e.program(REQD_SRC, "");
     let reqd = ok(create_kernel(p.get(), "reqd"), "reqd");
     let plain = ok(create_kernel(p.get(), "plain"), "plain");
-    assert_eq!(wg(&reqd, CL_KERNEL_COMPILE_WORK_GROUP_SIZE).usizes(), vec![4, 1, 1]);
-    assert_eq!(wg(&plain, CL_KERNEL_COMPILE_WORK_GROUP_SIZE).usizes(), vec![0, 0, 0]);
+    assert_eq!(
+        wg(&reqd, CL_KERNEL_COMPILE_WORK_GROUP_SIZE).usizes(),
+        vec![4, 1, 1]
+    );
+    assert_eq!(
+        wg(&plain, CL_KERNEL_COMPILE_WORK_GROUP_SIZE).usizes(),
+        vec![0, 0, 0]
+    );
 }
 
 #[test]
@@ -483,10 +646,16 @@ fn local_mem_size_counts_local_variables_and_local_args() {
     let e = Env::new();
     let (_p, k) = e.kernel(LOCAL_MEM_SRC, "lm");
     let before = wg(&k, CL_KERNEL_LOCAL_MEM_SIZE).u64();
-    assert!(before >= 64 * 4, "CL_KERNEL_LOCAL_MEM_SIZE {before} < 256 bytes of __local tmp");
+    assert!(
+        before >= 64 * 4,
+        "CL_KERNEL_LOCAL_MEM_SIZE {before} < 256 bytes of __local tmp"
+    );
     ok(set_local(k.get(), 1, 1024), "__local arg of 1024 bytes");
     let after = wg(&k, CL_KERNEL_LOCAL_MEM_SIZE).u64();
-    assert!(after >= before + 1024, "CL_KERNEL_LOCAL_MEM_SIZE {after} after a 1024-byte __local arg (was {before})");
+    assert!(
+        after >= before + 1024,
+        "CL_KERNEL_LOCAL_MEM_SIZE {after} after a 1024-byte __local arg (was {before})"
+    );
     // And the kernel works with that local memory.
     let out = e.buffer(128 * 4);
     ok(set_mem(k.get(), 0, &out), "arg 0");
@@ -513,7 +682,11 @@ fn global_work_size_query_is_invalid_value_for_cpu_kernels() {
 fn work_group_info_with_null_device_for_single_device_kernel() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
-    let a = ok(kernel_wg_info(k.get(), null_mut(), CL_KERNEL_WORK_GROUP_SIZE), "device NULL").usize();
+    let a = ok(
+        kernel_wg_info(k.get(), null_mut(), CL_KERNEL_WORK_GROUP_SIZE),
+        "device NULL",
+    )
+    .usize();
     assert_eq!(a, wg(&k, CL_KERNEL_WORK_GROUP_SIZE).usize());
 }
 
@@ -581,11 +754,17 @@ fn vector_args_arrive_intact() {
     ok(set_arg(k.get(), 2, &[1.5f32, -2.5, 3.25, 4.0]), "float4");
     ok(set_arg(k.get(), 3, &[-7i32, 8]), "int2");
     // float3 has the size (and alignment) of float4: 16 bytes.
-    ok(set_arg(k.get(), 4, &[10.5f32, 20.5, 30.5, 0.0]), "float3 (16 bytes)");
+    ok(
+        set_arg(k.get(), 4, &[10.5f32, 20.5, 30.5, 0.0]),
+        "float3 (16 bytes)",
+    );
     let d: [u8; 16] = std::array::from_fn(|i| (i * 13 + 1) as u8);
     ok(set_arg(k.get(), 5, &d), "uchar16");
     e.run(&k, &[1], None);
-    assert_eq!(e.read::<f32>(&fout, 0, 7), vec![1.5, -2.5, 3.25, 4.0, 10.5, 20.5, 30.5]);
+    assert_eq!(
+        e.read::<f32>(&fout, 0, 7),
+        vec![1.5, -2.5, 3.25, 4.0, 10.5, 20.5, 30.5]
+    );
     let mut want = vec![-7, 8];
     want.extend(d.iter().map(|&x| x as i32));
     assert_eq!(e.read::<i32>(&iout, 0, 18), want);
@@ -595,7 +774,11 @@ fn vector_args_arrive_intact() {
 fn float3_arg_with_12_bytes_is_invalid_arg_size() {
     let e = Env::new();
     let (_p, k) = e.kernel(VECTOR_SRC, "vecs");
-    assert_err(set_arg(k.get(), 4, &[1.0f32, 2.0, 3.0]), CL_INVALID_ARG_SIZE, "float3 given 12 bytes");
+    assert_err(
+        set_arg(k.get(), 4, &[1.0f32, 2.0, 3.0]),
+        CL_INVALID_ARG_SIZE,
+        "float3 given 12 bytes",
+    );
 }
 
 #[repr(C)]
@@ -621,10 +804,19 @@ __kernel void st(__global long* out, Mixed s) {
     let (_p, k) = e.kernel(src, "st");
     let out = e.buffer(5 * 8);
     ok(set_mem(k.get(), 0, &out), "out");
-    let s = Mixed { a: -123456, b: 1.5, c: -7, d: 0x1122_3344_5566_7788, e: -321 };
+    let s = Mixed {
+        a: -123456,
+        b: 1.5,
+        c: -7,
+        d: 0x1122_3344_5566_7788,
+        e: -321,
+    };
     ok(set_arg(k.get(), 1, &s), "struct by value");
     e.run(&k, &[1], None);
-    assert_eq!(e.read::<i64>(&out, 0, 5), vec![-123456, 1500, -7, 0x1122_3344_5566_7788, -321]);
+    assert_eq!(
+        e.read::<i64>(&out, 0, 5),
+        vec![-123456, 1500, -7, 0x1122_3344_5566_7788, -321]
+    );
 }
 
 #[test]
@@ -636,7 +828,11 @@ __kernel void st(__global long* out, Mixed s) { out[0] = s.a; }
 "#;
     let (_p, k) = e.kernel(src, "st");
     let short = [0u8; 24];
-    assert_err(set_arg(k.get(), 1, &short), CL_INVALID_ARG_SIZE, "32-byte struct given 24 bytes");
+    assert_err(
+        set_arg(k.get(), 1, &short),
+        CL_INVALID_ARG_SIZE,
+        "32-byte struct given 24 bytes",
+    );
 }
 
 #[test]
@@ -646,7 +842,15 @@ fn arg_values_are_copied_at_set_time() {
     let e = Env::new();
     let (_p, k) = e.kernel(FILL_SRC, "fillv");
     let mut v = 31i32;
-    check(cl!(clSetKernelArg(k.get(), 1, 4, (&v as *const i32).cast::<c_void>())), "set");
+    check(
+        cl!(clSetKernelArg(
+            k.get(),
+            1,
+            4,
+            (&v as *const i32).cast::<c_void>()
+        )),
+        "set",
+    );
     v = 99;
     let _ = v;
     let out = e.buffer(4 * 4);
@@ -659,12 +863,19 @@ fn opencl3_execute_kernel() {
     use opencl3::memory::Buffer;
     let dev = opencl3::device::Device::new(device());
     let ctx = opencl3::context::Context::from_device(&dev).unwrap();
-    let q = opencl3::command_queue::CommandQueue::create_default_with_properties(&ctx, 0, 0).unwrap();
+    let q =
+        opencl3::command_queue::CommandQueue::create_default_with_properties(&ctx, 0, 0).unwrap();
     let p = opencl3::program::Program::create_and_build_from_source(&ctx, FILL_SRC, "").unwrap();
     let k = opencl3::kernel::Kernel::create(&p, "fillv").unwrap();
     let out = unsafe { Buffer::<i32>::create(&ctx, CL_MEM_WRITE_ONLY, 64, null_mut()) }.unwrap();
-    let ev = unsafe { ExecuteKernel::new(&k).set_arg(&out).set_arg(&42i32).set_global_work_size(64).enqueue_nd_range(&q) }
-        .unwrap();
+    let ev = unsafe {
+        ExecuteKernel::new(&k)
+            .set_arg(&out)
+            .set_arg(&42i32)
+            .set_global_work_size(64)
+            .enqueue_nd_range(&q)
+    }
+    .unwrap();
     ev.wait().unwrap();
     let mut back = vec![0i32; 64];
     unsafe { q.enqueue_read_buffer(&out, CL_TRUE, 0, &mut back, &[]) }.unwrap();

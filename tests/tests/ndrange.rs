@@ -42,23 +42,42 @@ fn dev_usizes(name: cl_device_info) -> Vec<usize> {
 }
 
 fn kernel_wg_size(k: &Kern) -> usize {
-    ok(kernel_wg_info(k.get(), device(), CL_KERNEL_WORK_GROUP_SIZE), "CL_KERNEL_WORK_GROUP_SIZE").usize()
+    ok(
+        kernel_wg_info(k.get(), device(), CL_KERNEL_WORK_GROUP_SIZE),
+        "CL_KERNEL_WORK_GROUP_SIZE",
+    )
+    .usize()
 }
 
 /// Runs the ids kernel over `global` (with `offset` and `local`) and checks
 /// every work-item's values on the host.
 #[track_caller]
-fn check_ids(e: &Env, k: &Kern, global: &[usize], offset: Option<&[usize]>, local: Option<&[usize]>) {
+fn check_ids(
+    e: &Env,
+    k: &Kern,
+    global: &[usize],
+    offset: Option<&[usize]>,
+    local: Option<&[usize]>,
+) {
     let dim = global.len();
     let total: usize = global.iter().product();
     let out = e.buffer_from(&vec![u32::MAX; total * FIELDS]);
     ok(set_mem(k.get(), 0, &out), "set arg");
-    check(e.enqueue(k, offset, global, local), "clEnqueueNDRangeKernel");
+    check(
+        e.enqueue(k, offset, global, local),
+        "clEnqueueNDRangeKernel",
+    );
     e.finish();
     let v = e.read::<u32>(&out, 0, total * FIELDS);
 
     let g3 = |d: usize| if d < dim { global[d] } else { 1 };
-    let o3 = |d: usize| if d < dim { offset.map_or(0, |o| o[d]) } else { 0 };
+    let o3 = |d: usize| {
+        if d < dim {
+            offset.map_or(0, |o| o[d])
+        } else {
+            0
+        }
+    };
     let ctx = format!("global {global:?}, offset {offset:?}, local {local:?}");
 
     // The local size: given, or chosen by the implementation (then it must be
@@ -73,9 +92,16 @@ fn check_ids(e: &Env, k: &Kern, global: &[usize], offset: Option<&[usize]>, loca
         .collect();
     for d in 0..3 {
         assert!(l3[d] >= 1, "{ctx}: local size {d} is {}", l3[d]);
-        assert_eq!(g3(d) % l3[d], 0, "{ctx}: chosen local size {l3:?} does not divide the global size");
+        assert_eq!(
+            g3(d) % l3[d],
+            0,
+            "{ctx}: chosen local size {l3:?} does not divide the global size"
+        );
     }
-    assert!(l3.iter().product::<usize>() <= kernel_wg_size(k), "{ctx}: local size {l3:?} above CL_KERNEL_WORK_GROUP_SIZE");
+    assert!(
+        l3.iter().product::<usize>() <= kernel_wg_size(k),
+        "{ctx}: local size {l3:?} above CL_KERNEL_WORK_GROUP_SIZE"
+    );
 
     for lin in 0..total {
         let g = [lin % g3(0), (lin / g3(0)) % g3(1), lin / (g3(0) * g3(1))];
@@ -91,12 +117,18 @@ fn check_ids(e: &Env, k: &Kern, global: &[usize], offset: Option<&[usize]>, loca
                 o3(d),         // global offset
             ];
             for (f, w) in want.iter().enumerate() {
-                assert_eq!(o[d * 7 + f] as usize, *w, "{ctx}: work-item {g:?}, dim {d}, field {f}");
+                assert_eq!(
+                    o[d * 7 + f] as usize,
+                    *w,
+                    "{ctx}: work-item {g:?}, dim {d}, field {f}"
+                );
             }
             // global = group * local + local_id + offset
             assert_eq!(
                 o[d * 7] as usize,
-                o[d * 7 + 2] as usize * o[d * 7 + 4] as usize + o[d * 7 + 1] as usize + o[d * 7 + 6] as usize,
+                o[d * 7 + 2] as usize * o[d * 7 + 4] as usize
+                    + o[d * 7 + 1] as usize
+                    + o[d * 7 + 6] as usize,
                 "{ctx}: work-item {g:?} dim {d} is not self-consistent"
             );
         }
@@ -196,14 +228,38 @@ fn work_dim_zero_or_above_max_is_invalid_work_dimension() {
     let (_p, k) = e.kernel(WRITE_ONE_SRC, "one");
     let out = e.buffer(4 * 64);
     ok(set_mem(k.get(), 0, &out), "arg");
-    let max = ok(device_info(device(), CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS), "MAX_WORK_ITEM_DIMENSIONS").u32();
+    let max = ok(
+        device_info(device(), CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS),
+        "MAX_WORK_ITEM_DIMENSIONS",
+    )
+    .u32();
     let g = [1usize; 8];
     for dim in [0, max + 1] {
-        let rc = cl!(clEnqueueNDRangeKernel(e.q(), k.get(), dim, null(), g.as_ptr(), null(), 0, null(), null_mut()));
+        let rc = cl!(clEnqueueNDRangeKernel(
+            e.q(),
+            k.get(),
+            dim,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            null_mut()
+        ));
         assert_code(rc, CL_INVALID_WORK_DIMENSION, &format!("work_dim {dim}"));
     }
     if max == 3 {
-        let rc = cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 4, null(), g.as_ptr(), null(), 0, null(), null_mut()));
+        let rc = cl!(clEnqueueNDRangeKernel(
+            e.q(),
+            k.get(),
+            4,
+            null(),
+            g.as_ptr(),
+            null(),
+            0,
+            null(),
+            null_mut()
+        ));
         assert_code(rc, CL_INVALID_WORK_DIMENSION, "work_dim 4");
     }
 }
@@ -220,14 +276,26 @@ fn zero_global_size_succeeds_and_runs_nothing() {
     for global in [vec![0usize], vec![4, 0], vec![0, 4, 4]] {
         let mut evt = null_mut();
         let rc = cl!(clEnqueueNDRangeKernel(
-            e.q(), k.get(), global.len() as cl_uint, null(), global.as_ptr(), null(), 0, null(), &mut evt
+            e.q(),
+            k.get(),
+            global.len() as cl_uint,
+            null(),
+            global.as_ptr(),
+            null(),
+            0,
+            null(),
+            &mut evt
         ));
         check(rc, &format!("global {global:?}"));
         let evt = ev(evt);
         evt.wait();
         assert_eq!(evt.status(), CL_COMPLETE);
     }
-    assert_eq!(e.read::<u32>(&out, 0, 4), vec![0; 4], "a zero-sized range must not run the kernel");
+    assert_eq!(
+        e.read::<u32>(&out, 0, 4),
+        vec![0; 4],
+        "a zero-sized range must not run the kernel"
+    );
 }
 
 #[test]
@@ -236,7 +304,17 @@ fn null_global_size_succeeds_and_runs_nothing() {
     let (_p, k) = e.kernel(NOOP3_SRC, "noop");
     let out = e.buffer_from(&[0u32; 4]);
     ok(set_mem(k.get(), 0, &out), "arg");
-    let rc = cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 1, null(), null(), null(), 0, null(), null_mut()));
+    let rc = cl!(clEnqueueNDRangeKernel(
+        e.q(),
+        k.get(),
+        1,
+        null(),
+        null(),
+        null(),
+        0,
+        null(),
+        null_mut()
+    ));
     check(rc, "global_work_size NULL");
     e.finish();
     assert_eq!(e.read::<u32>(&out, 0, 4), vec![0; 4]);
@@ -249,16 +327,28 @@ fn local_size_not_dividing_global_is_invalid_work_group_size() {
     let (_p, k) = e.kernel(WRITE_ONE_SRC, "one");
     let out = e.buffer(4 * 64);
     ok(set_mem(k.get(), 0, &out), "arg");
-    assert_code(e.enqueue(&k, None, &[10], Some(&[4])), CL_INVALID_WORK_GROUP_SIZE, "10 / 4");
+    assert_code(
+        e.enqueue(&k, None, &[10], Some(&[4])),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "10 / 4",
+    );
     let (_p2, k2) = e.kernel(NOOP3_SRC, "noop");
     ok(set_mem(k2.get(), 0, &out), "arg");
-    assert_code(e.enqueue(&k2, None, &[4, 9], Some(&[2, 2])), CL_INVALID_WORK_GROUP_SIZE, "(4,9) / (2,2)");
+    assert_code(
+        e.enqueue(&k2, None, &[4, 9], Some(&[2, 2])),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "(4,9) / (2,2)",
+    );
 }
 
 #[test]
 fn uniform_work_group_size_option_requires_divisible_global() {
     let e = Env::new();
-    let (_p, k) = e.kernel_opts(WRITE_ONE_SRC, "one", "-cl-std=CL3.0 -cl-uniform-work-group-size");
+    let (_p, k) = e.kernel_opts(
+        WRITE_ONE_SRC,
+        "one",
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+    );
     let out = e.buffer(4 * 64);
     ok(set_mem(k.get(), 0, &out), "arg");
     assert_code(
@@ -288,7 +378,11 @@ __kernel void nu(__global uint* out) {
     ok(set_mem(k.get(), 0, &out), "arg");
     let rc = e.enqueue(&k, None, &[10], Some(&[4]));
     if !supported {
-        assert_code(rc, CL_INVALID_WORK_GROUP_SIZE, "10 / 4 on a device without non-uniform work-groups");
+        assert_code(
+            rc,
+            CL_INVALID_WORK_GROUP_SIZE,
+            "10 / 4 on a device without non-uniform work-groups",
+        );
         return;
     }
     check(rc, "10 / 4 with non-uniform work-groups");
@@ -307,7 +401,11 @@ fn local_size_zero_is_invalid_work_group_size() {
     let (_p, k) = e.kernel(WRITE_ONE_SRC, "one");
     let out = e.buffer(4 * 64);
     ok(set_mem(k.get(), 0, &out), "arg");
-    assert_code(e.enqueue(&k, None, &[8], Some(&[0])), CL_INVALID_WORK_GROUP_SIZE, "local size 0");
+    assert_code(
+        e.enqueue(&k, None, &[8], Some(&[0])),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "local size 0",
+    );
 }
 
 #[test]
@@ -322,10 +420,16 @@ fn local_size_above_kernel_work_group_size_is_invalid_work_group_size() {
     // CL_KERNEL_WORK_GROUP_SIZE.
     let l = [mwis[0].min(kwg), mwis[1].min(2), mwis[2].min(2)];
     if l.iter().product::<usize>() <= kwg {
-        eprintln!("skipped: max work-item sizes {mwis:?} cannot exceed kernel work-group size {kwg}");
+        eprintln!(
+            "skipped: max work-item sizes {mwis:?} cannot exceed kernel work-group size {kwg}"
+        );
         return;
     }
-    assert_code(e.enqueue(&k, None, &l, Some(&l)), CL_INVALID_WORK_GROUP_SIZE, &format!("local {l:?}, kernel limit {kwg}"));
+    assert_code(
+        e.enqueue(&k, None, &l, Some(&l)),
+        CL_INVALID_WORK_GROUP_SIZE,
+        &format!("local {l:?}, kernel limit {kwg}"),
+    );
 }
 
 #[test]
@@ -342,7 +446,11 @@ fn local_size_above_max_work_item_size_is_rejected() {
         let rc = e.enqueue(&k, None, &l, Some(&l));
         if mwis[d] + 1 <= kwg {
             // Only the per-dimension limit is exceeded.
-            assert_code(rc, CL_INVALID_WORK_ITEM_SIZE, &format!("local {l:?}, max sizes {mwis:?}"));
+            assert_code(
+                rc,
+                CL_INVALID_WORK_ITEM_SIZE,
+                &format!("local {l:?}, max sizes {mwis:?}"),
+            );
         } else {
             // Both limits are exceeded; the spec lists both errors.
             assert!(
@@ -364,8 +472,16 @@ void reqd(__global uint* out) { out[get_global_id(0)] = (uint)get_local_size(0);
     let (_p, k) = e.kernel(src, "reqd");
     let out = e.buffer_from(&[0u32; 16]);
     ok(set_mem(k.get(), 0, &out), "arg");
-    assert_code(e.enqueue(&k, None, &[16], Some(&[8])), CL_INVALID_WORK_GROUP_SIZE, "local 8 vs reqd 4");
-    assert_code(e.enqueue(&k, None, &[16], Some(&[2])), CL_INVALID_WORK_GROUP_SIZE, "local 2 vs reqd 4");
+    assert_code(
+        e.enqueue(&k, None, &[16], Some(&[8])),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "local 8 vs reqd 4",
+    );
+    assert_code(
+        e.enqueue(&k, None, &[16], Some(&[2])),
+        CL_INVALID_WORK_GROUP_SIZE,
+        "local 2 vs reqd 4",
+    );
     e.run(&k, &[16], Some(&[4]));
     assert_eq!(e.read::<u32>(&out, 0, 16), vec![4; 16]);
 }
@@ -418,7 +534,10 @@ __kernel void task(__global uint* out) {
     let (_p, k) = e.kernel(src, "task");
     let out = e.buffer_from(&[0u32, 9, 9, 9, 9, 9]);
     ok(set_mem(k.get(), 0, &out), "arg");
-    check(cl!(clEnqueueTask(e.q(), k.get(), 0, null(), null_mut())), "clEnqueueTask");
+    check(
+        cl!(clEnqueueTask(e.q(), k.get(), 0, null(), null_mut())),
+        "clEnqueueTask",
+    );
     e.finish();
     assert_eq!(e.read::<u32>(&out, 0, 6), vec![1, 1, 1, 1, 0, 1]);
 }
@@ -439,7 +558,10 @@ __kernel void lv(__global uint* out) {
     let out = e.buffer(n * 4);
     ok(set_mem(k.get(), 0, &out), "arg");
     e.run(&k, &[n], Some(&[64]));
-    assert_eq!(e.read::<u32>(&out, 0, n), (0..n as u32).map(|g| g * 3 + 1).collect::<Vec<_>>());
+    assert_eq!(
+        e.read::<u32>(&out, 0, n),
+        (0..n as u32).map(|g| g * 3 + 1).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -458,7 +580,10 @@ __kernel void la(__global uint* out, __local uint* slots) {
     ok(set_mem(k.get(), 0, &out), "arg 0");
     ok(set_local(k.get(), 1, 32 * 4), "arg 1 (__local)");
     e.run(&k, &[n], Some(&[32]));
-    assert_eq!(e.read::<u32>(&out, 0, n), (0..n as u32).map(|g| g ^ 0x5a5a).collect::<Vec<_>>());
+    assert_eq!(
+        e.read::<u32>(&out, 0, n),
+        (0..n as u32).map(|g| g ^ 0x5a5a).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -477,7 +602,11 @@ __kernel void big(__global uint* out) {
     e.run(&k, &[n], None);
     let got = e.read::<u32>(&out, 0, n);
     for (i, v) in got.iter().enumerate() {
-        assert_eq!(*v, (i as u32).wrapping_mul(2654435761).wrapping_add(12345), "item {i}");
+        assert_eq!(
+            *v,
+            (i as u32).wrapping_mul(2654435761).wrapping_add(12345),
+            "item {i}"
+        );
     }
 }
 

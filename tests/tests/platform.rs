@@ -16,14 +16,20 @@ fn platform_name_is_ferrocl() {
 
 #[test]
 fn platform_is_listed_once_by_the_loader() {
-    let n = all_platforms().into_iter().filter(|&p| p == platform()).count();
+    let n = all_platforms()
+        .into_iter()
+        .filter(|&p| p == platform())
+        .count();
     assert_eq!(n, 1);
 }
 
 #[test]
 fn platform_ids_count_query_without_array() {
     let mut n: cl_uint = 0;
-    check(cl!(clGetPlatformIDs(0, null_mut(), &mut n)), "clGetPlatformIDs");
+    check(
+        cl!(clGetPlatformIDs(0, null_mut(), &mut n)),
+        "clGetPlatformIDs",
+    );
     assert!(n >= 1);
 }
 
@@ -70,15 +76,26 @@ fn platform_icd_suffix_is_ferro() {
 
 #[test]
 fn platform_numeric_version_is_3_0() {
-    let v = ok(platform_info(platform(), CL_PLATFORM_NUMERIC_VERSION), "numeric version").u32();
+    let v = ok(
+        platform_info(platform(), CL_PLATFORM_NUMERIC_VERSION),
+        "numeric version",
+    )
+    .u32();
     let (major, minor, _patch) = version_parts(v);
-    assert_eq!((major, minor), (3, 0), "CL_PLATFORM_NUMERIC_VERSION = {v:#x}");
+    assert_eq!(
+        (major, minor),
+        (3, 0),
+        "CL_PLATFORM_NUMERIC_VERSION = {v:#x}"
+    );
 }
 
 #[test]
 fn platform_extensions_include_cl_khr_icd() {
     let exts = ext_names(&pstr(CL_PLATFORM_EXTENSIONS));
-    assert!(exts.iter().any(|e| e == "cl_khr_icd"), "extensions: {exts:?}");
+    assert!(
+        exts.iter().any(|e| e == "cl_khr_icd"),
+        "extensions: {exts:?}"
+    );
 }
 
 #[test]
@@ -90,14 +107,20 @@ fn platform_extensions_have_no_duplicates() {
 
 #[test]
 fn platform_extensions_with_version_match_extension_string() {
-    let names: BTreeSet<String> = ext_names(&pstr(CL_PLATFORM_EXTENSIONS)).into_iter().collect();
+    let names: BTreeSet<String> = ext_names(&pstr(CL_PLATFORM_EXTENSIONS))
+        .into_iter()
+        .collect();
     let with_version = ok(
         platform_info(platform(), CL_PLATFORM_EXTENSIONS_WITH_VERSION),
         "CL_PLATFORM_EXTENSIONS_WITH_VERSION",
     )
     .name_versions();
     let versioned: BTreeSet<String> = with_version.iter().map(|(n, _)| n.clone()).collect();
-    assert_eq!(versioned.len(), with_version.len(), "duplicates in {with_version:?}");
+    assert_eq!(
+        versioned.len(),
+        with_version.len(),
+        "duplicates in {with_version:?}"
+    );
     assert_eq!(names, versioned);
 }
 
@@ -105,16 +128,28 @@ fn platform_extensions_with_version_match_extension_string() {
 fn platform_extensions_cover_every_device_extension() {
     // "Each extension that is supported by all devices associated with this
     // platform must be reported here."
-    let platform_exts: BTreeSet<String> = ext_names(&pstr(CL_PLATFORM_EXTENSIONS)).into_iter().collect();
-    let device_exts = ok(device_info(device(), CL_DEVICE_EXTENSIONS), "CL_DEVICE_EXTENSIONS").string();
+    let platform_exts: BTreeSet<String> = ext_names(&pstr(CL_PLATFORM_EXTENSIONS))
+        .into_iter()
+        .collect();
+    let device_exts = ok(
+        device_info(device(), CL_DEVICE_EXTENSIONS),
+        "CL_DEVICE_EXTENSIONS",
+    )
+    .string();
     for e in ext_names(&device_exts) {
-        assert!(platform_exts.contains(&e), "device extension {e} missing from platform extensions");
+        assert!(
+            platform_exts.contains(&e),
+            "device extension {e} missing from platform extensions"
+        );
     }
 }
 
 #[test]
 fn platform_host_timer_resolution_query_works() {
-    let r = ok(platform_info(platform(), CL_PLATFORM_HOST_TIMER_RESOLUTION), "host timer resolution");
+    let r = ok(
+        platform_info(platform(), CL_PLATFORM_HOST_TIMER_RESOLUTION),
+        "host timer resolution",
+    );
     r.u64();
 }
 
@@ -122,7 +157,13 @@ fn platform_host_timer_resolution_query_works() {
 fn platform_string_size_includes_terminating_nul() {
     let mut size = 0usize;
     check(
-        cl!(clGetPlatformInfo(platform(), CL_PLATFORM_NAME, 0, null_mut(), &mut size)),
+        cl!(clGetPlatformInfo(
+            platform(),
+            CL_PLATFORM_NAME,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "clGetPlatformInfo(size)",
     );
     assert_eq!(size, "ferrocl".len() + 1);
@@ -132,14 +173,26 @@ fn platform_string_size_includes_terminating_nul() {
 fn platform_info_unknown_param_is_invalid_value() {
     let mut buf = [0u8; 256];
     let mut size = 0usize;
-    let rc = cl!(clGetPlatformInfo(platform(), 0x0FFF, buf.len(), buf.as_mut_ptr().cast(), &mut size));
+    let rc = cl!(clGetPlatformInfo(
+        platform(),
+        0x0FFF,
+        buf.len(),
+        buf.as_mut_ptr().cast(),
+        &mut size
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetPlatformInfo(0x0FFF)");
 }
 
 #[test]
 fn platform_info_unknown_param_size_query_is_invalid_value() {
     let mut size = 0usize;
-    let rc = cl!(clGetPlatformInfo(platform(), 0x0FFF, 0, null_mut(), &mut size));
+    let rc = cl!(clGetPlatformInfo(
+        platform(),
+        0x0FFF,
+        0,
+        null_mut(),
+        &mut size
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetPlatformInfo(0x0FFF, size only)");
 }
 
@@ -147,7 +200,13 @@ fn platform_info_unknown_param_size_query_is_invalid_value() {
 fn platform_info_buffer_too_small_is_invalid_value() {
     let mut size = 0usize;
     check(
-        cl!(clGetPlatformInfo(platform(), CL_PLATFORM_VERSION, 0, null_mut(), &mut size)),
+        cl!(clGetPlatformInfo(
+            platform(),
+            CL_PLATFORM_VERSION,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "size query",
     );
     let mut buf = vec![0u8; size];
@@ -171,7 +230,11 @@ fn platform_numeric_version_buffer_too_small_is_invalid_value() {
         v.as_mut_ptr().cast(),
         null_mut()
     ));
-    assert_code(rc, CL_INVALID_VALUE, "CL_PLATFORM_NUMERIC_VERSION into 2 bytes");
+    assert_code(
+        rc,
+        CL_INVALID_VALUE,
+        "CL_PLATFORM_NUMERIC_VERSION into 2 bytes",
+    );
 }
 
 #[test]
@@ -179,7 +242,13 @@ fn platform_info_null_value_with_zero_size_returns_size_only() {
     // param_value NULL is ignored, so a zero size is fine.
     let mut size = 0usize;
     check(
-        cl!(clGetPlatformInfo(platform(), CL_PLATFORM_EXTENSIONS, 0, null_mut(), &mut size)),
+        cl!(clGetPlatformInfo(
+            platform(),
+            CL_PLATFORM_EXTENSIONS,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "size query",
     );
     assert!(size >= "cl_khr_icd".len() + 1);

@@ -41,11 +41,19 @@ fn run_values(e: &Env, src: &str, options: &str, n: usize) -> Vec<i32> {
 }
 
 fn bstatus(p: &Prog) -> cl_int {
-    ok(build_info(p.get(), device(), CL_PROGRAM_BUILD_STATUS), "CL_PROGRAM_BUILD_STATUS").i32()
+    ok(
+        build_info(p.get(), device(), CL_PROGRAM_BUILD_STATUS),
+        "CL_PROGRAM_BUILD_STATUS",
+    )
+    .i32()
 }
 
 fn boptions(p: &Prog) -> String {
-    ok(build_info(p.get(), device(), CL_PROGRAM_BUILD_OPTIONS), "CL_PROGRAM_BUILD_OPTIONS").string()
+    ok(
+        build_info(p.get(), device(), CL_PROGRAM_BUILD_OPTIONS),
+        "CL_PROGRAM_BUILD_OPTIONS",
+    )
+    .string()
 }
 
 #[track_caller]
@@ -65,7 +73,11 @@ fn build_from_source_succeeds() {
     let p = e.program(THREE_KERNELS, "");
     assert_eq!(bstatus(&p), CL_BUILD_SUCCESS);
     assert_eq!(
-        ok(build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE), "BINARY_TYPE").u32(),
+        ok(
+            build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE),
+            "BINARY_TYPE"
+        )
+        .u32(),
         CL_PROGRAM_BINARY_TYPE_EXECUTABLE
     );
 }
@@ -77,7 +89,11 @@ fn build_status_before_build_is_none_with_empty_options() {
     assert_eq!(bstatus(&p), CL_BUILD_NONE);
     assert_eq!(boptions(&p), "");
     assert_eq!(
-        ok(build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE), "BINARY_TYPE").u32(),
+        ok(
+            build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE),
+            "BINARY_TYPE"
+        )
+        .u32(),
         CL_PROGRAM_BINARY_TYPE_NONE
     );
 }
@@ -86,7 +102,10 @@ fn build_status_before_build_is_none_with_empty_options() {
 fn build_with_null_device_list_builds_for_all_devices() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
-    check(cl!(clBuildProgram(p.get(), 0, null(), null(), None, null_mut())), "clBuildProgram(NULL devices, NULL options)");
+    check(
+        cl!(clBuildProgram(p.get(), 0, null(), null(), None, null_mut())),
+        "clBuildProgram(NULL devices, NULL options)",
+    );
     assert_eq!(bstatus(&p), CL_BUILD_SUCCESS);
 }
 
@@ -106,7 +125,14 @@ fn build_with_user_data_but_no_callback_is_invalid_value() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
     let mut x = 0u8;
-    let rc = cl!(clBuildProgram(p.get(), 0, null(), null(), None, (&mut x as *mut u8).cast()));
+    let rc = cl!(clBuildProgram(
+        p.get(),
+        0,
+        null(),
+        null(),
+        None,
+        (&mut x as *mut u8).cast()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "pfn_notify NULL, user_data set");
 }
 
@@ -123,7 +149,14 @@ fn build_callback_is_called_once_the_build_is_complete() {
     let p = create_program(e.c(), THREE_KERNELS);
     let d = device();
     check(
-        cl!(clBuildProgram(p.get(), 1, &d, null(), Some(on_build_done), 0x5eed as *mut c_void)),
+        cl!(clBuildProgram(
+            p.get(),
+            1,
+            &d,
+            null(),
+            Some(on_build_done),
+            0x5eed as *mut c_void
+        )),
         "clBuildProgram with callback",
     );
     let t = Instant::now();
@@ -147,7 +180,13 @@ fn create_program_with_zero_count_or_null_strings_is_invalid_value() {
     assert!(p.is_null());
     assert_code(rc, CL_INVALID_VALUE, "strings NULL");
     let nulls: [*const c_char; 1] = [null()];
-    let p = cl!(clCreateProgramWithSource(e.c(), 1, nulls.as_ptr(), null(), &mut rc));
+    let p = cl!(clCreateProgramWithSource(
+        e.c(),
+        1,
+        nulls.as_ptr(),
+        null(),
+        &mut rc
+    ));
     assert!(p.is_null());
     assert_code(rc, CL_INVALID_VALUE, "strings[0] NULL");
 }
@@ -159,18 +198,40 @@ fn program_source_is_concatenation_of_strings() {
         "__kernel void one(__global int* p) { p[0] = 1; }\n",
         "__kernel void two(__global int* p) { p[0] = 2; }\n",
     ];
-    let p = Prog(ok(cl3::program::create_program_with_source(e.c(), &parts), "create"));
-    let src = ok(program_info(p.get(), CL_PROGRAM_SOURCE), "CL_PROGRAM_SOURCE").string();
+    // Raw call: cl3's create_program_with_source passes &[&str] (fat
+    // pointers) as the strings array, which only works for one string.
+    let cparts: Vec<CString> = parts.iter().map(|s| CString::new(*s).unwrap()).collect();
+    let ptrs: Vec<*const c_char> = cparts.iter().map(|s| s.as_ptr()).collect();
+    let mut rc = 0;
+    // lengths NULL: every string is NUL-terminated.
+    let p = cl!(clCreateProgramWithSource(
+        e.c(),
+        2,
+        ptrs.as_ptr(),
+        null(),
+        &mut rc
+    ));
+    check(rc, "clCreateProgramWithSource(2 strings)");
+    let p = Prog(p);
+    let src = ok(
+        program_info(p.get(), CL_PROGRAM_SOURCE),
+        "CL_PROGRAM_SOURCE",
+    )
+    .string();
     assert_eq!(src, parts.concat());
     check(build_program(p.get(), ""), "build");
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_NUM_KERNELS), "NUM_KERNELS").usize(), 2);
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_NUM_KERNELS), "NUM_KERNELS").usize(),
+        2
+    );
 }
 
 #[test]
 fn program_source_with_explicit_lengths() {
     // Strings need not be NUL-terminated when lengths are given.
     let e = Env::new();
-    let text = "__kernel void k(__global int* out) { out[0] = 4242; }GARBAGE-NOT-PART-OF-THE-SOURCE";
+    let text =
+        "__kernel void k(__global int* out) { out[0] = 4242; }GARBAGE-NOT-PART-OF-THE-SOURCE";
     let len = text.find("GARBAGE").unwrap();
     let sp = text.as_ptr() as *const c_char;
     let mut rc = 0;
@@ -178,7 +239,10 @@ fn program_source_with_explicit_lengths() {
     check(rc, "clCreateProgramWithSource(lengths)");
     let p = Prog(p);
     check(build_program(p.get(), ""), "build");
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_SOURCE), "SOURCE").string(), &text[..len]);
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_SOURCE), "SOURCE").string(),
+        &text[..len]
+    );
     let k = ok(create_kernel(p.get(), "k"), "kernel");
     let out = e.buffer(4);
     ok(set_mem(k.get(), 0, &out), "arg");
@@ -190,21 +254,48 @@ fn program_source_with_explicit_lengths() {
 fn program_info_queries() {
     let e = Env::new();
     let p = e.program(THREE_KERNELS, "");
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_NUM_DEVICES), "NUM_DEVICES").u32(), 1);
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_DEVICES), "DEVICES").usizes(), vec![device() as usize]);
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_CONTEXT), "CONTEXT").ptr(), e.c());
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_SOURCE), "SOURCE").string(), THREE_KERNELS);
-    assert_eq!(ok(program_info(p.get(), CL_PROGRAM_NUM_KERNELS), "NUM_KERNELS").usize(), 3);
-    let names = ok(program_info(p.get(), CL_PROGRAM_KERNEL_NAMES), "KERNEL_NAMES").string();
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_NUM_DEVICES), "NUM_DEVICES").u32(),
+        1
+    );
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_DEVICES), "DEVICES").usizes(),
+        vec![device() as usize]
+    );
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_CONTEXT), "CONTEXT").ptr(),
+        e.c()
+    );
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_SOURCE), "SOURCE").string(),
+        THREE_KERNELS
+    );
+    assert_eq!(
+        ok(program_info(p.get(), CL_PROGRAM_NUM_KERNELS), "NUM_KERNELS").usize(),
+        3
+    );
+    let names = ok(
+        program_info(p.get(), CL_PROGRAM_KERNEL_NAMES),
+        "KERNEL_NAMES",
+    )
+    .string();
     let set: BTreeSet<&str> = names.split(';').collect();
-    assert_eq!(set, BTreeSet::from(["alpha", "beta", "gamma"]), "CL_PROGRAM_KERNEL_NAMES {names:?}");
+    assert_eq!(
+        set,
+        BTreeSet::from(["alpha", "beta", "gamma"]),
+        "CL_PROGRAM_KERNEL_NAMES {names:?}"
+    );
 }
 
 #[test]
 fn program_binary_sizes_query_works() {
     let e = Env::new();
     let p = e.program(THREE_KERNELS, "");
-    let sizes = ok(program_info(p.get(), CL_PROGRAM_BINARY_SIZES), "BINARY_SIZES").usizes();
+    let sizes = ok(
+        program_info(p.get(), CL_PROGRAM_BINARY_SIZES),
+        "BINARY_SIZES",
+    )
+    .usizes();
     assert_eq!(sizes.len(), 1);
 }
 
@@ -212,7 +303,13 @@ fn program_binary_sizes_query_works() {
 fn program_reference_count_follows_retain_and_release() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
-    let rc = || ok(program_info(p.get(), CL_PROGRAM_REFERENCE_COUNT), "REFERENCE_COUNT").u32();
+    let rc = || {
+        ok(
+            program_info(p.get(), CL_PROGRAM_REFERENCE_COUNT),
+            "REFERENCE_COUNT",
+        )
+        .u32()
+    };
     assert_eq!(rc(), 1);
     check(cl!(clRetainProgram(p.get())), "clRetainProgram");
     assert_eq!(rc(), 2);
@@ -224,26 +321,50 @@ fn program_reference_count_follows_retain_and_release() {
 fn kernel_queries_before_build_are_invalid_program_executable() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
-    assert_err(program_info(p.get(), CL_PROGRAM_NUM_KERNELS), CL_INVALID_PROGRAM_EXECUTABLE, "NUM_KERNELS");
-    assert_err(program_info(p.get(), CL_PROGRAM_KERNEL_NAMES), CL_INVALID_PROGRAM_EXECUTABLE, "KERNEL_NAMES");
+    assert_err(
+        program_info(p.get(), CL_PROGRAM_NUM_KERNELS),
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "NUM_KERNELS",
+    );
+    assert_err(
+        program_info(p.get(), CL_PROGRAM_KERNEL_NAMES),
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "KERNEL_NAMES",
+    );
 }
 
 #[test]
 fn create_kernel_before_build_is_invalid_program_executable() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
-    assert_err(create_kernel(p.get(), "alpha"), CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel before build");
+    assert_err(
+        create_kernel(p.get(), "alpha"),
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "clCreateKernel before build",
+    );
     let mut n: cl_uint = 0;
     let rc = cl!(clCreateKernelsInProgram(p.get(), 0, null_mut(), &mut n));
-    assert_code(rc, CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernelsInProgram before build");
+    assert_code(
+        rc,
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "clCreateKernelsInProgram before build",
+    );
 }
 
 #[test]
 fn syntax_error_is_build_program_failure_with_log() {
     let e = Env::new();
     let f = build_err(&e, SYNTAX_ERROR, "");
-    assert_code(f.code, CL_BUILD_PROGRAM_FAILURE, "clBuildProgram of a syntax error");
-    assert!(f.log.contains("error"), "build log does not mention an error:\n{}", f.log);
+    assert_code(
+        f.code,
+        CL_BUILD_PROGRAM_FAILURE,
+        "clBuildProgram of a syntax error",
+    );
+    assert!(
+        f.log.contains("error"),
+        "build log does not mention an error:\n{}",
+        f.log
+    );
     assert_eq!(bstatus(&f.program), CL_BUILD_ERROR);
 }
 
@@ -251,7 +372,11 @@ fn syntax_error_is_build_program_failure_with_log() {
 fn create_kernel_after_failed_build_is_invalid_program_executable() {
     let e = Env::new();
     let f = build_err(&e, SYNTAX_ERROR, "");
-    assert_err(create_kernel(f.program.get(), "broken"), CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel");
+    assert_err(
+        create_kernel(f.program.get(), "broken"),
+        CL_INVALID_PROGRAM_EXECUTABLE,
+        "clCreateKernel",
+    );
 }
 
 #[test]
@@ -291,7 +416,11 @@ fn rebuild_with_attached_kernel_is_invalid_operation() {
     let e = Env::new();
     let p = e.program(THREE_KERNELS, "");
     let _k = ok(create_kernel(p.get(), "alpha"), "kernel");
-    assert_code(build_program(p.get(), ""), CL_INVALID_OPERATION, "clBuildProgram with a kernel attached");
+    assert_code(
+        build_program(p.get(), ""),
+        CL_INVALID_OPERATION,
+        "clBuildProgram with a kernel attached",
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -300,7 +429,12 @@ fn rebuild_with_attached_kernel_is_invalid_operation() {
 #[test]
 fn define_with_value_is_visible() {
     let e = Env::new();
-    let got = run_values(&e, &value_kernel("", &["NAME", "SCALE"]), "-D NAME=17 -D SCALE=(3+4)", 2);
+    let got = run_values(
+        &e,
+        &value_kernel("", &["NAME", "SCALE"]),
+        "-D NAME=17 -D SCALE=(3+4)",
+        2,
+    );
     assert_eq!(got, vec![17, 7]);
 }
 
@@ -315,7 +449,11 @@ fn define_without_value_is_one() {
 fn include_dir_is_searched_for_headers() {
     let e = Env::new();
     let dir = temp_dir("include");
-    std::fs::write(dir.join("ferro_test_header.h"), "#define FROM_HEADER 31337\n").unwrap();
+    std::fs::write(
+        dir.join("ferro_test_header.h"),
+        "#define FROM_HEADER 31337\n",
+    )
+    .unwrap();
     let src = value_kernel("#include \"ferro_test_header.h\"", &["FROM_HEADER"]);
     let got = run_values(&e, &src, &format!("-I {}", dir.display()), 1);
     assert_eq!(got, vec![31337]);
@@ -355,28 +493,47 @@ fn default_opencl_c_version_is_highest_1_x() {
 #[test]
 fn cl_std_cl1_2_is_accepted() {
     let e = Env::new();
-    let got = run_values(&e, &value_kernel("", &["__OPENCL_C_VERSION__", "CL_VERSION_1_2"]), "-cl-std=CL1.2", 2);
+    let got = run_values(
+        &e,
+        &value_kernel("", &["__OPENCL_C_VERSION__", "CL_VERSION_1_2"]),
+        "-cl-std=CL1.2",
+        2,
+    );
     assert_eq!(got, vec![120, 120]);
 }
 
 #[test]
 fn cl_std_cl1_1_is_accepted() {
     let e = Env::new();
-    let got = run_values(&e, &value_kernel("", &["__OPENCL_C_VERSION__"]), "-cl-std=CL1.1", 1);
+    let got = run_values(
+        &e,
+        &value_kernel("", &["__OPENCL_C_VERSION__"]),
+        "-cl-std=CL1.1",
+        1,
+    );
     assert_eq!(got, vec![110]);
 }
 
 #[test]
 fn cl_std_cl3_0_is_accepted() {
     let e = Env::new();
-    let got = run_values(&e, &value_kernel("", &["__OPENCL_C_VERSION__", "CL_VERSION_3_0"]), "-cl-std=CL3.0", 2);
+    let got = run_values(
+        &e,
+        &value_kernel("", &["__OPENCL_C_VERSION__", "CL_VERSION_3_0"]),
+        "-cl-std=CL3.0",
+        2,
+    );
     assert_eq!(got, vec![300, 300]);
 }
 
 #[test]
 fn cl_std_cl2_0_follows_all_versions() {
     let e = Env::new();
-    let all = ok(device_info(device(), CL_DEVICE_OPENCL_C_ALL_VERSIONS), "ALL_VERSIONS").name_versions();
+    let all = ok(
+        device_info(device(), CL_DEVICE_OPENCL_C_ALL_VERSIONS),
+        "ALL_VERSIONS",
+    )
+    .name_versions();
     let has20 = all.iter().any(|(_, v)| {
         let (a, b, _) = version_parts(*v);
         (a, b) == (2, 0)
@@ -422,19 +579,30 @@ fn endian_and_image_support_macros_match_device() {
         &["EL", "IS"],
     );
     let got = run_values(&e, &src, "", 2);
-    let little = ok(device_info(device(), CL_DEVICE_ENDIAN_LITTLE), "ENDIAN_LITTLE").bool();
-    let images = ok(device_info(device(), CL_DEVICE_IMAGE_SUPPORT), "IMAGE_SUPPORT").bool();
+    let little = ok(
+        device_info(device(), CL_DEVICE_ENDIAN_LITTLE),
+        "ENDIAN_LITTLE",
+    )
+    .bool();
+    let images = ok(
+        device_info(device(), CL_DEVICE_IMAGE_SUPPORT),
+        "IMAGE_SUPPORT",
+    )
+    .bool();
     assert_eq!(got, vec![little as i32, images as i32]);
 }
 
 #[test]
 fn opencl_c_3_0_feature_macros_match_device_features() {
     let e = Env::new();
-    let features: BTreeSet<String> = ok(device_info(device(), CL_DEVICE_OPENCL_C_FEATURES), "C_FEATURES")
-        .name_versions()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let features: BTreeSet<String> = ok(
+        device_info(device(), CL_DEVICE_OPENCL_C_FEATURES),
+        "C_FEATURES",
+    )
+    .name_versions()
+    .into_iter()
+    .map(|(n, _)| n)
+    .collect();
     let known = [
         "__opencl_c_3d_image_writes",
         "__opencl_c_atomic_order_acq_rel",
@@ -463,7 +631,12 @@ fn opencl_c_3_0_feature_macros_match_device_features() {
         .map(|n| format!("\n#ifdef {n}\n1\n#else\n0\n#endif\n"))
         .collect();
     let expr_refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
-    let got = run_values(&e, &value_kernel("", &expr_refs), "-cl-std=CL3.0", names.len());
+    let got = run_values(
+        &e,
+        &value_kernel("", &expr_refs),
+        "-cl-std=CL3.0",
+        names.len(),
+    );
     for (n, v) in names.iter().zip(&got) {
         assert_eq!(
             *v == 1,
@@ -493,7 +666,10 @@ fn warning_appears_in_build_log() {
     let e = Env::new();
     let p = e.program(WARNING_SRC, "");
     let log = build_log(p.get());
-    assert!(log.contains("ferro_custom_warning_text"), "build log lacks the warning:\n{log}");
+    assert!(
+        log.contains("ferro_custom_warning_text"),
+        "build log lacks the warning:\n{log}"
+    );
 }
 
 #[test]
@@ -509,7 +685,10 @@ fn w_suppresses_warnings() {
     let e = Env::new();
     let p = e.program(WARNING_SRC, "-w");
     let log = build_log(p.get());
-    assert!(!log.contains("ferro_custom_warning_text"), "-w did not suppress the warning:\n{log}");
+    assert!(
+        !log.contains("ferro_custom_warning_text"),
+        "-w did not suppress the warning:\n{log}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -575,7 +754,11 @@ fn uniform_work_group_size_option_is_accepted_with_cl3_0() {
 #[test]
 fn correctly_rounded_divide_sqrt_follows_fp_config() {
     let e = Env::new();
-    let cfg = ok(device_info(device(), CL_DEVICE_SINGLE_FP_CONFIG), "SINGLE_FP_CONFIG").u64();
+    let cfg = ok(
+        device_info(device(), CL_DEVICE_SINGLE_FP_CONFIG),
+        "SINGLE_FP_CONFIG",
+    )
+    .u64();
     let opt = "-cl-fp32-correctly-rounded-divide-sqrt";
     if cfg & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT != 0 {
         check_math_program(&e, opt);
@@ -614,7 +797,12 @@ fn unknown_option_is_invalid_build_options() {
 #[test]
 fn options_with_extra_whitespace_are_accepted() {
     let e = Env::new();
-    let got = run_values(&e, &value_kernel("", &["X"]), "  -D X=5   -cl-mad-enable  ", 1);
+    let got = run_values(
+        &e,
+        &value_kernel("", &["X"]),
+        "  -D X=5   -cl-mad-enable  ",
+        1,
+    );
     assert_eq!(got, vec![5]);
 }
 
@@ -623,7 +811,10 @@ fn options_with_extra_whitespace_are_accepted() {
 
 fn compile(p: &Prog, options: &str, headers: &[(&str, &Prog)]) -> cl_int {
     let opts = CString::new(options).unwrap();
-    let names: Vec<CString> = headers.iter().map(|(n, _)| CString::new(*n).unwrap()).collect();
+    let names: Vec<CString> = headers
+        .iter()
+        .map(|(n, _)| CString::new(*n).unwrap())
+        .collect();
     let name_ptrs: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
     let progs: Vec<cl_program> = headers.iter().map(|(_, p)| p.get()).collect();
     let d = device();
@@ -633,8 +824,16 @@ fn compile(p: &Prog, options: &str, headers: &[(&str, &Prog)]) -> cl_int {
         &d,
         opts.as_ptr(),
         headers.len() as cl_uint,
-        if headers.is_empty() { null() } else { progs.as_ptr() },
-        if headers.is_empty() { null() } else { name_ptrs.as_ptr() },
+        if headers.is_empty() {
+            null()
+        } else {
+            progs.as_ptr()
+        },
+        if headers.is_empty() {
+            null()
+        } else {
+            name_ptrs.as_ptr()
+        },
         None,
         null_mut()
     ))
@@ -645,7 +844,17 @@ fn link(e: &Env, inputs: &[&Prog], options: &str) -> Result<Prog, cl_int> {
     let progs: Vec<cl_program> = inputs.iter().map(|p| p.get()).collect();
     let d = device();
     let mut rc = 0;
-    let p = cl!(clLinkProgram(e.c(), 1, &d, opts.as_ptr(), progs.len() as cl_uint, progs.as_ptr(), None, null_mut(), &mut rc));
+    let p = cl!(clLinkProgram(
+        e.c(),
+        1,
+        &d,
+        opts.as_ptr(),
+        progs.len() as cl_uint,
+        progs.as_ptr(),
+        None,
+        null_mut(),
+        &mut rc
+    ));
     result(rc, p).map(Prog)
 }
 
@@ -661,20 +870,31 @@ fn compile_then_link_produces_a_runnable_executable() {
     check(compile(&main, "", &[]), "clCompileProgram(main)");
     for p in [&lib, &main] {
         assert_eq!(
-            ok(build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE), "BINARY_TYPE").u32(),
+            ok(
+                build_info(p.get(), device(), CL_PROGRAM_BINARY_TYPE),
+                "BINARY_TYPE"
+            )
+            .u32(),
             CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
         );
     }
     let exe = ok(link(&e, &[&main, &lib], ""), "clLinkProgram");
     assert_eq!(
-        ok(build_info(exe.get(), device(), CL_PROGRAM_BINARY_TYPE), "BINARY_TYPE").u32(),
+        ok(
+            build_info(exe.get(), device(), CL_PROGRAM_BINARY_TYPE),
+            "BINARY_TYPE"
+        )
+        .u32(),
         CL_PROGRAM_BINARY_TYPE_EXECUTABLE
     );
     let k = ok(create_kernel(exe.get(), "k"), "clCreateKernel");
     let out = e.buffer(16 * 4);
     ok(set_mem(k.get(), 0, &out), "arg");
     e.run(&k, &[16], None);
-    assert_eq!(e.read::<i32>(&out, 0, 16), (0..16).map(|i| i * 3 + 1).collect::<Vec<_>>());
+    assert_eq!(
+        e.read::<i32>(&out, 0, 16),
+        (0..16).map(|i| i * 3 + 1).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -682,8 +902,14 @@ fn compile_then_link_produces_a_runnable_executable() {
 fn compile_with_embedded_header() {
     let e = Env::new();
     let header = create_program(e.c(), "#define EMBEDDED_VALUE 777\n");
-    let main = create_program(e.c(), &value_kernel("#include \"inc/embedded.h\"", &["EMBEDDED_VALUE"]));
-    check(compile(&main, "", &[("inc/embedded.h", &header)]), "clCompileProgram with header");
+    let main = create_program(
+        e.c(),
+        &value_kernel("#include \"inc/embedded.h\"", &["EMBEDDED_VALUE"]),
+    );
+    check(
+        compile(&main, "", &[("inc/embedded.h", &header)]),
+        "clCompileProgram with header",
+    );
     let exe = ok(link(&e, &[&main], ""), "clLinkProgram");
     let k = ok(create_kernel(exe.get(), "k"), "kernel");
     let out = e.buffer(4);
@@ -696,7 +922,11 @@ fn compile_with_embedded_header() {
 fn compile_syntax_error_is_compile_program_failure() {
     let e = Env::new();
     let p = create_program(e.c(), SYNTAX_ERROR);
-    assert_code(compile(&p, "", &[]), CL_COMPILE_PROGRAM_FAILURE, "clCompileProgram of a syntax error");
+    assert_code(
+        compile(&p, "", &[]),
+        CL_COMPILE_PROGRAM_FAILURE,
+        "clCompileProgram of a syntax error",
+    );
     assert_eq!(bstatus(&p), CL_BUILD_ERROR);
 }
 
@@ -704,7 +934,11 @@ fn compile_syntax_error_is_compile_program_failure() {
 fn compile_unknown_option_is_invalid_compiler_options() {
     let e = Env::new();
     let p = create_program(e.c(), THREE_KERNELS);
-    assert_code(compile(&p, "-ferrocl-no-such-option", &[]), CL_INVALID_COMPILER_OPTIONS, "bad compile option");
+    assert_code(
+        compile(&p, "-ferrocl-no-such-option", &[]),
+        CL_INVALID_COMPILER_OPTIONS,
+        "bad compile option",
+    );
 }
 
 #[test]
@@ -715,7 +949,11 @@ fn link_with_unresolved_symbol_is_link_program_failure() {
         "int ferro_missing_fn(int x);\n__kernel void k(__global int* out) { out[0] = ferro_missing_fn(2); }\n",
     );
     check(compile(&main, "", &[]), "compile");
-    assert_err(link(&e, &[&main], ""), CL_LINK_PROGRAM_FAILURE, "link with an undefined function");
+    assert_err(
+        link(&e, &[&main], ""),
+        CL_LINK_PROGRAM_FAILURE,
+        "link with an undefined function",
+    );
 }
 
 #[test]
@@ -723,9 +961,16 @@ fn create_library_then_link_it() {
     let e = Env::new();
     let lib_src = create_program(e.c(), "int twice(int x) { return 2 * x; }\n");
     check(compile(&lib_src, "", &[]), "compile lib");
-    let lib = ok(link(&e, &[&lib_src], "-create-library"), "link -create-library");
+    let lib = ok(
+        link(&e, &[&lib_src], "-create-library"),
+        "link -create-library",
+    );
     assert_eq!(
-        ok(build_info(lib.get(), device(), CL_PROGRAM_BINARY_TYPE), "BINARY_TYPE").u32(),
+        ok(
+            build_info(lib.get(), device(), CL_PROGRAM_BINARY_TYPE),
+            "BINARY_TYPE"
+        )
+        .u32(),
         CL_PROGRAM_BINARY_TYPE_LIBRARY
     );
     let main = create_program(e.c(), &value_kernel("int twice(int x);", &["twice(21)"]));
@@ -742,7 +987,11 @@ fn create_library_then_link_it() {
 fn program_binary_roundtrip() {
     let e = Env::new();
     let p = e.program(&value_kernel("", &["606"]), "");
-    let sizes = ok(program_info(p.get(), CL_PROGRAM_BINARY_SIZES), "BINARY_SIZES").usizes();
+    let sizes = ok(
+        program_info(p.get(), CL_PROGRAM_BINARY_SIZES),
+        "BINARY_SIZES",
+    )
+    .usizes();
     assert_eq!(sizes.len(), 1);
     assert!(sizes[0] > 0, "a built program has a binary");
     let mut bin = vec![0u8; sizes[0]];
@@ -762,7 +1011,15 @@ fn program_binary_roundtrip() {
     let bp = bin.as_ptr();
     let mut status = -1;
     let mut rc = 0;
-    let p2 = cl!(clCreateProgramWithBinary(e.c(), 1, &d, &len, &bp, &mut status, &mut rc));
+    let p2 = cl!(clCreateProgramWithBinary(
+        e.c(),
+        1,
+        &d,
+        &len,
+        &bp,
+        &mut status,
+        &mut rc
+    ));
     check(rc, "clCreateProgramWithBinary");
     assert_eq!(status, CL_SUCCESS);
     let p2 = Prog(p2);
@@ -783,7 +1040,15 @@ fn create_program_with_garbage_binary_is_invalid_binary() {
     let bp = bin.as_ptr();
     let mut status = 0;
     let mut rc = 0;
-    let p = cl!(clCreateProgramWithBinary(e.c(), 1, &d, &len, &bp, &mut status, &mut rc));
+    let p = cl!(clCreateProgramWithBinary(
+        e.c(),
+        1,
+        &d,
+        &len,
+        &bp,
+        &mut status,
+        &mut rc
+    ));
     assert!(p.is_null());
     assert_code(rc, CL_INVALID_BINARY, "clCreateProgramWithBinary(garbage)");
     assert_code(status, CL_INVALID_BINARY, "binary_status");

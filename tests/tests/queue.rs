@@ -16,20 +16,31 @@ fn create_12(c: cl_context, props: cl_command_queue_properties) -> Result<Queue,
 }
 
 fn host_queue_props() -> cl_command_queue_properties {
-    ok(device_info(device(), CL_DEVICE_QUEUE_ON_HOST_PROPERTIES), "QUEUE_ON_HOST_PROPERTIES").u64()
+    ok(
+        device_info(device(), CL_DEVICE_QUEUE_ON_HOST_PROPERTIES),
+        "QUEUE_ON_HOST_PROPERTIES",
+    )
+    .u64()
 }
 
 #[test]
 fn create_queue_with_null_properties() {
     let c = ctx();
-    let q = ok(create_queue(c.get(), null()), "clCreateCommandQueueWithProperties(NULL)");
-    assert_eq!(ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(), 0);
+    let q = ok(
+        create_queue(c.get(), null()),
+        "clCreateCommandQueueWithProperties(NULL)",
+    );
+    assert_eq!(
+        ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(),
+        0
+    );
 }
 
 #[test]
 fn create_queue_with_profiling_property() {
     let c = ctx();
-    let props: [cl_queue_properties; 3] = [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
+    let props: [cl_queue_properties; 3] =
+        [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
     let q = ok(create_queue(c.get(), props.as_ptr()), "create(PROFILING)");
     assert_eq!(
         ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(),
@@ -42,15 +53,23 @@ fn create_queue_with_empty_property_list() {
     let c = ctx();
     let props: [cl_queue_properties; 1] = [0];
     let q = ok(create_queue(c.get(), props.as_ptr()), "create({0})");
-    assert_eq!(ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(), 0);
+    assert_eq!(
+        ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(),
+        0
+    );
 }
 
 #[test]
 fn queue_properties_array_returns_the_given_list() {
     let c = ctx();
-    let props: [cl_queue_properties; 3] = [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
+    let props: [cl_queue_properties; 3] =
+        [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_PROFILING_ENABLE, 0];
     let q = ok(create_queue(c.get(), props.as_ptr()), "create(PROFILING)");
-    let got = ok(queue_info(q.get(), CL_QUEUE_PROPERTIES_ARRAY), "PROPERTIES_ARRAY").u64s();
+    let got = ok(
+        queue_info(q.get(), CL_QUEUE_PROPERTIES_ARRAY),
+        "PROPERTIES_ARRAY",
+    )
+    .u64s();
     assert_eq!(got, props.to_vec());
 }
 
@@ -60,7 +79,13 @@ fn queue_properties_array_is_empty_without_properties() {
     let q = ok(create_queue(c.get(), null()), "create(NULL)");
     let mut size = 99usize;
     check(
-        cl!(clGetCommandQueueInfo(q.get(), CL_QUEUE_PROPERTIES_ARRAY, 0, null_mut(), &mut size)),
+        cl!(clGetCommandQueueInfo(
+            q.get(),
+            CL_QUEUE_PROPERTIES_ARRAY,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "PROPERTIES_ARRAY size",
     );
     assert_eq!(size, 0);
@@ -69,7 +94,10 @@ fn queue_properties_array_is_empty_without_properties() {
 #[test]
 fn create_queue_with_1_2_entry_point() {
     let c = ctx();
-    let q = ok(create_12(c.get(), CL_QUEUE_PROFILING_ENABLE), "clCreateCommandQueue");
+    let q = ok(
+        create_12(c.get(), CL_QUEUE_PROFILING_ENABLE),
+        "clCreateCommandQueue",
+    );
     assert_eq!(
         ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "PROPERTIES").u64(),
         CL_QUEUE_PROFILING_ENABLE
@@ -77,7 +105,13 @@ fn create_queue_with_1_2_entry_point() {
     // Created with clCreateCommandQueue: no properties array.
     let mut size = 99usize;
     check(
-        cl!(clGetCommandQueueInfo(q.get(), CL_QUEUE_PROPERTIES_ARRAY, 0, null_mut(), &mut size)),
+        cl!(clGetCommandQueueInfo(
+            q.get(),
+            CL_QUEUE_PROPERTIES_ARRAY,
+            0,
+            null_mut(),
+            &mut size
+        )),
         "PROPERTIES_ARRAY size",
     );
     assert_eq!(size, 0);
@@ -90,12 +124,32 @@ fn queue_from_1_2_entry_point_runs_commands() {
     let m = e.buffer(16);
     let data = [1u32, 2, 3, 4];
     check(
-        cl!(clEnqueueWriteBuffer(q.get(), m.get(), CL_TRUE, 0, 16, data.as_ptr().cast(), 0, null(), null_mut())),
+        cl!(clEnqueueWriteBuffer(
+            q.get(),
+            m.get(),
+            CL_TRUE,
+            0,
+            16,
+            data.as_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        )),
         "write",
     );
     let mut back = [0u32; 4];
     check(
-        cl!(clEnqueueReadBuffer(q.get(), m.get(), CL_TRUE, 0, 16, back.as_mut_ptr().cast(), 0, null(), null_mut())),
+        cl!(clEnqueueReadBuffer(
+            q.get(),
+            m.get(),
+            CL_TRUE,
+            0,
+            16,
+            back.as_mut_ptr().cast(),
+            0,
+            null(),
+            null_mut()
+        )),
         "read",
     );
     assert_eq!(back, data);
@@ -105,27 +159,42 @@ fn queue_from_1_2_entry_point_runs_commands() {
 fn create_queue_with_undefined_property_bits_is_invalid_value() {
     let c = ctx();
     let props: [cl_queue_properties; 3] = [CL_QUEUE_PROPERTIES as u64, 1 << 20, 0];
-    assert_err(create_queue(c.get(), props.as_ptr()), CL_INVALID_VALUE, "CL_QUEUE_PROPERTIES = 1 << 20");
+    assert_err(
+        create_queue(c.get(), props.as_ptr()),
+        CL_INVALID_VALUE,
+        "CL_QUEUE_PROPERTIES = 1 << 20",
+    );
 }
 
 #[test]
 fn create_queue_1_2_with_undefined_property_bits_is_invalid_value() {
     let c = ctx();
-    assert_err(create_12(c.get(), 1 << 20), CL_INVALID_VALUE, "clCreateCommandQueue(1 << 20)");
+    assert_err(
+        create_12(c.get(), 1 << 20),
+        CL_INVALID_VALUE,
+        "clCreateCommandQueue(1 << 20)",
+    );
 }
 
 #[test]
 fn create_queue_with_unknown_property_name_is_invalid_value() {
     let c = ctx();
     let props: [cl_queue_properties; 3] = [0x7777, 0, 0];
-    assert_err(create_queue(c.get(), props.as_ptr()), CL_INVALID_VALUE, "property 0x7777");
+    assert_err(
+        create_queue(c.get(), props.as_ptr()),
+        CL_INVALID_VALUE,
+        "property 0x7777",
+    );
 }
 
 #[test]
 fn create_queue_out_of_order_follows_device_support() {
     let c = ctx();
-    let props: [cl_queue_properties; 3] =
-        [CL_QUEUE_PROPERTIES as u64, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0];
+    let props: [cl_queue_properties; 3] = [
+        CL_QUEUE_PROPERTIES as u64,
+        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+        0,
+    ];
     let r = create_queue(c.get(), props.as_ptr());
     if host_queue_props() & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0 {
         let q = ok(r, "create(OUT_OF_ORDER)");
@@ -135,7 +204,11 @@ fn create_queue_out_of_order_follows_device_support() {
         );
     } else {
         // Valid but unsupported.
-        assert_err(r, CL_INVALID_QUEUE_PROPERTIES, "create(OUT_OF_ORDER) on a device without it");
+        assert_err(
+            r,
+            CL_INVALID_QUEUE_PROPERTIES,
+            "create(OUT_OF_ORDER) on a device without it",
+        );
     }
 }
 
@@ -166,24 +239,45 @@ fn create_device_queue_without_device_enqueue_support_is_invalid_queue_propertie
 fn create_queue_with_null_device_is_invalid_device() {
     let c = ctx();
     let mut rc = 0;
-    let q = cl!(clCreateCommandQueueWithProperties(c.get(), null_mut(), null(), &mut rc));
+    let q = cl!(clCreateCommandQueueWithProperties(
+        c.get(),
+        null_mut(),
+        null(),
+        &mut rc
+    ));
     assert!(q.is_null());
-    assert_code(rc, CL_INVALID_DEVICE, "clCreateCommandQueueWithProperties(device NULL)");
+    assert_code(
+        rc,
+        CL_INVALID_DEVICE,
+        "clCreateCommandQueueWithProperties(device NULL)",
+    );
 }
 
 #[test]
 fn queue_info_context_and_device() {
     let c = ctx();
     let q = ok(create_queue(c.get(), null()), "create");
-    assert_eq!(ok(queue_info(q.get(), CL_QUEUE_CONTEXT), "CONTEXT").ptr(), c.get());
-    assert_eq!(ok(queue_info(q.get(), CL_QUEUE_DEVICE), "DEVICE").ptr(), device());
+    assert_eq!(
+        ok(queue_info(q.get(), CL_QUEUE_CONTEXT), "CONTEXT").ptr(),
+        c.get()
+    );
+    assert_eq!(
+        ok(queue_info(q.get(), CL_QUEUE_DEVICE), "DEVICE").ptr(),
+        device()
+    );
 }
 
 #[test]
 fn queue_reference_count_follows_retain_and_release() {
     let c = ctx();
     let q = ok(create_queue(c.get(), null()), "create");
-    let rc = || ok(queue_info(q.get(), CL_QUEUE_REFERENCE_COUNT), "REFERENCE_COUNT").u32();
+    let rc = || {
+        ok(
+            queue_info(q.get(), CL_QUEUE_REFERENCE_COUNT),
+            "REFERENCE_COUNT",
+        )
+        .u32()
+    };
     assert_eq!(rc(), 1);
     check(cl!(clRetainCommandQueue(q.get())), "clRetainCommandQueue");
     assert_eq!(rc(), 2);
@@ -198,8 +292,18 @@ fn queue_size_query_on_host_queue_is_invalid_command_queue() {
     let c = ctx();
     let q = ok(create_queue(c.get(), null()), "create");
     let mut v = 0u32;
-    let rc = cl!(clGetCommandQueueInfo(q.get(), CL_QUEUE_SIZE, 4, (&mut v as *mut u32).cast(), null_mut()));
-    assert_code(rc, CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE on a host queue");
+    let rc = cl!(clGetCommandQueueInfo(
+        q.get(),
+        CL_QUEUE_SIZE,
+        4,
+        (&mut v as *mut u32).cast(),
+        null_mut()
+    ));
+    assert_code(
+        rc,
+        CL_INVALID_COMMAND_QUEUE,
+        "CL_QUEUE_SIZE on a host queue",
+    );
 }
 
 #[test]
@@ -207,7 +311,13 @@ fn queue_info_unknown_param_is_invalid_value() {
     let c = ctx();
     let q = ok(create_queue(c.get(), null()), "create");
     let mut buf = [0u8; 64];
-    let rc = cl!(clGetCommandQueueInfo(q.get(), 0x7777, 64, buf.as_mut_ptr().cast(), null_mut()));
+    let rc = cl!(clGetCommandQueueInfo(
+        q.get(),
+        0x7777,
+        64,
+        buf.as_mut_ptr().cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "clGetCommandQueueInfo(0x7777)");
 }
 
@@ -216,7 +326,13 @@ fn queue_info_buffer_too_small_is_invalid_value() {
     let c = ctx();
     let q = ok(create_queue(c.get(), null()), "create");
     let mut v = 0u32;
-    let rc = cl!(clGetCommandQueueInfo(q.get(), CL_QUEUE_PROPERTIES, 4, (&mut v as *mut u32).cast(), null_mut()));
+    let rc = cl!(clGetCommandQueueInfo(
+        q.get(),
+        CL_QUEUE_PROPERTIES,
+        4,
+        (&mut v as *mut u32).cast(),
+        null_mut()
+    ));
     assert_code(rc, CL_INVALID_VALUE, "CL_QUEUE_PROPERTIES into 4 bytes");
 }
 
