@@ -17,8 +17,17 @@ fn main() {
     for s in &sources {
         let bc = out.join(s.file_stem().unwrap()).with_extension("bc");
         let status = Command::new("clang-22")
-            .args(["-cc1", "-triple", "x86_64-unknown-linux-gnu", "-emit-llvm-bc"])
-            .args(["-cl-std=CL3.0", "-finclude-default-header", "-ffake-address-space-map"])
+            .args([
+                "-cc1",
+                "-triple",
+                "x86_64-unknown-linux-gnu",
+                "-emit-llvm-bc",
+            ])
+            .args([
+                "-cl-std=CL3.0",
+                "-finclude-default-header",
+                "-ffake-address-space-map",
+            ])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")
             .arg(resource_dir())
@@ -45,6 +54,9 @@ fn main() {
 }
 
 fn resource_dir() -> String {
-    let out = Command::new("clang-22").arg("-print-resource-dir").output().unwrap();
+    let out = Command::new("clang-22")
+        .arg("-print-resource-dir")
+        .output()
+        .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }

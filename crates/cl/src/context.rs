@@ -53,7 +53,9 @@ impl Drop for Context {
 }
 
 /// Validates a properties list; returns it with its terminator.
-unsafe fn parse_properties(properties: *const cl_context_properties) -> Result<Vec<cl_context_properties>, cl_int> {
+unsafe fn parse_properties(
+    properties: *const cl_context_properties,
+) -> Result<Vec<cl_context_properties>, cl_int> {
     let mut out = Vec::new();
     if properties.is_null() {
         return Ok(out);
@@ -66,7 +68,8 @@ unsafe fn parse_properties(properties: *const cl_context_properties) -> Result<V
         seen.push(name);
         match name {
             CL_CONTEXT_PLATFORM => {
-                object::get::<platform::Platform>(value as *mut c_void).map_err(|_| CL_INVALID_PLATFORM)?;
+                object::get::<platform::Platform>(value as *mut c_void)
+                    .map_err(|_| CL_INVALID_PLATFORM)?;
             }
             CL_CONTEXT_INTEROP_USER_SYNC => {}
             _ => return Err(CL_INVALID_PROPERTY),
@@ -84,7 +87,10 @@ unsafe fn make(
     pfn_notify: Option<ErrorCallback>,
     user_data: *mut c_void,
 ) -> Result<cl_context, cl_int> {
-    ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
+    ensure(
+        !(pfn_notify.is_none() && !user_data.is_null()),
+        CL_INVALID_VALUE,
+    )?;
     let properties = parse_properties(properties)?;
     let ctx = object::create(Context {
         devices,
@@ -125,11 +131,22 @@ pub unsafe extern "C" fn create_context_from_type(
         let mut count = 0;
         let mut device: cl_device_id = std::ptr::null_mut();
         // Validates the type and finds our device the way clGetDeviceIDs does.
-        match crate::device::get_device_ids(std::ptr::null_mut(), device_type, 1, &mut device, &mut count) {
+        match crate::device::get_device_ids(
+            std::ptr::null_mut(),
+            device_type,
+            1,
+            &mut device,
+            &mut count,
+        ) {
             CL_SUCCESS => {}
             e => return Err(e),
         }
-        make(properties, vec![object::get::<Device>(device)?], pfn_notify, user_data)
+        make(
+            properties,
+            vec![object::get::<Device>(device)?],
+            pfn_notify,
+            user_data,
+        )
     })
 }
 

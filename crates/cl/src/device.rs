@@ -30,9 +30,16 @@ impl Device {
 
     /// Extensions as reported: the platform's plus the device's own.
     pub fn extensions(&self) -> Vec<(String, cl_version)> {
-        let mut v: Vec<(String, cl_version)> =
-            platform::EXTENSIONS.iter().map(|e| (e.to_string(), make_version(1, 0, 0))).collect();
-        v.extend(self.info().extensions.iter().map(|e| (e.name.clone(), e.version)));
+        let mut v: Vec<(String, cl_version)> = platform::EXTENSIONS
+            .iter()
+            .map(|e| (e.to_string(), make_version(1, 0, 0)))
+            .collect();
+        v.extend(
+            self.info()
+                .extensions
+                .iter()
+                .map(|e| (e.name.clone(), e.version)),
+        );
         v
     }
 }
@@ -59,10 +66,16 @@ pub unsafe extern "C" fn get_device_ids(
             | CL_DEVICE_TYPE_ACCELERATOR
             | CL_DEVICE_TYPE_DEFAULT
             | CL_DEVICE_TYPE_CUSTOM;
-        ensure(device_type == CL_DEVICE_TYPE_ALL || device_type & !KNOWN == 0, CL_INVALID_DEVICE_TYPE)?;
+        ensure(
+            device_type == CL_DEVICE_TYPE_ALL || device_type & !KNOWN == 0,
+            CL_INVALID_DEVICE_TYPE,
+        )?;
         ensure(device_type != 0, CL_INVALID_DEVICE_TYPE)?;
         ensure(!(num_entries == 0 && !devices.is_null()), CL_INVALID_VALUE)?;
-        ensure(!(devices.is_null() && num_devices.is_null()), CL_INVALID_VALUE)?;
+        ensure(
+            !(devices.is_null() && num_devices.is_null()),
+            CL_INVALID_VALUE,
+        )?;
         let matching: Vec<_> = p
             .devices
             .iter()
@@ -90,10 +103,17 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         .iter()
         .map(|&(a, b)| ("OpenCL C".to_string(), make_version(a, b, 0)))
         .collect();
-    let features: Vec<(String, cl_version)> =
-        i.opencl_c_features.iter().map(|f| (f.name.clone(), f.version)).collect();
+    let features: Vec<(String, cl_version)> = i
+        .opencl_c_features
+        .iter()
+        .map(|f| (f.name.clone(), f.version))
+        .collect();
     let extensions = d.extensions();
-    let ext_string = extensions.iter().map(|e| e.0.as_str()).collect::<Vec<_>>().join(" ");
+    let ext_string = extensions
+        .iter()
+        .map(|e| e.0.as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
     Ok(match param {
         CL_DEVICE_TYPE => Info::value::<cl_device_type>(CL_DEVICE_TYPE_CPU),
         CL_DEVICE_VENDOR_ID => Info::value::<cl_uint>(i.vendor_id),
@@ -119,7 +139,9 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_ADDRESS_BITS => Info::value::<cl_uint>(64),
         CL_DEVICE_MAX_MEM_ALLOC_SIZE => Info::value::<cl_ulong>(i.max_mem_alloc_size),
         CL_DEVICE_GLOBAL_MEM_SIZE => Info::value::<cl_ulong>(i.global_mem_size),
-        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => Info::value::<cl_device_mem_cache_type>(CL_READ_WRITE_CACHE),
+        CL_DEVICE_GLOBAL_MEM_CACHE_TYPE => {
+            Info::value::<cl_device_mem_cache_type>(CL_READ_WRITE_CACHE)
+        }
         CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE => Info::value::<cl_uint>(i.global_mem_cache.line_size),
         CL_DEVICE_GLOBAL_MEM_CACHE_SIZE => Info::value::<cl_ulong>(i.global_mem_cache.size),
         CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE => Info::value::<cl_ulong>(i.max_constant_buffer_size),
@@ -134,22 +156,34 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_HALF_FP_CONFIG => Info::value::<cl_device_fp_config>(i.half_fp_config),
         CL_DEVICE_ERROR_CORRECTION_SUPPORT => Info::bool(false),
         CL_DEVICE_HOST_UNIFIED_MEMORY => Info::bool(true),
-        CL_DEVICE_PROFILING_TIMER_RESOLUTION => Info::value::<usize>(i.profiling_timer_resolution_ns),
-        CL_DEVICE_ENDIAN_LITTLE => Info::bool(true),
-        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => Info::bool(true),
-        CL_DEVICE_EXECUTION_CAPABILITIES => Info::value::<cl_device_exec_capabilities>(CL_EXEC_KERNEL),
-        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => {
-            Info::value::<cl_command_queue_properties>(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
+        CL_DEVICE_PROFILING_TIMER_RESOLUTION => {
+            Info::value::<usize>(i.profiling_timer_resolution_ns)
         }
+        CL_DEVICE_ENDIAN_LITTLE => Info::bool(true),
+        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+            Info::bool(true)
+        }
+        CL_DEVICE_EXECUTION_CAPABILITIES => {
+            Info::value::<cl_device_exec_capabilities>(CL_EXEC_KERNEL)
+        }
+        CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => Info::value::<cl_command_queue_properties>(
+            CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE,
+        ),
         CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES => Info::value::<cl_command_queue_properties>(0),
-        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => Info::value::<cl_uint>(0),
-        CL_DEVICE_MAX_ON_DEVICE_QUEUES | CL_DEVICE_MAX_ON_DEVICE_EVENTS => Info::value::<cl_uint>(0),
+        CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE | CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE => {
+            Info::value::<cl_uint>(0)
+        }
+        CL_DEVICE_MAX_ON_DEVICE_QUEUES | CL_DEVICE_MAX_ON_DEVICE_EVENTS => {
+            Info::value::<cl_uint>(0)
+        }
         CL_DEVICE_PLATFORM => Info::value::<cl_platform_id>(d.platform.load(Ordering::Acquire)),
         CL_DEVICE_NAME => Info::string(&i.name),
         CL_DEVICE_VENDOR => Info::string(&i.vendor),
         CL_DRIVER_VERSION => Info::string(env!("CARGO_PKG_VERSION")),
         CL_DEVICE_PROFILE => Info::string("FULL_PROFILE"),
-        CL_DEVICE_VERSION => Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION"))),
+        CL_DEVICE_VERSION => {
+            Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION")))
+        }
         CL_DEVICE_NUMERIC_VERSION => Info::value::<cl_version>(platform::VERSION),
         CL_DEVICE_OPENCL_C_VERSION => Info::string("OpenCL C 1.2 ferrocl"),
         CL_DEVICE_OPENCL_C_ALL_VERSIONS => Info::name_versions(&c_versions),
@@ -169,9 +203,9 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_PARTITION_TYPE => Info::slice::<cl_device_partition_property>(&[]),
         CL_DEVICE_REFERENCE_COUNT => Info::value::<cl_uint>(1),
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS | CL_DEVICE_MAX_WRITE_IMAGE_ARGS | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => {
-            Info::value::<cl_uint>(0)
-        }
+        CL_DEVICE_MAX_READ_IMAGE_ARGS
+        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
+        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::value::<cl_uint>(0),
         CL_DEVICE_IMAGE2D_MAX_WIDTH
         | CL_DEVICE_IMAGE2D_MAX_HEIGHT
         | CL_DEVICE_IMAGE3D_MAX_WIDTH
@@ -179,30 +213,36 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         | CL_DEVICE_IMAGE3D_MAX_DEPTH
         | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
         | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::value::<usize>(0),
-        CL_DEVICE_MAX_SAMPLERS | CL_DEVICE_IMAGE_PITCH_ALIGNMENT | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => {
-            Info::value::<cl_uint>(0)
+        CL_DEVICE_MAX_SAMPLERS
+        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
+        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::value::<cl_uint>(0),
+        CL_DEVICE_MAX_PIPE_ARGS
+        | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
+        | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::value::<cl_uint>(0),
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
+            Info::value::<usize>(0)
         }
-        CL_DEVICE_MAX_PIPE_ARGS | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS | CL_DEVICE_PIPE_MAX_PACKET_SIZE => {
-            Info::value::<cl_uint>(0)
-        }
-        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => Info::value::<usize>(0),
         CL_DEVICE_SVM_CAPABILITIES => Info::value::<cl_device_svm_capabilities>(0),
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::value::<cl_uint>(0),
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::value::<cl_uint>(0),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
-            Info::value::<cl_device_atomic_capabilities>(CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)
-        }
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Info::value::<cl_device_atomic_capabilities>(
+            CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+        ),
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::value::<cl_device_atomic_capabilities>(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+            CL_DEVICE_ATOMIC_ORDER_RELAXED
+                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
         ),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
-        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => Info::value::<cl_device_device_enqueue_capabilities>(0),
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
+            Info::value::<cl_device_device_enqueue_capabilities>(0)
+        }
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::value::<usize>(nw.float as usize),
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-00-00-00"),
         _ => return Err(CL_INVALID_VALUE),
@@ -247,7 +287,10 @@ pub unsafe extern "C" fn create_sub_devices(
 
 /// Nanoseconds on the clock profiling and host timers share.
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes the struct it is given.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
@@ -260,7 +303,10 @@ pub unsafe extern "C" fn get_device_and_host_timer(
 ) -> cl_int {
     status(|| {
         object::get::<Device>(device)?;
-        ensure(!device_timestamp.is_null() && !host_timestamp.is_null(), CL_INVALID_VALUE)?;
+        ensure(
+            !device_timestamp.is_null() && !host_timestamp.is_null(),
+            CL_INVALID_VALUE,
+        )?;
         let t = now_ns();
         *device_timestamp = t;
         *host_timestamp = t;
@@ -268,7 +314,10 @@ pub unsafe extern "C" fn get_device_and_host_timer(
     })
 }
 
-pub unsafe extern "C" fn get_host_timer(device: cl_device_id, host_timestamp: *mut cl_ulong) -> cl_int {
+pub unsafe extern "C" fn get_host_timer(
+    device: cl_device_id,
+    host_timestamp: *mut cl_ulong,
+) -> cl_int {
     status(|| {
         object::get::<Device>(device)?;
         ensure(!host_timestamp.is_null(), CL_INVALID_VALUE)?;

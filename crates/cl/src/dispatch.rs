@@ -135,7 +135,10 @@ unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut
     clGetExtensionFunctionAddress(name)
 }
 
-unsafe extern "C" fn get_extension_function_address_for_platform(platform: cl_platform_id, name: *const c_char) -> *mut c_void {
+unsafe extern "C" fn get_extension_function_address_for_platform(
+    platform: cl_platform_id,
+    name: *const c_char,
+) -> *mut c_void {
     if platform::resolve(platform).is_err() {
         return std::ptr::null_mut();
     }

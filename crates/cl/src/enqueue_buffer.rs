@@ -29,7 +29,10 @@ fn in_bounds(m: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     ensure(end <= m.size, CL_INVALID_VALUE)
 }
 
-fn lookup(queue: cl_command_queue, buffer: cl_mem) -> Result<(Arc<ClObject<Queue>>, Arc<ClObject<Mem>>), cl_int> {
+fn lookup(
+    queue: cl_command_queue,
+    buffer: cl_mem,
+) -> Result<(Arc<ClObject<Queue>>, Arc<ClObject<Mem>>), cl_int> {
     let q = object::get::<Queue>(queue)?;
     let m = object::get::<Mem>(buffer)?;
     same_context(&q, &m)?;
@@ -58,7 +61,15 @@ pub unsafe extern "C" fn enqueue_read_buffer(
             std::ptr::copy_nonoverlapping(m.ptr().add(offset), dst.get(), size);
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_READ_BUFFER, num_events, event_list, event, blocking != 0, work)
+        enqueue(
+            &q,
+            CL_COMMAND_READ_BUFFER,
+            num_events,
+            event_list,
+            event,
+            blocking != 0,
+            work,
+        )
     })
 }
 
@@ -84,7 +95,15 @@ pub unsafe extern "C" fn enqueue_write_buffer(
             std::ptr::copy_nonoverlapping(src.get(), m.ptr().add(offset), size);
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_WRITE_BUFFER, num_events, event_list, event, blocking != 0, work)
+        enqueue(
+            &q,
+            CL_COMMAND_WRITE_BUFFER,
+            num_events,
+            event_list,
+            event,
+            blocking != 0,
+            work,
+        )
     })
 }
 
@@ -114,12 +133,23 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
         in_bounds(&dst, dst_offset, size)?;
         let (sr, so) = src.root();
         let (dr, d_o) = dst.root();
-        ensure(!(sr == dr && overlaps(so + src_offset, d_o + dst_offset, size, size)), CL_MEM_COPY_OVERLAP)?;
+        ensure(
+            !(sr == dr && overlaps(so + src_offset, d_o + dst_offset, size, size)),
+            CL_MEM_COPY_OVERLAP,
+        )?;
         let work = Box::new(move || {
             std::ptr::copy(src.ptr().add(src_offset), dst.ptr().add(dst_offset), size);
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_COPY_BUFFER, num_events, event_list, event, false, work)
+        enqueue(
+            &q,
+            CL_COMMAND_COPY_BUFFER,
+            num_events,
+            event_list,
+            event,
+            false,
+            work,
+        )
     })
 }
 
@@ -138,8 +168,14 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     status(|| {
         let (q, m) = lookup(queue, buffer)?;
         ensure(!pattern.is_null(), CL_INVALID_VALUE)?;
-        ensure(pattern_size.is_power_of_two() && pattern_size <= 128, CL_INVALID_VALUE)?;
-        ensure(offset % pattern_size == 0 && size % pattern_size == 0, CL_INVALID_VALUE)?;
+        ensure(
+            pattern_size.is_power_of_two() && pattern_size <= 128,
+            CL_INVALID_VALUE,
+        )?;
+        ensure(
+            offset % pattern_size == 0 && size % pattern_size == 0,
+            CL_INVALID_VALUE,
+        )?;
         in_bounds(&m, offset, size)?;
         // The pattern is copied now: the application may reuse it at once.
         let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
@@ -150,7 +186,15 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
             }
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_FILL_BUFFER, num_events, event_list, event, false, work)
+        enqueue(
+            &q,
+            CL_COMMAND_FILL_BUFFER,
+            num_events,
+            event_list,
+            event,
+            false,
+            work,
+        )
     })
 }
 
@@ -164,18 +208,36 @@ struct Rect {
 
 impl Rect {
     /// Applies the spec's pitch defaults and checks them against `region`.
-    unsafe fn new(origin: *const usize, region: [usize; 3], row_pitch: usize, slice_pitch: usize) -> Result<Rect, cl_int> {
+    unsafe fn new(
+        origin: *const usize,
+        region: [usize; 3],
+        row_pitch: usize,
+        slice_pitch: usize,
+    ) -> Result<Rect, cl_int> {
         ensure(!origin.is_null(), CL_INVALID_VALUE)?;
         let origin = [*origin, *origin.add(1), *origin.add(2)];
         let row = if row_pitch == 0 { region[0] } else { row_pitch };
         ensure(row >= region[0], CL_INVALID_VALUE)?;
-        let slice = if slice_pitch == 0 { region[1] * row } else { slice_pitch };
-        ensure(slice >= region[1] * row && slice % row == 0, CL_INVALID_VALUE)?;
-        Ok(Rect { origin, row_pitch: row, slice_pitch: slice })
+        let slice = if slice_pitch == 0 {
+            region[1] * row
+        } else {
+            slice_pitch
+        };
+        ensure(
+            slice >= region[1] * row && slice % row == 0,
+            CL_INVALID_VALUE,
+        )?;
+        Ok(Rect {
+            origin,
+            row_pitch: row,
+            slice_pitch: slice,
+        })
     }
 
     fn offset(&self, y: usize, z: usize) -> usize {
-        (self.origin[2] + z) * self.slice_pitch + (self.origin[1] + y) * self.row_pitch + self.origin[0]
+        (self.origin[2] + z) * self.slice_pitch
+            + (self.origin[1] + y) * self.row_pitch
+            + self.origin[0]
     }
 
     /// One past the last byte the region touches.
@@ -224,7 +286,14 @@ unsafe fn rect_transfer(
     let h = Rect::new(host_origin, region, host_row_pitch, host_slice_pitch)?;
     ensure(!ptr.is_null(), CL_INVALID_VALUE)?;
     ensure(b.end(region) <= m.size, CL_INVALID_VALUE)?;
-    ensure(if read { m.host_readable() } else { m.host_writable() }, CL_INVALID_OPERATION)?;
+    ensure(
+        if read {
+            m.host_readable()
+        } else {
+            m.host_writable()
+        },
+        CL_INVALID_OPERATION,
+    )?;
     let host = Ptr(ptr as usize);
     let work = Box::new(move || {
         if read {
@@ -234,7 +303,11 @@ unsafe fn rect_transfer(
         }
         Ok(())
     });
-    let kind = if read { CL_COMMAND_READ_BUFFER_RECT } else { CL_COMMAND_WRITE_BUFFER_RECT };
+    let kind = if read {
+        CL_COMMAND_READ_BUFFER_RECT
+    } else {
+        CL_COMMAND_WRITE_BUFFER_RECT
+    };
     enqueue(&q, kind, num_events, event_list, event, blocking != 0, work)
 }
 
@@ -257,8 +330,21 @@ pub unsafe extern "C" fn enqueue_read_buffer_rect(
 ) -> cl_int {
     status(|| {
         rect_transfer(
-            queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch,
-            host_row_pitch, host_slice_pitch, ptr, num_events, event_list, event, true,
+            queue,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            buffer_row_pitch,
+            buffer_slice_pitch,
+            host_row_pitch,
+            host_slice_pitch,
+            ptr,
+            num_events,
+            event_list,
+            event,
+            true,
         )
     })
 }
@@ -282,8 +368,21 @@ pub unsafe extern "C" fn enqueue_write_buffer_rect(
 ) -> cl_int {
     status(|| {
         rect_transfer(
-            queue, buffer, blocking, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch,
-            host_row_pitch, host_slice_pitch, ptr as *mut c_void, num_events, event_list, event, false,
+            queue,
+            buffer,
+            blocking,
+            buffer_origin,
+            host_origin,
+            region,
+            buffer_row_pitch,
+            buffer_slice_pitch,
+            host_row_pitch,
+            host_slice_pitch,
+            ptr as *mut c_void,
+            num_events,
+            event_list,
+            event,
+            false,
         )
     })
 }
@@ -311,17 +410,32 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
         let region = read_region(region)?;
         let s = Rect::new(src_origin, region, src_row_pitch, src_slice_pitch)?;
         let d = Rect::new(dst_origin, region, dst_row_pitch, dst_slice_pitch)?;
-        ensure(s.end(region) <= src.size && d.end(region) <= dst.size, CL_INVALID_VALUE)?;
+        ensure(
+            s.end(region) <= src.size && d.end(region) <= dst.size,
+            CL_INVALID_VALUE,
+        )?;
         if Arc::ptr_eq(&src, &dst) {
-            ensure(s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch, CL_INVALID_VALUE)?;
-            let boxes_meet = (0..3).all(|i| overlaps(s.origin[i], d.origin[i], region[i], region[i]));
+            ensure(
+                s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch,
+                CL_INVALID_VALUE,
+            )?;
+            let boxes_meet =
+                (0..3).all(|i| overlaps(s.origin[i], d.origin[i], region[i], region[i]));
             ensure(!boxes_meet, CL_MEM_COPY_OVERLAP)?;
         }
         let work = Box::new(move || {
             copy_rect(src.ptr(), s, dst.ptr(), d, region);
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_COPY_BUFFER_RECT, num_events, event_list, event, false, work)
+        enqueue(
+            &q,
+            CL_COMMAND_COPY_BUFFER_RECT,
+            num_events,
+            event_list,
+            event,
+            false,
+            work,
+        )
     })
 }
 
@@ -343,24 +457,46 @@ pub unsafe extern "C" fn enqueue_map_buffer(
         const KNOWN: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
         ensure(map_flags & !KNOWN == 0, CL_INVALID_VALUE)?;
         let invalidate = map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
-        ensure(!(invalidate && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0), CL_INVALID_VALUE)?;
+        ensure(
+            !(invalidate && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0),
+            CL_INVALID_VALUE,
+        )?;
         ensure(size > 0, CL_INVALID_VALUE)?;
         in_bounds(&m, offset, size)?;
-        ensure(map_flags & CL_MAP_READ == 0 || m.host_readable(), CL_INVALID_OPERATION)?;
-        ensure(map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.host_writable(), CL_INVALID_OPERATION)?;
+        ensure(
+            map_flags & CL_MAP_READ == 0 || m.host_readable(),
+            CL_INVALID_OPERATION,
+        )?;
+        ensure(
+            map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.host_writable(),
+            CL_INVALID_OPERATION,
+        )?;
         let p = m.ptr().add(offset) as usize;
         let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
         {
             // Regions mapped for writing must not overlap other mappings.
             let mut maps = m.maps.lock().unwrap();
-            let clash = maps.iter().any(|&(at, n, w)| (w || writing) && overlaps(at, p, n, size));
+            let clash = maps
+                .iter()
+                .any(|&(at, n, w)| (w || writing) && overlaps(at, p, n, size));
             ensure(!clash, CL_INVALID_OPERATION)?;
             maps.push((p, size, writing));
         }
-        let done = enqueue(&q, CL_COMMAND_MAP_BUFFER, num_events, event_list, event, blocking != 0, Box::new(|| Ok(())));
+        let done = enqueue(
+            &q,
+            CL_COMMAND_MAP_BUFFER,
+            num_events,
+            event_list,
+            event,
+            blocking != 0,
+            Box::new(|| Ok(())),
+        );
         if let Err(e) = done {
             let mut maps = m.maps.lock().unwrap();
-            if let Some(i) = maps.iter().position(|&(at, n, w)| (at, n, w) == (p, size, writing)) {
+            if let Some(i) = maps
+                .iter()
+                .position(|&(at, n, w)| (at, n, w) == (p, size, writing))
+            {
                 maps.remove(i);
             }
             return Err(e);
@@ -381,10 +517,21 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
         let (q, m) = lookup(queue, mem)?;
         {
             let mut maps = m.maps.lock().unwrap();
-            let i = maps.iter().position(|&(at, _, _)| at == mapped_ptr as usize).ok_or(CL_INVALID_VALUE)?;
+            let i = maps
+                .iter()
+                .position(|&(at, _, _)| at == mapped_ptr as usize)
+                .ok_or(CL_INVALID_VALUE)?;
             maps.remove(i);
         }
-        enqueue(&q, CL_COMMAND_UNMAP_MEM_OBJECT, num_events, event_list, event, false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_UNMAP_MEM_OBJECT,
+            num_events,
+            event_list,
+            event,
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }
 
@@ -399,17 +546,29 @@ pub unsafe extern "C" fn enqueue_migrate_mem_objects(
 ) -> cl_int {
     status(|| {
         let q = object::get::<Queue>(queue)?;
-        ensure(num_mem_objects > 0 && !mem_objects.is_null(), CL_INVALID_VALUE)?;
+        ensure(
+            num_mem_objects > 0 && !mem_objects.is_null(),
+            CL_INVALID_VALUE,
+        )?;
         let mems = object::get_list::<Mem>(num_mem_objects, mem_objects, CL_INVALID_VALUE)?;
         for m in &mems {
             same_context(&q, m)?;
         }
-        const KNOWN: cl_mem_migration_flags = CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+        const KNOWN: cl_mem_migration_flags =
+            CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
         ensure(flags & !KNOWN == 0, CL_INVALID_VALUE)?;
         // One memory for host and device: there is nothing to move.
-        enqueue(&q, CL_COMMAND_MIGRATE_MEM_OBJECTS, num_events, event_list, event, false, Box::new(move || {
-            drop(mems);
-            Ok(())
-        }))
+        enqueue(
+            &q,
+            CL_COMMAND_MIGRATE_MEM_OBJECTS,
+            num_events,
+            event_list,
+            event,
+            false,
+            Box::new(move || {
+                drop(mems);
+                Ok(())
+            }),
+        )
     })
 }

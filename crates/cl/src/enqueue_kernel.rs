@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 /// The largest divisor of `n` that is at most `limit`.
 fn largest_divisor(n: usize, limit: usize) -> usize {
-    (1..=limit.min(n).max(1)).rev().find(|d| n % d == 0).unwrap_or(1)
+    (1..=limit.min(n).max(1))
+        .rev()
+        .find(|d| n % d == 0)
+        .unwrap_or(1)
 }
 
 /// A local size for a NULL `local_work_size`: whole rows along x first
@@ -26,7 +29,16 @@ fn choose_local_size(global: [usize; 3], max: usize) -> [usize; 3] {
 
 /// Packs the kernel's argument values into its argument block; returns the
 /// block and the bytes of `__local` arguments.
-fn pack(k: &Kernel) -> Result<(mux::Allocation, usize, Vec<Arc<ClObject<crate::memory::Mem>>>), cl_int> {
+fn pack(
+    k: &Kernel,
+) -> Result<
+    (
+        mux::Allocation,
+        usize,
+        Vec<Arc<ClObject<crate::memory::Mem>>>,
+    ),
+    cl_int,
+> {
     let args = k.args.lock().unwrap();
     let (offsets, size) = arg_layout(&k.info.args);
     let block = mux::Allocation::host(size.max(8), ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
@@ -49,7 +61,9 @@ fn pack(k: &Kernel) -> Result<(mux::Allocation, usize, Vec<Arc<ClObject<crate::m
             ArgValue::Bytes(b) => b.clone(),
         };
         // SAFETY: the layout gives each argument room for its bytes.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len()) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len())
+        };
     }
     Ok((block, local, keep))
 }
@@ -69,12 +83,19 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
     status(|| {
         let q = object::get::<Queue>(queue)?;
         let k = object::get::<Kernel>(kernel)?;
-        ensure(Arc::ptr_eq(&q.context, &k.program.context), CL_INVALID_CONTEXT)?;
+        ensure(
+            Arc::ptr_eq(&q.context, &k.program.context),
+            CL_INVALID_CONTEXT,
+        )?;
         ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
         let (block, dynamic_local, buffers) = pack(&k)?;
         let dims = work_dim as usize;
         // OpenCL 2.1 and later: a NULL global size is an empty range.
-        let mut global = if global_work_size.is_null() { [0usize; 3] } else { [1usize; 3] };
+        let mut global = if global_work_size.is_null() {
+            [0usize; 3]
+        } else {
+            [1usize; 3]
+        };
         let mut offset = [0usize; 3];
         for d in 0..dims {
             if !global_work_size.is_null() {
@@ -83,7 +104,10 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
             if !global_work_offset.is_null() {
                 offset[d] = *global_work_offset.add(d);
             }
-            ensure(global[d].checked_add(offset[d]).is_some(), CL_INVALID_GLOBAL_OFFSET)?;
+            ensure(
+                global[d].checked_add(offset[d]).is_some(),
+                CL_INVALID_GLOBAL_OFFSET,
+            )?;
         }
         let device = &q.device;
         let info = device.info();
@@ -98,23 +122,42 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
             for d in 0..dims {
                 l[d] = *local_work_size.add(d);
                 ensure(l[d] > 0, CL_INVALID_WORK_GROUP_SIZE)?;
-                ensure(l[d] <= info.max_work_item_sizes[d], CL_INVALID_WORK_ITEM_SIZE)?;
+                ensure(
+                    l[d] <= info.max_work_item_sizes[d],
+                    CL_INVALID_WORK_ITEM_SIZE,
+                )?;
             }
             l
         };
         if let Some(r) = k.info.reqd_work_group_size {
             ensure(r == local, CL_INVALID_WORK_GROUP_SIZE)?;
         }
-        ensure(local.iter().product::<usize>() <= max, CL_INVALID_WORK_GROUP_SIZE)?;
+        ensure(
+            local.iter().product::<usize>() <= max,
+            CL_INVALID_WORK_GROUP_SIZE,
+        )?;
         // Work-groups are uniform: the local size divides the global size.
-        ensure((0..3).all(|d| global[d] % local[d] == 0), CL_INVALID_WORK_GROUP_SIZE)?;
+        ensure(
+            (0..3).all(|d| global[d] % local[d] == 0),
+            CL_INVALID_WORK_GROUP_SIZE,
+        )?;
         ensure(
             (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
             CL_OUT_OF_RESOURCES,
         )?;
-        let range = NdRange { work_dim, global_size: global, global_offset: offset, local_size: local, dynamic_local_memory: dynamic_local };
+        let range = NdRange {
+            work_dim,
+            global_size: global,
+            global_offset: offset,
+            local_size: local,
+            dynamic_local_memory: dynamic_local,
+        };
         let empty = global.iter().any(|&g| g == 0);
-        let compiled = if empty { None } else { Some(specialize(&k, device, local)?) };
+        let compiled = if empty {
+            None
+        } else {
+            Some(specialize(&k, device, local)?)
+        };
         let mux_device = device.mux.clone();
         let context = q.context.clone();
         let name = k.info.name.clone();
@@ -130,12 +173,24 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
             }
             Ok(())
         });
-        enqueue(&q, CL_COMMAND_NDRANGE_KERNEL, num_events, event_list, event, false, work)
+        enqueue(
+            &q,
+            CL_COMMAND_NDRANGE_KERNEL,
+            num_events,
+            event_list,
+            event,
+            false,
+            work,
+        )
     })
 }
 
 /// The work-group function for `local`, compiled once per program.
-fn specialize(k: &Kernel, device: &crate::device::Device, local: [usize; 3]) -> Result<Arc<dyn mux::Kernel>, cl_int> {
+fn specialize(
+    k: &Kernel,
+    device: &crate::device::Device,
+    local: [usize; 3],
+) -> Result<Arc<dyn mux::Kernel>, cl_int> {
     let key = (k.info.name.clone(), local);
     if let Some(c) = k.program.specialized.lock().unwrap().get(&key) {
         return Ok(c.clone());
@@ -144,7 +199,11 @@ fn specialize(k: &Kernel, device: &crate::device::Device, local: [usize; 3]) -> 
         .compiler
         .specialize(&k.module, &k.info, Specialization { local_size: local })
         .map_err(|_| CL_OUT_OF_RESOURCES)?;
-    k.program.specialized.lock().unwrap().insert(key, compiled.clone());
+    k.program
+        .specialized
+        .lock()
+        .unwrap()
+        .insert(key, compiled.clone());
     Ok(compiled)
 }
 
@@ -156,7 +215,17 @@ pub unsafe extern "C" fn enqueue_task(
     event: *mut cl_event,
 ) -> cl_int {
     let one = [1usize];
-    enqueue_nd_range_kernel(queue, kernel, 1, std::ptr::null(), one.as_ptr(), one.as_ptr(), num_events, event_list, event)
+    enqueue_nd_range_kernel(
+        queue,
+        kernel,
+        1,
+        std::ptr::null(),
+        one.as_ptr(),
+        one.as_ptr(),
+        num_events,
+        event_list,
+        event,
+    )
 }
 
 #[cfg(test)]
@@ -165,7 +234,13 @@ mod tests {
 
     #[test]
     fn chosen_local_sizes_divide_the_global_size() {
-        for g in [[1, 1, 1], [1000, 1, 1], [1 << 20, 1, 1], [7, 13, 5], [64, 64, 3]] {
+        for g in [
+            [1, 1, 1],
+            [1000, 1, 1],
+            [1 << 20, 1, 1],
+            [7, 13, 5],
+            [64, 64, 3],
+        ] {
             let l = choose_local_size(g, 4096);
             assert!((0..3).all(|d| g[d] % l[d] == 0), "{g:?} {l:?}");
             assert!(l.iter().product::<usize>() <= 4096);

@@ -18,7 +18,11 @@ pub fn status(body: impl FnOnce() -> Result<(), cl_int>) -> cl_int {
 ///
 /// # Safety
 /// `errcode_ret` must be null or writable.
-pub unsafe fn handle<T>(errcode_ret: *mut cl_int, null: T, body: impl FnOnce() -> Result<T, cl_int>) -> T {
+pub unsafe fn handle<T>(
+    errcode_ret: *mut cl_int,
+    null: T,
+    body: impl FnOnce() -> Result<T, cl_int>,
+) -> T {
     let (code, value) = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => (CL_SUCCESS, v),
         Ok(Err(e)) => (e, null),

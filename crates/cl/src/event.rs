@@ -32,13 +32,22 @@ impl Kind for Event {
 }
 
 impl Event {
-    pub fn new(context: Arc<ClObject<Context>>, queue: Option<Arc<ClObject<Queue>>>, command_type: cl_command_type, status: cl_int) -> Event {
+    pub fn new(
+        context: Arc<ClObject<Context>>,
+        queue: Option<Arc<ClObject<Queue>>>,
+        command_type: cl_command_type,
+        status: cl_int,
+    ) -> Event {
         let now = now_ns();
         Event {
             context,
             queue,
             command_type,
-            state: Mutex::new(State { status, times: [now, 0, 0, 0, 0], callbacks: Vec::new() }),
+            state: Mutex::new(State {
+                status,
+                times: [now, 0, 0, 0, 0],
+                callbacks: Vec::new(),
+            }),
             changed: Condvar::new(),
         }
     }
@@ -68,8 +77,10 @@ impl Event {
                     st.times[4] = now;
                 }
             }
-            let (due, keep): (Vec<_>, Vec<_>) =
-                st.callbacks.drain(..).partition(|(when, _, _)| status <= *when);
+            let (due, keep): (Vec<_>, Vec<_>) = st
+                .callbacks
+                .drain(..)
+                .partition(|(when, _, _)| status <= *when);
             st.callbacks = keep;
             due
         };
@@ -91,12 +102,18 @@ impl Event {
     }
 }
 
-pub unsafe extern "C" fn wait_for_events(num_events: cl_uint, event_list: *const cl_event) -> cl_int {
+pub unsafe extern "C" fn wait_for_events(
+    num_events: cl_uint,
+    event_list: *const cl_event,
+) -> cl_int {
     status(|| {
         ensure(num_events > 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
         let events = object::get_list::<Event>(num_events, event_list, CL_INVALID_VALUE)?;
         let ctx = &events[0].context;
-        ensure(events.iter().all(|e| Arc::ptr_eq(&e.context, ctx)), CL_INVALID_CONTEXT)?;
+        ensure(
+            events.iter().all(|e| Arc::ptr_eq(&e.context, ctx)),
+            CL_INVALID_CONTEXT,
+        )?;
         let mut failed = false;
         for e in &events {
             failed |= e.wait() < 0;
@@ -114,9 +131,11 @@ pub unsafe extern "C" fn get_event_info(
 ) -> cl_int {
     let result = object::get::<Event>(event).and_then(|e| {
         Ok(match param_name {
-            CL_EVENT_COMMAND_QUEUE => {
-                Info::value::<cl_command_queue>(e.queue.as_ref().map_or(std::ptr::null_mut(), object::handle))
-            }
+            CL_EVENT_COMMAND_QUEUE => Info::value::<cl_command_queue>(
+                e.queue
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), object::handle),
+            ),
             CL_EVENT_CONTEXT => Info::value::<cl_context>(object::handle(&e.context)),
             CL_EVENT_COMMAND_TYPE => Info::value::<cl_command_type>(e.command_type),
             CL_EVENT_COMMAND_EXECUTION_STATUS => Info::value::<cl_int>(e.status()),
@@ -135,8 +154,14 @@ pub unsafe extern "C" fn get_event_profiling_info(
     size_ret: *mut usize,
 ) -> cl_int {
     let result = object::get::<Event>(event).and_then(|e| {
-        let profiled = e.queue.as_ref().is_some_and(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
-        ensure(profiled && e.status() == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE)?;
+        let profiled = e
+            .queue
+            .as_ref()
+            .is_some_and(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
+        ensure(
+            profiled && e.status() == CL_COMPLETE,
+            CL_PROFILING_INFO_NOT_AVAILABLE,
+        )?;
         let t = e.state.lock().unwrap().times;
         let i = match param_name {
             CL_PROFILING_COMMAND_QUEUED => 0,
@@ -159,7 +184,10 @@ pub unsafe extern "C" fn release_event(event: cl_event) -> cl_int {
     object::release::<Event>(event)
 }
 
-pub unsafe extern "C" fn create_user_event(context: cl_context, errcode_ret: *mut cl_int) -> cl_event {
+pub unsafe extern "C" fn create_user_event(
+    context: cl_context,
+    errcode_ret: *mut cl_int,
+) -> cl_event {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let c = object::get::<Context>(context)?;
         let e = object::create(Event::new(c, None, CL_COMMAND_USER, CL_SUBMITTED));
@@ -167,11 +195,17 @@ pub unsafe extern "C" fn create_user_event(context: cl_context, errcode_ret: *mu
     })
 }
 
-pub unsafe extern "C" fn set_user_event_status(event: cl_event, execution_status: cl_int) -> cl_int {
+pub unsafe extern "C" fn set_user_event_status(
+    event: cl_event,
+    execution_status: cl_int,
+) -> cl_int {
     status(|| {
         let e = object::get::<Event>(event)?;
         ensure(e.command_type == CL_COMMAND_USER, CL_INVALID_EVENT)?;
-        ensure(execution_status == CL_COMPLETE || execution_status < 0, CL_INVALID_VALUE)?;
+        ensure(
+            execution_status == CL_COMPLETE || execution_status < 0,
+            CL_INVALID_VALUE,
+        )?;
         ensure(e.status() == CL_SUBMITTED, CL_INVALID_OPERATION)?;
         Event::set_status(&e, execution_status);
         Ok(())
@@ -187,7 +221,10 @@ pub unsafe extern "C" fn set_event_callback(
     status(|| {
         let e = object::get::<Event>(event)?;
         let cb = pfn_notify.ok_or(CL_INVALID_VALUE)?;
-        ensure(matches!(callback_type, CL_SUBMITTED | CL_RUNNING | CL_COMPLETE), CL_INVALID_VALUE)?;
+        ensure(
+            matches!(callback_type, CL_SUBMITTED | CL_RUNNING | CL_COMPLETE),
+            CL_INVALID_VALUE,
+        )?;
         let now = {
             let mut st = e.state.lock().unwrap();
             if st.status <= callback_type {

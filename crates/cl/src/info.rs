@@ -23,7 +23,9 @@ impl Info {
     pub fn slice<T: Copy>(v: &[T]) -> Info {
         // SAFETY: any `Copy` value is readable as bytes (the types used here
         // are C integers, pointers and plain structs).
-        let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+        let bytes = unsafe {
+            std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v))
+        };
         Info::Bytes(bytes.to_vec())
     }
 
@@ -36,10 +38,16 @@ impl Info {
             .iter()
             .map(|(n, ver)| {
                 let mut name = [0u8; CL_NAME_VERSION_MAX_NAME_SIZE];
-                for (d, s) in name.iter_mut().zip(n.bytes().take(CL_NAME_VERSION_MAX_NAME_SIZE - 1)) {
+                for (d, s) in name
+                    .iter_mut()
+                    .zip(n.bytes().take(CL_NAME_VERSION_MAX_NAME_SIZE - 1))
+                {
                     *d = s;
                 }
-                cl_name_version { version: *ver, name }
+                cl_name_version {
+                    version: *ver,
+                    name,
+                }
             })
             .collect();
         Info::slice(&v)

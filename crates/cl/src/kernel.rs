@@ -62,14 +62,27 @@ impl Kernel {
     }
 }
 
-fn make(program: &Arc<ClObject<Program>>, module: Arc<ProgramModule>, info: KernelInfo) -> cl_kernel {
+fn make(
+    program: &Arc<ClObject<Program>>,
+    module: Arc<ProgramModule>,
+    info: KernelInfo,
+) -> cl_kernel {
     program.kernels_attached.fetch_add(1, Ordering::AcqRel);
     let n = info.args.len();
-    let k = object::create(Kernel { program: program.clone(), module, info, args: Mutex::new(vec![None; n]) });
+    let k = object::create(Kernel {
+        program: program.clone(),
+        module,
+        info,
+        args: Mutex::new(vec![None; n]),
+    });
     object::handle(&k)
 }
 
-pub unsafe extern "C" fn create_kernel(program: cl_program, kernel_name: *const c_char, errcode_ret: *mut cl_int) -> cl_kernel {
+pub unsafe extern "C" fn create_kernel(
+    program: cl_program,
+    kernel_name: *const c_char,
+    errcode_ret: *mut cl_int,
+) -> cl_kernel {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let p = object::get::<Program>(program)?;
         let module = p.executable()?;
@@ -90,7 +103,10 @@ pub unsafe extern "C" fn create_kernels_in_program(
         let p = object::get::<Program>(program)?;
         let module = p.executable()?;
         let all = module.kernels();
-        ensure(kernels.is_null() || num_kernels as usize >= all.len(), CL_INVALID_VALUE)?;
+        ensure(
+            kernels.is_null() || num_kernels as usize >= all.len(),
+            CL_INVALID_VALUE,
+        )?;
         if !kernels.is_null() {
             for (i, info) in all.iter().enumerate() {
                 *kernels.add(i) = make(&p, module.clone(), info.clone());
@@ -122,19 +138,38 @@ pub unsafe extern "C" fn release_kernel(kernel: cl_kernel) -> cl_int {
     object::release::<Kernel>(kernel)
 }
 
-pub unsafe extern "C" fn set_kernel_arg(kernel: cl_kernel, arg_index: cl_uint, arg_size: usize, arg_value: *const c_void) -> cl_int {
+pub unsafe extern "C" fn set_kernel_arg(
+    kernel: cl_kernel,
+    arg_index: cl_uint,
+    arg_size: usize,
+    arg_value: *const c_void,
+) -> cl_int {
     status(|| {
         let k = object::get::<Kernel>(kernel)?;
-        let arg = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let arg = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
         let value = match arg.kind {
             ArgKind::Buffer => {
-                ensure(arg_size == std::mem::size_of::<cl_mem>(), CL_INVALID_ARG_SIZE)?;
-                let handle = if arg_value.is_null() { std::ptr::null_mut() } else { *(arg_value as *const cl_mem) };
+                ensure(
+                    arg_size == std::mem::size_of::<cl_mem>(),
+                    CL_INVALID_ARG_SIZE,
+                )?;
+                let handle = if arg_value.is_null() {
+                    std::ptr::null_mut()
+                } else {
+                    *(arg_value as *const cl_mem)
+                };
                 if handle.is_null() {
                     ArgValue::Buffer(None)
                 } else {
                     let m = object::get::<Mem>(handle)?;
-                    ensure(Arc::ptr_eq(&m.context, &k.program.context), CL_INVALID_MEM_OBJECT)?;
+                    ensure(
+                        Arc::ptr_eq(&m.context, &k.program.context),
+                        CL_INVALID_MEM_OBJECT,
+                    )?;
                     ArgValue::Buffer(Some(m))
                 }
             }
@@ -146,7 +181,9 @@ pub unsafe extern "C" fn set_kernel_arg(kernel: cl_kernel, arg_index: cl_uint, a
             ArgKind::Value | ArgKind::ByVal => {
                 ensure(arg_size == arg.size, CL_INVALID_ARG_SIZE)?;
                 ensure(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
-                ArgValue::Bytes(std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec())
+                ArgValue::Bytes(
+                    std::slice::from_raw_parts(arg_value as *const u8, arg_size).to_vec(),
+                )
             }
         };
         k.args.lock().unwrap()[arg_index as usize] = Some(value);
@@ -196,25 +233,35 @@ pub unsafe extern "C" fn get_kernel_arg_info(
     size_ret: *mut usize,
 ) -> cl_int {
     let result = object::get::<Kernel>(kernel).and_then(|k| {
-        let a = k.info.args.get(arg_index as usize).ok_or(CL_INVALID_ARG_INDEX)?;
+        let a = k
+            .info
+            .args
+            .get(arg_index as usize)
+            .ok_or(CL_INVALID_ARG_INDEX)?;
         // Clang keeps argument names only with -cl-kernel-arg-info.
         let name = a.name.as_ref().ok_or(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)?;
         Ok(match param_name {
-            CL_KERNEL_ARG_ADDRESS_QUALIFIER => Info::value::<cl_kernel_arg_address_qualifier>(match a.address_space {
-                AddressSpace::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
-                AddressSpace::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
-                AddressSpace::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
-                _ => CL_KERNEL_ARG_ADDRESS_PRIVATE,
-            }),
-            CL_KERNEL_ARG_ACCESS_QUALIFIER => Info::value::<cl_kernel_arg_access_qualifier>(match a.access.as_str() {
-                "read_only" => CL_KERNEL_ARG_ACCESS_READ_ONLY,
-                "write_only" => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
-                "read_write" => CL_KERNEL_ARG_ACCESS_READ_WRITE,
-                _ => CL_KERNEL_ARG_ACCESS_NONE,
-            }),
+            CL_KERNEL_ARG_ADDRESS_QUALIFIER => {
+                Info::value::<cl_kernel_arg_address_qualifier>(match a.address_space {
+                    AddressSpace::Global => CL_KERNEL_ARG_ADDRESS_GLOBAL,
+                    AddressSpace::Constant => CL_KERNEL_ARG_ADDRESS_CONSTANT,
+                    AddressSpace::Local => CL_KERNEL_ARG_ADDRESS_LOCAL,
+                    _ => CL_KERNEL_ARG_ADDRESS_PRIVATE,
+                })
+            }
+            CL_KERNEL_ARG_ACCESS_QUALIFIER => {
+                Info::value::<cl_kernel_arg_access_qualifier>(match a.access.as_str() {
+                    "read_only" => CL_KERNEL_ARG_ACCESS_READ_ONLY,
+                    "write_only" => CL_KERNEL_ARG_ACCESS_WRITE_ONLY,
+                    "read_write" => CL_KERNEL_ARG_ACCESS_READ_WRITE,
+                    _ => CL_KERNEL_ARG_ACCESS_NONE,
+                })
+            }
             CL_KERNEL_ARG_TYPE_NAME => Info::string(&a.type_name),
             // A cl_bitfield in cl.h (64 bits), whatever the binding's alias says.
-            CL_KERNEL_ARG_TYPE_QUALIFIER => Info::value::<cl_bitfield>(type_qualifier(&a.type_qualifier) as cl_bitfield),
+            CL_KERNEL_ARG_TYPE_QUALIFIER => {
+                Info::value::<cl_bitfield>(type_qualifier(&a.type_qualifier) as cl_bitfield)
+            }
             CL_KERNEL_ARG_NAME => Info::string(name),
             _ => return Err(CL_INVALID_VALUE),
         })
@@ -229,7 +276,10 @@ pub fn query_device(p: &Program, device: cl_device_id) -> Result<Arc<ClObject<De
         return Ok(p.devices[0].clone());
     }
     let d = object::get::<Device>(device)?;
-    ensure(p.devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+    ensure(
+        p.devices.iter().any(|x| Arc::ptr_eq(x, &d)),
+        CL_INVALID_DEVICE,
+    )?;
     Ok(d)
 }
 
@@ -245,7 +295,9 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
         let d = query_device(&k.program, device)?;
         Ok(match param_name {
             CL_KERNEL_WORK_GROUP_SIZE => Info::value::<usize>(k.max_work_group_size(&d)),
-            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => Info::slice::<usize>(&k.info.reqd_work_group_size.unwrap_or([0; 3])),
+            CL_KERNEL_COMPILE_WORK_GROUP_SIZE => {
+                Info::slice::<usize>(&k.info.reqd_work_group_size.unwrap_or([0; 3]))
+            }
             CL_KERNEL_LOCAL_MEM_SIZE => Info::value::<cl_ulong>(k.local_memory() as cl_ulong),
             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
                 Info::value::<usize>(d.info().native_vector_width.float as usize)

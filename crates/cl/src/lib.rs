@@ -6,9 +6,9 @@
 mod context;
 mod device;
 mod dispatch;
-mod entry;
 mod enqueue_buffer;
 mod enqueue_kernel;
+mod entry;
 mod event;
 mod info;
 mod kernel;

@@ -16,7 +16,10 @@ enum Storage {
     Owned(mux::Allocation),
     /// The application's memory (`CL_MEM_USE_HOST_PTR`).
     Host(usize),
-    Sub { parent: Arc<ClObject<Mem>>, offset: usize },
+    Sub {
+        parent: Arc<ClObject<Mem>>,
+        offset: usize,
+    },
 }
 
 pub struct Mem {
@@ -81,7 +84,8 @@ impl Mem {
 }
 
 const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-const HOST_ACCESS: cl_mem_flags = CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
+const HOST_ACCESS: cl_mem_flags =
+    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 
 /// The combinations of flags the spec allows for a buffer.
@@ -90,7 +94,8 @@ fn valid_flags(flags: cl_mem_flags) -> bool {
     flags & !(ACCESS | HOST_ACCESS | HOST_PTR) == 0
         && one_of(ACCESS)
         && one_of(HOST_ACCESS)
-        && !(flags & CL_MEM_USE_HOST_PTR != 0 && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
+        && !(flags & CL_MEM_USE_HOST_PTR != 0
+            && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
 }
 
 unsafe fn create(
@@ -102,7 +107,12 @@ unsafe fn create(
 ) -> Result<cl_mem, cl_int> {
     let ctx = object::get::<Context>(context)?;
     ensure(valid_flags(flags), CL_INVALID_VALUE)?;
-    let max = ctx.devices.iter().map(|d| d.info().max_mem_alloc_size).min().unwrap_or(0);
+    let max = ctx
+        .devices
+        .iter()
+        .map(|d| d.info().max_mem_alloc_size)
+        .min()
+        .unwrap_or(0);
     ensure(size > 0 && size as u64 <= max, CL_INVALID_BUFFER_SIZE)?;
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
@@ -110,7 +120,10 @@ unsafe fn create(
         Storage::Host(host_ptr as usize)
     } else {
         let align = ctx.devices[0].info().mem_base_addr_align_bits as usize / 8;
-        let a = ctx.devices[0].mux.allocate(size, align).map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+        let a = ctx.devices[0]
+            .mux
+            .allocate(size, align)
+            .map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
         if flags & CL_MEM_COPY_HOST_PTR != 0 {
             std::ptr::copy_nonoverlapping(host_ptr as *const u8, a.as_ptr(), size);
         }
@@ -120,7 +133,11 @@ unsafe fn create(
         context: ctx,
         flags,
         size,
-        host_ptr: if flags & CL_MEM_USE_HOST_PTR != 0 { host_ptr as usize } else { 0 },
+        host_ptr: if flags & CL_MEM_USE_HOST_PTR != 0 {
+            host_ptr as usize
+        } else {
+            0
+        },
         storage,
         properties,
         maps: Mutex::new(Vec::new()),
@@ -139,7 +156,9 @@ pub unsafe extern "C" fn create_buffer(
     host_ptr: *mut c_void,
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
-    entry::handle(errcode_ret, std::ptr::null_mut(), || create(context, flags, size, host_ptr, Vec::new()))
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        create(context, flags, size, host_ptr, Vec::new())
+    })
 }
 
 pub unsafe extern "C" fn create_buffer_with_properties(
@@ -153,8 +172,15 @@ pub unsafe extern "C" fn create_buffer_with_properties(
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         object::get::<Context>(context)?;
         // No buffer properties are defined by the core spec.
-        ensure(properties.is_null() || *properties == 0, CL_INVALID_PROPERTY)?;
-        let given = if properties.is_null() { Vec::new() } else { vec![0] };
+        ensure(
+            properties.is_null() || *properties == 0,
+            CL_INVALID_PROPERTY,
+        )?;
+        let given = if properties.is_null() {
+            Vec::new()
+        } else {
+            vec![0]
+        };
         create(context, flags, size, host_ptr, given)
     })
 }
@@ -168,20 +194,34 @@ pub unsafe extern "C" fn create_sub_buffer(
 ) -> cl_mem {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let parent = object::get::<Mem>(buffer)?;
-        ensure(!matches!(parent.storage, Storage::Sub { .. }), CL_INVALID_MEM_OBJECT)?;
-        ensure(valid_flags(flags) && flags & HOST_PTR == 0, CL_INVALID_VALUE)?;
+        ensure(
+            !matches!(parent.storage, Storage::Sub { .. }),
+            CL_INVALID_MEM_OBJECT,
+        )?;
+        ensure(
+            valid_flags(flags) && flags & HOST_PTR == 0,
+            CL_INVALID_VALUE,
+        )?;
         let pf = parent.flags;
         // Access the parent forbids cannot be asked for.
-        let bad_access = (pf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+        let bad_access = (pf & CL_MEM_WRITE_ONLY != 0
+            && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
             || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
             || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
             || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-            || (pf & CL_MEM_HOST_NO_ACCESS != 0 && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
+            || (pf & CL_MEM_HOST_NO_ACCESS != 0
+                && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
         ensure(!bad_access, CL_INVALID_VALUE)?;
-        ensure(create_type == CL_BUFFER_CREATE_TYPE_REGION && !info.is_null(), CL_INVALID_VALUE)?;
+        ensure(
+            create_type == CL_BUFFER_CREATE_TYPE_REGION && !info.is_null(),
+            CL_INVALID_VALUE,
+        )?;
         let region = &*(info as *const cl_buffer_region);
         ensure(region.size > 0, CL_INVALID_BUFFER_SIZE)?;
-        let end = region.origin.checked_add(region.size).ok_or(CL_INVALID_VALUE)?;
+        let end = region
+            .origin
+            .checked_add(region.size)
+            .ok_or(CL_INVALID_VALUE)?;
         ensure(end <= parent.size, CL_INVALID_VALUE)?;
         let align = parent.context.devices[0].info().mem_base_addr_align_bits as usize / 8;
         ensure(region.origin % align == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET)?;
@@ -194,13 +234,20 @@ pub unsafe extern "C" fn create_sub_buffer(
             own |= pf & HOST_ACCESS;
         }
         own |= pf & HOST_PTR;
-        let host_ptr = if parent.host_ptr != 0 { parent.host_ptr + region.origin } else { 0 };
+        let host_ptr = if parent.host_ptr != 0 {
+            parent.host_ptr + region.origin
+        } else {
+            0
+        };
         let m = object::create(Mem {
             context: parent.context.clone(),
             flags: own,
             size: region.size,
             host_ptr,
-            storage: Storage::Sub { parent: parent.clone(), offset: region.origin },
+            storage: Storage::Sub {
+                parent: parent.clone(),
+                offset: region.origin,
+            },
             properties: Vec::new(),
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),

@@ -63,7 +63,11 @@ pub fn create<T: Kind>(body: T) -> Arc<ClObject<T>> {
 
 /// An object the application cannot name yet (e.g. an event nobody asked for).
 pub fn new<T: Kind>(body: T) -> Arc<ClObject<T>> {
-    Arc::new(ClObject { dispatch: dispatch_table(), user_refs: AtomicU32::new(1), body })
+    Arc::new(ClObject {
+        dispatch: dispatch_table(),
+        user_refs: AtomicU32::new(1),
+        body,
+    })
 }
 
 /// Makes `obj` nameable by its handle; returns the handle.
@@ -122,9 +126,20 @@ pub fn release<T: Kind>(handle: *mut c_void) -> cl_int {
 ///
 /// # Safety
 /// `list` must point to `count` handles when `count > 0`.
-pub unsafe fn get_list<T: Kind>(count: cl_uint, list: *const *mut c_void, empty_error: cl_int) -> Result<Vec<Arc<ClObject<T>>>, cl_int> {
+pub unsafe fn get_list<T: Kind>(
+    count: cl_uint,
+    list: *const *mut c_void,
+    empty_error: cl_int,
+) -> Result<Vec<Arc<ClObject<T>>>, cl_int> {
     if count == 0 || list.is_null() {
-        return if count == 0 && list.is_null() { Ok(Vec::new()) } else { Err(empty_error) };
+        return if count == 0 && list.is_null() {
+            Ok(Vec::new())
+        } else {
+            Err(empty_error)
+        };
     }
-    std::slice::from_raw_parts(list, count as usize).iter().map(|&h| get::<T>(h)).collect()
+    std::slice::from_raw_parts(list, count as usize)
+        .iter()
+        .map(|&h| get::<T>(h))
+        .collect()
 }

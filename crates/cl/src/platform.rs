@@ -55,8 +55,14 @@ pub unsafe extern "C" fn get_platform_ids(
     num_platforms: *mut cl_uint,
 ) -> cl_int {
     status(|| {
-        ensure(!(num_entries == 0 && !platforms.is_null()), CL_INVALID_VALUE)?;
-        ensure(!(platforms.is_null() && num_platforms.is_null()), CL_INVALID_VALUE)?;
+        ensure(
+            !(num_entries == 0 && !platforms.is_null()),
+            CL_INVALID_VALUE,
+        )?;
+        ensure(
+            !(platforms.is_null() && num_platforms.is_null()),
+            CL_INVALID_VALUE,
+        )?;
         if !platforms.is_null() {
             *platforms = object::handle(platform());
         }
@@ -80,7 +86,9 @@ pub unsafe extern "C" fn get_platform_info(
         let names: Vec<&str> = extensions.iter().map(|e| e.0.as_str()).collect();
         Ok(match param_name {
             CL_PLATFORM_PROFILE => Info::string("FULL_PROFILE"),
-            CL_PLATFORM_VERSION => Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION"))),
+            CL_PLATFORM_VERSION => {
+                Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION")))
+            }
             CL_PLATFORM_NUMERIC_VERSION => Info::value(VERSION),
             CL_PLATFORM_NAME => Info::string(NAME),
             CL_PLATFORM_VENDOR => Info::string(NAME),

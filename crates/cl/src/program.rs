@@ -64,7 +64,9 @@ fn new_program(
     source: Option<String>,
     module: Option<ProgramModule>,
 ) -> cl_program {
-    let binary_type = module.as_ref().map_or(CL_PROGRAM_BINARY_TYPE_NONE, |m| binary_type(m.kind));
+    let binary_type = module
+        .as_ref()
+        .map_or(CL_PROGRAM_BINARY_TYPE_NONE, |m| binary_type(m.kind));
     let p = object::create(Program {
         context,
         devices,
@@ -96,7 +98,11 @@ pub unsafe extern "C" fn create_program_with_source(
         for i in 0..count as usize {
             let s = *strings.add(i);
             ensure(!s.is_null(), CL_INVALID_VALUE)?;
-            let len = if lengths.is_null() { 0 } else { *lengths.add(i) };
+            let len = if lengths.is_null() {
+                0
+            } else {
+                *lengths.add(i)
+            };
             if len == 0 {
                 source.extend_from_slice(std::ffi::CStr::from_ptr(s).to_bytes());
             } else {
@@ -104,7 +110,12 @@ pub unsafe extern "C" fn create_program_with_source(
             }
         }
         let devices = ctx.devices.clone();
-        Ok(new_program(ctx, devices, Some(String::from_utf8_lossy(&source).into_owned()), None))
+        Ok(new_program(
+            ctx,
+            devices,
+            Some(String::from_utf8_lossy(&source).into_owned()),
+            None,
+        ))
     })
 }
 
@@ -161,7 +172,10 @@ pub unsafe extern "C" fn create_program_with_built_in_kernels(
 ) -> cl_program {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let ctx = object::get::<Context>(context)?;
-        ensure(num_devices > 0 && !device_list.is_null() && !kernel_names.is_null(), CL_INVALID_VALUE)?;
+        ensure(
+            num_devices > 0 && !device_list.is_null() && !kernel_names.is_null(),
+            CL_INVALID_VALUE,
+        )?;
         let devices = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
         ensure(devices.iter().all(|d| ctx.has_device(d)), CL_INVALID_DEVICE)?;
         // CL_DEVICE_BUILT_IN_KERNELS is empty: no name can be valid.
@@ -192,10 +206,21 @@ pub unsafe extern "C" fn release_program(program: cl_program) -> cl_int {
 }
 
 /// The devices a build applies to: all of the program's, or a subset.
-unsafe fn build_devices(p: &Program, num_devices: cl_uint, device_list: *const cl_device_id) -> Result<(), cl_int> {
-    ensure((num_devices == 0) == device_list.is_null(), CL_INVALID_VALUE)?;
+unsafe fn build_devices(
+    p: &Program,
+    num_devices: cl_uint,
+    device_list: *const cl_device_id,
+) -> Result<(), cl_int> {
+    ensure(
+        (num_devices == 0) == device_list.is_null(),
+        CL_INVALID_VALUE,
+    )?;
     let list = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
-    ensure(list.iter().all(|d| p.devices.iter().any(|x| Arc::ptr_eq(x, d))), CL_INVALID_DEVICE)
+    ensure(
+        list.iter()
+            .all(|d| p.devices.iter().any(|x| Arc::ptr_eq(x, d))),
+        CL_INVALID_DEVICE,
+    )
 }
 
 pub unsafe extern "C" fn build_program(
@@ -209,8 +234,14 @@ pub unsafe extern "C" fn build_program(
     status(|| {
         let p = object::get::<Program>(program)?;
         build_devices(&p, num_devices, device_list)?;
-        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
-        ensure(p.kernels_attached.load(Ordering::Acquire) == 0, CL_INVALID_OPERATION)?;
+        ensure(
+            !(pfn_notify.is_none() && !user_data.is_null()),
+            CL_INVALID_VALUE,
+        )?;
+        ensure(
+            p.kernels_attached.load(Ordering::Acquire) == 0,
+            CL_INVALID_OPERATION,
+        )?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_BUILD_OPTIONS)?;
         let result = {
@@ -268,10 +299,23 @@ pub unsafe extern "C" fn compile_program(
     status(|| {
         let p = object::get::<Program>(program)?;
         build_devices(&p, num_devices, device_list)?;
-        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
+        ensure(
+            !(pfn_notify.is_none() && !user_data.is_null()),
+            CL_INVALID_VALUE,
+        )?;
         let no_headers = input_headers.is_null() && header_include_names.is_null();
-        ensure(if num_input_headers == 0 { no_headers } else { !input_headers.is_null() && !header_include_names.is_null() }, CL_INVALID_VALUE)?;
-        ensure(p.kernels_attached.load(Ordering::Acquire) == 0, CL_INVALID_OPERATION)?;
+        ensure(
+            if num_input_headers == 0 {
+                no_headers
+            } else {
+                !input_headers.is_null() && !header_include_names.is_null()
+            },
+            CL_INVALID_VALUE,
+        )?;
+        ensure(
+            p.kernels_attached.load(Ordering::Acquire) == 0,
+            CL_INVALID_OPERATION,
+        )?;
         let source = p.source.clone().ok_or(CL_INVALID_OPERATION)?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
@@ -281,8 +325,13 @@ pub unsafe extern "C" fn compile_program(
             let name = read_c_string(*header_include_names.add(i));
             headers.push((name, h.source.clone().unwrap_or_default()));
         }
-        let views: Vec<clang_frontend::Header<'_>> =
-            headers.iter().map(|(n, s)| clang_frontend::Header { name: n, source: s.as_bytes() }).collect();
+        let views: Vec<clang_frontend::Header<'_>> = headers
+            .iter()
+            .map(|(n, s)| clang_frontend::Header {
+                name: n,
+                source: s.as_bytes(),
+            })
+            .collect();
         let cpu = p.devices[0].compiler.cpu().to_string();
         let result = ProgramModule::compile_object(source.as_bytes(), &parsed, &cpu, &views);
         let outcome = {
@@ -299,7 +348,11 @@ pub unsafe extern "C" fn compile_program(
 }
 
 /// Records a compile or link result in the build state.
-fn settle(b: &mut BuildState, result: Result<ProgramModule, compiler::BuildError>, failure: cl_int) -> Result<(), cl_int> {
+fn settle(
+    b: &mut BuildState,
+    result: Result<ProgramModule, compiler::BuildError>,
+    failure: cl_int,
+) -> Result<(), cl_int> {
     match result {
         Ok(m) => {
             b.log = m.log.clone();
@@ -333,25 +386,42 @@ pub unsafe extern "C" fn link_program(
     let mut failed = false;
     let h = entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let ctx = object::get::<Context>(context)?;
-        ensure((num_devices == 0) == device_list.is_null(), CL_INVALID_VALUE)?;
+        ensure(
+            (num_devices == 0) == device_list.is_null(),
+            CL_INVALID_VALUE,
+        )?;
         let devices = object::get_list::<Device>(num_devices, device_list, CL_INVALID_VALUE)?;
         ensure(devices.iter().all(|d| ctx.has_device(d)), CL_INVALID_DEVICE)?;
-        ensure(!(pfn_notify.is_none() && !user_data.is_null()), CL_INVALID_VALUE)?;
-        ensure(num_input_programs > 0 && !input_programs.is_null(), CL_INVALID_VALUE)?;
-        let inputs = object::get_list::<Program>(num_input_programs, input_programs, CL_INVALID_VALUE)?;
+        ensure(
+            !(pfn_notify.is_none() && !user_data.is_null()),
+            CL_INVALID_VALUE,
+        )?;
+        ensure(
+            num_input_programs > 0 && !input_programs.is_null(),
+            CL_INVALID_VALUE,
+        )?;
+        let inputs =
+            object::get_list::<Program>(num_input_programs, input_programs, CL_INVALID_VALUE)?;
         let text = read_c_string(options);
         let library = compiler::parse_link_options(&text).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
         let mut modules = Vec::new();
         for i in &inputs {
             ensure(Arc::ptr_eq(&i.context, &ctx), CL_INVALID_CONTEXT)?;
             let b = i.build.lock().unwrap();
-            let linkable = matches!(b.binary_type, CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT | CL_PROGRAM_BINARY_TYPE_LIBRARY);
+            let linkable = matches!(
+                b.binary_type,
+                CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT | CL_PROGRAM_BINARY_TYPE_LIBRARY
+            );
             ensure(linkable && b.module.is_some(), CL_INVALID_OPERATION)?;
             modules.push(b.module.clone().unwrap());
         }
         let views: Vec<&ProgramModule> = modules.iter().map(|m| m.as_ref()).collect();
         let result = ProgramModule::link(&views, library);
-        let devices = if devices.is_empty() { ctx.devices.clone() } else { devices };
+        let devices = if devices.is_empty() {
+            ctx.devices.clone()
+        } else {
+            devices
+        };
         let handle = new_program(ctx, devices, None, None);
         let p = object::get::<Program>(handle)?;
         {
@@ -381,7 +451,11 @@ pub unsafe extern "C" fn get_program_info(
     let result = object::get::<Program>(program).and_then(|p| {
         let b = p.build.lock().unwrap();
         let kernels = || -> Result<Vec<String>, cl_int> {
-            let m = b.module.as_ref().filter(|_| b.status == CL_BUILD_SUCCESS).ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
+            let m = b
+                .module
+                .as_ref()
+                .filter(|_| b.status == CL_BUILD_SUCCESS)
+                .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
             Ok(m.kernels().iter().map(|k| k.name.clone()).collect())
         };
         let binary = b.module.as_ref().map(|m| m.to_binary()).unwrap_or_default();
@@ -415,7 +489,9 @@ pub unsafe extern "C" fn get_program_info(
             }
             CL_PROGRAM_NUM_KERNELS => Info::value::<usize>(kernels()?.len()),
             CL_PROGRAM_KERNEL_NAMES => Info::string(&kernels()?.join(";")),
-            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => Info::bool(false),
+            CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT | CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT => {
+                Info::bool(false)
+            }
             _ => return Err(CL_INVALID_VALUE),
         })
         .map(Some)
@@ -437,7 +513,10 @@ pub unsafe extern "C" fn get_program_build_info(
 ) -> cl_int {
     let result = object::get::<Program>(program).and_then(|p| {
         let d = object::get::<Device>(device)?;
-        ensure(p.devices.iter().any(|x| Arc::ptr_eq(x, &d)), CL_INVALID_DEVICE)?;
+        ensure(
+            p.devices.iter().any(|x| Arc::ptr_eq(x, &d)),
+            CL_INVALID_DEVICE,
+        )?;
         let b = p.build.lock().unwrap();
         Ok(match param_name {
             CL_PROGRAM_BUILD_STATUS => Info::value::<cl_build_status>(b.status),

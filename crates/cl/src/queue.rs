@@ -89,7 +89,10 @@ pub unsafe fn wait_list(
     ensure((count == 0) == list.is_null(), CL_INVALID_EVENT_WAIT_LIST)?;
     let events = object::get_list::<Event>(count, list, CL_INVALID_EVENT_WAIT_LIST)
         .map_err(|_| CL_INVALID_EVENT_WAIT_LIST)?;
-    ensure(events.iter().all(|e| Arc::ptr_eq(&e.context, context)), CL_INVALID_CONTEXT)?;
+    ensure(
+        events.iter().all(|e| Arc::ptr_eq(&e.context, context)),
+        CL_INVALID_CONTEXT,
+    )?;
     Ok(events)
 }
 
@@ -108,14 +111,23 @@ pub unsafe fn enqueue(
     work: Work,
 ) -> Result<(), cl_int> {
     let waits = wait_list(&queue.context, num_events, event_list)?;
-    let event = object::new(Event::new(queue.context.clone(), Some(queue.clone()), command_type, CL_QUEUED));
+    let event = object::new(Event::new(
+        queue.context.clone(),
+        Some(queue.clone()),
+        command_type,
+        CL_QUEUED,
+    ));
     {
         let sender = queue.sender.lock().unwrap();
         let sender = sender.as_ref().ok_or(CL_INVALID_COMMAND_QUEUE)?;
         queue.progress.counts.lock().unwrap().0 += 1;
         Event::set_status(&event, CL_SUBMITTED);
         sender
-            .send(Command { event: event.clone(), waits, work })
+            .send(Command {
+                event: event.clone(),
+                waits,
+                work,
+            })
             .map_err(|_| CL_OUT_OF_RESOURCES)?;
     }
     if !event_out.is_null() {
@@ -143,7 +155,10 @@ fn make(
     let dev = object::get::<Device>(device)?;
     ensure(ctx.has_device(&dev), CL_INVALID_DEVICE)?;
     ensure(properties & !KNOWN_PROPERTIES == 0, CL_INVALID_VALUE)?;
-    ensure(properties & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) == 0, CL_INVALID_QUEUE_PROPERTIES)?;
+    ensure(
+        properties & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) == 0,
+        CL_INVALID_QUEUE_PROPERTIES,
+    )?;
     let (tx, rx) = channel();
     let progress = Arc::new(Progress::default());
     let p = progress.clone();
@@ -198,7 +213,9 @@ pub unsafe extern "C" fn create_command_queue(
     properties: cl_command_queue_properties,
     errcode_ret: *mut cl_int,
 ) -> cl_command_queue {
-    entry::handle(errcode_ret, std::ptr::null_mut(), || make(context, device, properties, Vec::new()))
+    entry::handle(errcode_ret, std::ptr::null_mut(), || {
+        make(context, device, properties, Vec::new())
+    })
 }
 
 pub unsafe extern "C" fn retain_command_queue(queue: cl_command_queue) -> cl_int {
@@ -265,7 +282,15 @@ pub unsafe extern "C" fn enqueue_marker_with_wait_list(
     status(|| {
         let q = object::get::<Queue>(queue)?;
         // In order: waiting for everything before it is what the queue does anyway.
-        enqueue(&q, CL_COMMAND_MARKER, num_events, event_list, event, false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_MARKER,
+            num_events,
+            event_list,
+            event,
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }
 
@@ -277,7 +302,15 @@ pub unsafe extern "C" fn enqueue_barrier_with_wait_list(
 ) -> cl_int {
     status(|| {
         let q = object::get::<Queue>(queue)?;
-        enqueue(&q, CL_COMMAND_BARRIER, num_events, event_list, event, false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_BARRIER,
+            num_events,
+            event_list,
+            event,
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }
 
@@ -285,14 +318,30 @@ pub unsafe extern "C" fn enqueue_marker(queue: cl_command_queue, event: *mut cl_
     status(|| {
         ensure(!event.is_null(), CL_INVALID_VALUE)?;
         let q = object::get::<Queue>(queue)?;
-        enqueue(&q, CL_COMMAND_MARKER, 0, std::ptr::null(), event, false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_MARKER,
+            0,
+            std::ptr::null(),
+            event,
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }
 
 pub unsafe extern "C" fn enqueue_barrier(queue: cl_command_queue) -> cl_int {
     status(|| {
         let q = object::get::<Queue>(queue)?;
-        enqueue(&q, CL_COMMAND_BARRIER, 0, std::ptr::null(), std::ptr::null_mut(), false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_BARRIER,
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut(),
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }
 
@@ -304,6 +353,14 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
     status(|| {
         let q = object::get::<Queue>(queue)?;
         ensure(num_events > 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
-        enqueue(&q, CL_COMMAND_MARKER, num_events, event_list, std::ptr::null_mut(), false, Box::new(|| Ok(())))
+        enqueue(
+            &q,
+            CL_COMMAND_MARKER,
+            num_events,
+            event_list,
+            std::ptr::null_mut(),
+            false,
+            Box::new(|| Ok(())),
+        )
     })
 }

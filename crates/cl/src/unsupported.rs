@@ -68,7 +68,12 @@ unsafe extern "C" fn create_sampler_with_properties(
 }
 
 /// `CL_DEVICE_SVM_CAPABILITIES` is 0: allocation fails with NULL.
-unsafe extern "C" fn svm_alloc(_context: cl_context, _flags: cl_svm_mem_flags, _size: usize, _alignment: cl_uint) -> *mut c_void {
+unsafe extern "C" fn svm_alloc(
+    _context: cl_context,
+    _flags: cl_svm_mem_flags,
+    _size: usize,
+    _alignment: cl_uint,
+) -> *mut c_void {
     std::ptr::null_mut()
 }
 

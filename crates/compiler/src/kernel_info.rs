@@ -128,8 +128,11 @@ unsafe fn strings(f: LLVMValueRef, kind: &str) -> Vec<String> {
 }
 
 unsafe fn ints(f: LLVMValueRef, kind: &str) -> Option<Vec<u64>> {
-    llvm::function_metadata(f, kind)
-        .map(|ops| ops.iter().map(|&o| LLVMConstIntGetZExtValue(o) as u64).collect())
+    llvm::function_metadata(f, kind).map(|ops| {
+        ops.iter()
+            .map(|&o| LLVMConstIntGetZExtValue(o) as u64)
+            .collect()
+    })
 }
 
 unsafe fn size3(f: LLVMValueRef, kind: &str) -> Option<[usize; 3]> {
@@ -158,12 +161,24 @@ unsafe fn reflect_kernel(
         let byval = LLVMGetEnumAttributeAtIndex(f, i + 1, byval_kind);
         let (kind, size, align) = if !byval.is_null() {
             let t = LLVMGetTypeAttributeValue(byval);
-            (ArgKind::ByVal, LLVMABISizeOfType(td, t) as usize, LLVMABIAlignmentOfType(td, t) as usize)
+            (
+                ArgKind::ByVal,
+                LLVMABISizeOfType(td, t) as usize,
+                LLVMABIAlignmentOfType(td, t) as usize,
+            )
         } else if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMPointerTypeKind {
-            let kind = if space == AddressSpace::Local { ArgKind::Local } else { ArgKind::Buffer };
+            let kind = if space == AddressSpace::Local {
+                ArgKind::Local
+            } else {
+                ArgKind::Buffer
+            };
             (kind, 8, 8)
         } else {
-            (ArgKind::Value, LLVMABISizeOfType(td, ty) as usize, LLVMABIAlignmentOfType(td, ty) as usize)
+            (
+                ArgKind::Value,
+                LLVMABISizeOfType(td, ty) as usize,
+                LLVMABIAlignmentOfType(td, ty) as usize,
+            )
         };
         let get = |v: &Vec<String>| v.get(i as usize).cloned().unwrap_or_default();
         args.push(ArgInfo {
@@ -171,7 +186,10 @@ unsafe fn reflect_kernel(
             address_space: space,
             size,
             align,
-            access: access.get(i as usize).cloned().unwrap_or_else(|| "none".into()),
+            access: access
+                .get(i as usize)
+                .cloned()
+                .unwrap_or_else(|| "none".into()),
             type_name: get(&types),
             type_qualifier: get(&quals),
             name: names.get(i as usize).cloned(),
@@ -179,7 +197,9 @@ unsafe fn reflect_kernel(
     }
 
     let reached = reachable(f);
-    let uses_barrier = reached.iter().any(|&g| llvm::name(g) == builtins::mux::WORK_GROUP_BARRIER);
+    let uses_barrier = reached
+        .iter()
+        .any(|&g| llvm::name(g) == builtins::mux::WORK_GROUP_BARRIER);
     let static_local_memory = statics
         .iter()
         .filter(|(g, _)| used_by(*g, &reached))
@@ -241,7 +261,10 @@ unsafe fn used_by(g: LLVMValueRef, functions: &[LLVMValueRef]) -> bool {
 unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
     let ops = llvm::function_metadata(f, "vec_type_hint")?;
     let ty = LLVMTypeOf(*ops.first()?);
-    let signed = ops.get(1).map(|&s| LLVMConstIntGetZExtValue(s) != 0).unwrap_or(true);
+    let signed = ops
+        .get(1)
+        .map(|&s| LLVMConstIntGetZExtValue(s) != 0)
+        .unwrap_or(true);
     let (elem, n) = if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVectorTypeKind {
         (LLVMGetElementType(ty), LLVMGetVectorSize(ty))
     } else {
@@ -263,5 +286,9 @@ unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
         },
         _ => return None,
     };
-    Some(if n == 1 { base.to_string() } else { format!("{base}{n}") })
+    Some(if n == 1 {
+        base.to_string()
+    } else {
+        format!("{base}{n}")
+    })
 }

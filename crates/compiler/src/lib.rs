@@ -3,8 +3,8 @@
 //! of it into a runnable [`mux::Kernel`] for a given local size.
 
 mod arg_layout;
-pub mod llvm;
 mod kernel_info;
+pub mod llvm;
 mod options;
 mod program;
 

@@ -4,6 +4,23 @@ use llvm_sys::core::*;
 use llvm_sys::error::*;
 use llvm_sys::prelude::*;
 use std::ffi::{CStr, CString};
+use std::sync::Once;
+
+/// Registers the host target (and its assembly printer) with LLVM, once per
+/// process. LLVM's target registry is not synchronized: a registration that
+/// races with a lookup (Clang's back end looks the target up for every
+/// compile) hands out a half-registered target. Everything that may reach
+/// the registry calls this first.
+pub fn initialize_native_target() {
+    static INIT: Once = Once::new();
+    // SAFETY: the initializers have no preconditions; `Once` runs them
+    // exactly once, before any caller proceeds.
+    INIT.call_once(|| unsafe {
+        llvm_sys::target::LLVM_InitializeNativeTarget();
+        llvm_sys::target::LLVM_InitializeNativeAsmPrinter();
+        llvm_sys::target::LLVM_InitializeNativeAsmParser();
+    });
+}
 
 /// A NUL-terminated copy of `s` for the C API.
 pub fn cstr(s: &str) -> CString {
@@ -196,7 +213,11 @@ pub unsafe fn parse_ir(ctx: LLVMContextRef, text: &str) -> Result<LLVMModuleRef,
 pub unsafe fn verify(m: LLVMModuleRef) -> Result<(), String> {
     use llvm_sys::analysis::*;
     let mut msg = std::ptr::null_mut();
-    let bad = LLVMVerifyModule(m, LLVMVerifierFailureAction::LLVMReturnStatusAction, &mut msg);
+    let bad = LLVMVerifyModule(
+        m,
+        LLVMVerifierFailureAction::LLVMReturnStatusAction,
+        &mut msg,
+    );
     let text = if msg.is_null() {
         String::new()
     } else {

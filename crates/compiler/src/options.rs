@@ -91,8 +91,12 @@ pub fn parse_link_options(text: &str) -> Result<bool, OptionsError> {
     for w in text.split_whitespace() {
         match w {
             "-create-library" => library = true,
-            "-enable-link-options" | "-cl-denorms-are-zero" | "-cl-no-signed-zeros"
-            | "-cl-unsafe-math-optimizations" | "-cl-finite-math-only" | "-cl-fast-relaxed-math"
+            "-enable-link-options"
+            | "-cl-denorms-are-zero"
+            | "-cl-no-signed-zeros"
+            | "-cl-unsafe-math-optimizations"
+            | "-cl-finite-math-only"
+            | "-cl-fast-relaxed-math"
             | "-cl-no-subgroup-ifp" => {}
             _ => return Err(OptionsError(format!("unknown link option {w}"))),
         }
@@ -113,7 +117,10 @@ mod tests {
     #[test]
     fn std_is_validated() {
         assert_eq!(BuildOptions::parse("").unwrap().language(), "CL1.2");
-        assert_eq!(BuildOptions::parse("-cl-std=CL3.0").unwrap().language(), "CL3.0");
+        assert_eq!(
+            BuildOptions::parse("-cl-std=CL3.0").unwrap().language(),
+            "CL3.0"
+        );
         assert!(BuildOptions::parse("-cl-std=CL9.9").is_err());
         assert!(BuildOptions::parse("-cl-std=CL2.0").is_err());
     }
@@ -134,7 +141,8 @@ mod tests {
 
     #[test]
     fn flags_are_recorded() {
-        let o = BuildOptions::parse("-cl-kernel-arg-info -cl-denorms-are-zero -cl-opt-disable").unwrap();
+        let o = BuildOptions::parse("-cl-kernel-arg-info -cl-denorms-are-zero -cl-opt-disable")
+            .unwrap();
         assert!(o.kernel_arg_info && o.denorms_are_zero && o.opt_disable);
     }
 }

@@ -74,6 +74,9 @@ pub struct Context(pub LLVMContextRef);
 
 impl Context {
     pub fn new() -> Context {
+        // Every compile ends in the target registry (Clang's back end, the
+        // code generator): have it filled before any thread looks.
+        crate::llvm::initialize_native_target();
         // SAFETY: creating a context has no preconditions.
         Context(unsafe { LLVMContextCreate() })
     }
@@ -104,7 +107,15 @@ impl ProgramModule {
         let ctx = Context::new();
         let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
         // SAFETY: module lives in `ctx`, which outlives this call.
-        unsafe { finish(ctx.0, module, log, options.opt_disable, ModuleKind::Executable) }
+        unsafe {
+            finish(
+                ctx.0,
+                module,
+                log,
+                options.opt_disable,
+                ModuleKind::Executable,
+            )
+        }
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -128,7 +139,9 @@ impl ProgramModule {
         let ctx = Context::new();
         // SAFETY: every module lives in `ctx`; linked sources are consumed.
         unsafe {
-            let first = inputs.first().ok_or_else(|| fail("nothing to link".into()))?;
+            let first = inputs
+                .first()
+                .ok_or_else(|| fail("nothing to link".into()))?;
             let module = first.load(ctx.0).map_err(fail)?;
             for other in &inputs[1..] {
                 let m = match other.load(ctx.0) {
@@ -143,7 +156,11 @@ impl ProgramModule {
                     return Err(fail("error: the programs define the same symbol".into()));
                 }
             }
-            let kind = if library { ModuleKind::Library } else { ModuleKind::Executable };
+            let kind = if library {
+                ModuleKind::Library
+            } else {
+                ModuleKind::Executable
+            };
             let opt_disable = inputs.iter().any(|p| p.opt_disable);
             finish(ctx.0, module, String::new(), opt_disable, kind)
         }
@@ -173,8 +190,12 @@ impl ProgramModule {
     /// Loads a binary made by [`to_binary`](Self::to_binary). Anything
     /// else, truncated or corrupt, is an error, never a crash.
     pub fn from_binary(binary: &[u8]) -> Result<ProgramModule, BuildError> {
-        let bad = |why: &str| BuildError { log: format!("invalid program binary: {why}") };
-        let rest = binary.strip_prefix(BINARY_MAGIC).ok_or_else(|| bad("not a ferrocl binary"))?;
+        let bad = |why: &str| BuildError {
+            log: format!("invalid program binary: {why}"),
+        };
+        let rest = binary
+            .strip_prefix(BINARY_MAGIC)
+            .ok_or_else(|| bad("not a ferrocl binary"))?;
         let (&tag, body) = rest.split_first().ok_or_else(|| bad("truncated"))?;
         let kind = ModuleKind::from_tag(tag).ok_or_else(|| bad("unknown kind"))?;
         let ctx = Context::new();
@@ -185,7 +206,13 @@ impl ProgramModule {
             let kernels = verified.map(|_| kernel_info::reflect(m));
             LLVMDisposeModule(m);
             let kernels = kernels.map_err(|e| bad(&e))?;
-            Ok(ProgramModule { bitcode: body.to_vec(), kernels, log: String::new(), opt_disable: false, kind })
+            Ok(ProgramModule {
+                bitcode: body.to_vec(),
+                kernels,
+                log: String::new(),
+                opt_disable: false,
+                kind,
+            })
         }
     }
 
@@ -208,10 +235,18 @@ fn front_end(
 ) -> Result<(LLVMModuleRef, String), BuildError> {
     let res = clang_frontend::RESOURCE_DIR;
     let mut args: Vec<String> = [
-        "-triple", TRIPLE, "-target-cpu", cpu,
-        "-fdeclare-opencl-builtins", "-finclude-default-header",
-        "-ffake-address-space-map", "-O3", "-disable-llvm-passes",
-        "-resource-dir", res, CL_EXT,
+        "-triple",
+        TRIPLE,
+        "-target-cpu",
+        cpu,
+        "-fdeclare-opencl-builtins",
+        "-finclude-default-header",
+        "-ffake-address-space-map",
+        "-O3",
+        "-disable-llvm-passes",
+        "-resource-dir",
+        res,
+        CL_EXT,
     ]
     .iter()
     .map(|s| s.to_string())
@@ -241,21 +276,37 @@ unsafe fn finish(
     opt_disable: bool,
     kind: ModuleKind,
 ) -> Result<ProgramModule, BuildError> {
-    let checked = if kind == ModuleKind::Executable { link_and_check(ctx, module) } else { Ok(()) };
+    let checked = if kind == ModuleKind::Executable {
+        link_and_check(ctx, module)
+    } else {
+        Ok(())
+    };
     let result = checked.map(|_| {
         let kernels = kernel_info::reflect(module);
         (kernels, write_bitcode(module))
     });
     LLVMDisposeModule(module);
     match result {
-        Ok((kernels, bitcode)) => Ok(ProgramModule { bitcode, kernels, log, opt_disable, kind }),
-        Err(e) => Err(BuildError { log: format!("{log}{e}\n") }),
+        Ok((kernels, bitcode)) => Ok(ProgramModule {
+            bitcode,
+            kernels,
+            log,
+            opt_disable,
+            kind,
+        }),
+        Err(e) => Err(BuildError {
+            log: format!("{log}{e}\n"),
+        }),
     }
 }
 
 unsafe fn parse_bitcode(ctx: LLVMContextRef, bytes: &[u8]) -> Result<LLVMModuleRef, String> {
     let name = cstr("bitcode");
-    let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(bytes.as_ptr() as *const _, bytes.len(), name.as_ptr());
+    let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        bytes.as_ptr() as *const _,
+        bytes.len(),
+        name.as_ptr(),
+    );
     let mut m = std::ptr::null_mut();
     let failed = LLVMParseBitcodeInContext2(ctx, buf, &mut m);
     LLVMDisposeMemoryBuffer(buf);
@@ -277,14 +328,15 @@ unsafe fn write_bitcode(m: LLVMModuleRef) -> Vec<u8> {
 /// C library functions LLVM may call for math intrinsics; the JIT finds them
 /// in the process.
 const LIBM: &[&str] = &[
-    "sinf", "cosf", "expf", "logf", "powf", "sin", "cos", "exp", "log", "pow",
-    "memcpy", "memset", "memmove", "fmaf", "fma",
+    "sinf", "cosf", "expf", "logf", "powf", "sin", "cos", "exp", "log", "pow", "memcpy", "memset",
+    "memmove", "fmaf", "fma",
 ];
 
 /// Links the builtins, drops what no kernel uses, and checks that every
 /// called function is defined.
 unsafe fn link_and_check(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result<(), String> {
-    let lib = parse_bitcode(ctx, builtins::BITCODE).map_err(|e| format!("builtins library: {e}"))?;
+    let lib =
+        parse_bitcode(ctx, builtins::BITCODE).map_err(|e| format!("builtins library: {e}"))?;
     if LLVMLinkModules2(module, lib) != 0 {
         return Err("linking the builtins library failed".into());
     }
@@ -307,7 +359,10 @@ unsafe fn link_and_check(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result<(
         }
     }
     if !undefined.is_empty() {
-        return Err(format!("error: undefined function(s): {}", undefined.join(", ")));
+        return Err(format!(
+            "error: undefined function(s): {}",
+            undefined.join(", ")
+        ));
     }
     Ok(())
 }

@@ -13,7 +13,10 @@ impl HostDevice {
         let info = crate::device_info::probe(crate::jit::host_cpu().0);
         // The thread that enqueues a run works too: one worker fewer than cores.
         let workers = (info.compute_units as usize).saturating_sub(1);
-        HostDevice { pool: ThreadPool::new(workers), info }
+        HostDevice {
+            pool: ThreadPool::new(workers),
+            info,
+        }
     }
 }
 
@@ -42,7 +45,13 @@ impl mux::Device for HostDevice {
         }
         // SAFETY: the API layer packed `args` for this kernel.
         unsafe {
-            self.pool.run(kernel, args.as_ptr(), range.schedule_info(), range.total_groups(), local_bytes)
+            self.pool.run(
+                kernel,
+                args.as_ptr(),
+                range.schedule_info(),
+                range.total_groups(),
+                local_bytes,
+            )
         };
         Ok(())
     }

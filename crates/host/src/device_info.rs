@@ -24,7 +24,9 @@ fn caches() -> Vec<(u32, u64, u32)> {
     let mut out = Vec::new();
     for i in 0..8 {
         let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-        let Some(kind) = read_trimmed(&format!("{dir}/type")) else { break };
+        let Some(kind) = read_trimmed(&format!("{dir}/type")) else {
+            break;
+        };
         if kind == "Instruction" {
             continue;
         }
@@ -50,7 +52,11 @@ fn clock_mhz() -> u32 {
     read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")
         .and_then(|s| s.parse::<u64>().ok())
         .map(|khz| (khz / 1000) as u32)
-        .or_else(|| cpuinfo_field("cpu MHz").and_then(|s| s.parse::<f64>().ok()).map(|m| m as u32))
+        .or_else(|| {
+            cpuinfo_field("cpu MHz")
+                .and_then(|s| s.parse::<f64>().ok())
+                .map(|m| m as u32)
+        })
         .unwrap_or(0)
 }
 
@@ -91,12 +97,23 @@ fn widths(bytes: u32) -> VectorWidths {
 
 /// Everything the device reports, read off this machine.
 pub fn probe(target_cpu: String) -> DeviceInfo {
-    let units = std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1);
+    let units = std::thread::available_parallelism()
+        .map(|n| n.get() as u32)
+        .unwrap_or(1);
     let memory = physical_memory();
     let caches = caches();
-    let last_level = caches.iter().max_by_key(|c| c.0).copied().unwrap_or((2, 1 << 20, 64));
-    let l2 = caches.iter().find(|c| c.0 == 2).map(|c| c.1).unwrap_or(256 << 10);
-    let mut single = fp::DENORM | fp::INF_NAN | fp::ROUND_TO_NEAREST | fp::CORRECTLY_ROUNDED_DIVIDE_SQRT;
+    let last_level = caches
+        .iter()
+        .max_by_key(|c| c.0)
+        .copied()
+        .unwrap_or((2, 1 << 20, 64));
+    let l2 = caches
+        .iter()
+        .find(|c| c.0 == 2)
+        .map(|c| c.1)
+        .unwrap_or(256 << 10);
+    let mut single =
+        fp::DENORM | fp::INF_NAN | fp::ROUND_TO_NEAREST | fp::CORRECTLY_ROUNDED_DIVIDE_SQRT;
     if std::arch::is_x86_feature_detected!("fma") {
         single |= fp::FMA;
     }
@@ -121,7 +138,10 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         global_mem_size: memory,
         // The spec's floor is max(1/4 of global memory, 128 MiB).
         max_mem_alloc_size: (memory / 2).max(128 << 20),
-        global_mem_cache: Cache { size: last_level.1, line_size: last_level.2 },
+        global_mem_cache: Cache {
+            size: last_level.1,
+            line_size: last_level.2,
+        },
         // __local memory is ordinary memory kept hot in the core's L2.
         local_mem_size: l2.max(64 << 10),
         max_constant_buffer_size: 1 << 20,
@@ -131,8 +151,14 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         double_fp_config: 0,
         half_fp_config: 0,
         profiling_timer_resolution_ns: 1,
-        extensions: vec![NameVersion { name: "cl_khr_byte_addressable_store".into(), version: make_version(1, 0, 0) }],
-        opencl_c_features: vec![NameVersion { name: "__opencl_c_int64".into(), version: make_version(3, 0, 0) }],
+        extensions: vec![NameVersion {
+            name: "cl_khr_byte_addressable_store".into(),
+            version: make_version(1, 0, 0),
+        }],
+        opencl_c_features: vec![NameVersion {
+            name: "__opencl_c_int64".into(),
+            version: make_version(3, 0, 0),
+        }],
         printf_buffer_size: 1 << 20,
         target_cpu,
     }
@@ -153,7 +179,10 @@ mod tests {
     #[test]
     fn the_probe_reports_this_machine() {
         let info = probe("x86-64".into());
-        assert_eq!(info.compute_units as usize, std::thread::available_parallelism().unwrap().get());
+        assert_eq!(
+            info.compute_units as usize,
+            std::thread::available_parallelism().unwrap().get()
+        );
         assert!(info.global_mem_size > 0 && info.max_mem_alloc_size <= info.global_mem_size);
         assert!(info.global_mem_cache.size > 0);
         assert!(info.native_vector_width.float >= 4);

@@ -5,7 +5,6 @@ use compiler::llvm::{check, cstr};
 use llvm_sys::core::*;
 use llvm_sys::orc2::lljit::*;
 use llvm_sys::orc2::*;
-use llvm_sys::target::*;
 use llvm_sys::target_machine::*;
 use std::ffi::CStr;
 use std::sync::OnceLock;
@@ -19,17 +18,9 @@ unsafe impl Sync for Jit {}
 
 static JIT: OnceLock<Result<Jit, String>> = OnceLock::new();
 
-fn init_target() {
-    // SAFETY: initialization routines; idempotent.
-    unsafe {
-        LLVM_InitializeNativeTarget();
-        LLVM_InitializeNativeAsmPrinter();
-    }
-}
-
 fn jit() -> Result<LLVMOrcLLJITRef, String> {
     let j = JIT.get_or_init(|| unsafe {
-        init_target();
+        compiler::llvm::initialize_native_target();
         let mut j = std::ptr::null_mut();
         check(LLVMOrcCreateLLJIT(&mut j, std::ptr::null_mut()))?;
         // Kernels may call the C library (math, memcpy): resolve from the process.
@@ -61,7 +52,7 @@ pub fn host_cpu() -> (String, String) {
 
 /// A target machine for this CPU, tuned for speed.
 pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
-    init_target();
+    compiler::llvm::initialize_native_target();
     let (cpu, features) = host_cpu();
     let t = cstr(triple);
     // SAFETY: plain C API calls with valid strings.
@@ -94,10 +85,20 @@ impl TargetMachine {
     ///
     /// # Safety
     /// `m` must be a live module this thread owns.
-    pub unsafe fn emit_object(&self, m: llvm_sys::prelude::LLVMModuleRef) -> Result<Vec<u8>, String> {
+    pub unsafe fn emit_object(
+        &self,
+        m: llvm_sys::prelude::LLVMModuleRef,
+    ) -> Result<Vec<u8>, String> {
         let mut err = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
-        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, LLVMCodeGenFileType::LLVMObjectFile, &mut err, &mut buf) != 0 {
+        if LLVMTargetMachineEmitToMemoryBuffer(
+            self.0,
+            m,
+            LLVMCodeGenFileType::LLVMObjectFile,
+            &mut err,
+            &mut buf,
+        ) != 0
+        {
             let s = CStr::from_ptr(err).to_string_lossy().into_owned();
             LLVMDisposeMessage(err);
             return Err(s);
@@ -133,8 +134,15 @@ pub fn load(object: &[u8], symbol: &str) -> Result<LoadedObject, String> {
         let dylib = LLVMOrcLLJITGetMainJITDylib(j);
         let tracker = LLVMOrcJITDylibCreateResourceTracker(dylib);
         let name = cstr("kernel.o");
-        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object.as_ptr() as *const _, object.len(), name.as_ptr());
-        let mut loaded = LoadedObject { tracker, address: 0 };
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            object.as_ptr() as *const _,
+            object.len(),
+            name.as_ptr(),
+        );
+        let mut loaded = LoadedObject {
+            tracker,
+            address: 0,
+        };
         check(LLVMOrcLLJITAddObjectFileWithRT(j, tracker, buf))?;
         let mut address = 0;
         check(LLVMOrcLLJITLookup(j, &mut address, cstr(symbol).as_ptr()))?;

@@ -18,7 +18,11 @@ impl HostKernel {
         // SAFETY: the address is the work-group function the passes built,
         // with exactly this signature.
         let entry = unsafe { std::mem::transmute::<usize, WorkGroupFn>(code.address as usize) };
-        HostKernel { entry, static_local_memory, _code: code }
+        HostKernel {
+            entry,
+            static_local_memory,
+            _code: code,
+        }
     }
 }
 
@@ -27,7 +31,14 @@ impl mux::Kernel for HostKernel {
         self.static_local_memory
     }
 
-    unsafe fn run_groups(&self, args: *const u8, info: &ScheduleInfo, local: *mut u8, first: u64, last: u64) {
+    unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        info: &ScheduleInfo,
+        local: *mut u8,
+        first: u64,
+        last: u64,
+    ) {
         if first < last {
             (self.entry)(args, info, local, first, last)
         }

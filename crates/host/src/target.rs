@@ -4,7 +4,7 @@
 use crate::jit::{self, host_cpu};
 use crate::kernel::HostKernel;
 use compiler::llvm;
-use compiler::{KernelInfo, ProgramModule, Specialization, Context};
+use compiler::{Context, KernelInfo, ProgramModule, Specialization};
 use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -58,7 +58,11 @@ impl compiler::Target for HostTarget {
                         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
                     }
                 }
-                let pipeline = if program.options_opt_disable() { "default<O0>" } else { "default<O3>" };
+                let pipeline = if program.options_opt_disable() {
+                    "default<O0>"
+                } else {
+                    "default<O3>"
+                };
                 llvm::run_passes(m, pipeline, tm.0)?;
                 let object = tm.emit_object(m)?;
                 Ok::<_, String>((object, symbol, wg.static_local_memory))

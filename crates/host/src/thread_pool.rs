@@ -81,7 +81,11 @@ impl ThreadPool {
     /// Starts `workers` threads (the caller of [`run`](Self::run) is one more).
     pub fn new(workers: usize) -> ThreadPool {
         let shared = Arc::new(Shared {
-            state: Mutex::new(State { job: None, generation: 0, shutdown: false }),
+            state: Mutex::new(State {
+                job: None,
+                generation: 0,
+                shutdown: false,
+            }),
             wake: Condvar::new(),
             run_lock: Mutex::new(()),
         });
@@ -93,14 +97,24 @@ impl ThreadPool {
                 .spawn(move || worker(s))
                 .expect("spawning a worker thread");
         }
-        ThreadPool { shared, threads: workers + 1 }
+        ThreadPool {
+            shared,
+            threads: workers + 1,
+        }
     }
 
     /// Runs every work-group of `info` and returns when all have finished.
     ///
     /// # Safety
     /// `args` must be the packed arguments `kernel` expects, valid for the call.
-    pub unsafe fn run(&self, kernel: &dyn Kernel, args: *const u8, info: ScheduleInfo, groups: u64, local_bytes: usize) {
+    pub unsafe fn run(
+        &self,
+        kernel: &dyn Kernel,
+        args: *const u8,
+        info: ScheduleInfo,
+        groups: u64,
+        local_bytes: usize,
+    ) {
         if groups == 0 {
             return;
         }
@@ -109,7 +123,8 @@ impl ThreadPool {
         // chunk when there are few.
         let chunk = (groups / (self.threads as u64 * 4)).max(1);
         // SAFETY: erases the borrow's lifetime; the job is finished before we return.
-        let kernel: *const dyn Kernel = std::mem::transmute::<&dyn Kernel, &'static dyn Kernel>(kernel);
+        let kernel: *const dyn Kernel =
+            std::mem::transmute::<&dyn Kernel, &'static dyn Kernel>(kernel);
         let job = Arc::new(Job {
             kernel,
             args,

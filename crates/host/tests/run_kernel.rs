@@ -6,8 +6,13 @@ use mux::{Device, NdRange};
 
 fn build(src: &str) -> ProgramModule {
     let target = HostTarget::new();
-    ProgramModule::compile(src.as_bytes(), &BuildOptions::parse("").unwrap(), target.cpu(), &[])
-        .unwrap_or_else(|e| panic!("{}", e.log))
+    ProgramModule::compile(
+        src.as_bytes(),
+        &BuildOptions::parse("").unwrap(),
+        target.cpu(),
+        &[],
+    )
+    .unwrap_or_else(|e| panic!("{}", e.log))
 }
 
 fn pack(values: &[&[u8]], kernel: &compiler::KernelInfo) -> Vec<u8> {
@@ -34,7 +39,15 @@ fn global_ids_in_three_dimensions_with_an_offset() {
     let kernel = program.kernel("ids").unwrap();
     let device = HostDevice::new();
     let target = HostTarget::new();
-    let compiled = target.specialize(&program, kernel, Specialization { local_size: [4, 2, 1] }).unwrap();
+    let compiled = target
+        .specialize(
+            &program,
+            kernel,
+            Specialization {
+                local_size: [4, 2, 1],
+            },
+        )
+        .unwrap();
     let (gx, gy, gz) = (8usize, 6usize, 3usize);
     let mut out = vec![0u32; gx * gy * gz];
     let ptr = out.as_mut_ptr() as usize;
@@ -71,12 +84,26 @@ fn local_variables_and_local_arguments_are_per_work_group() {
     let kernel = program.kernel("loc").unwrap();
     assert_eq!(kernel.static_local_memory, 64);
     let device = HostDevice::new();
-    let compiled = HostTarget::new().specialize(&program, kernel, Specialization { local_size: [16, 1, 1] }).unwrap();
+    let compiled = HostTarget::new()
+        .specialize(
+            &program,
+            kernel,
+            Specialization {
+                local_size: [16, 1, 1],
+            },
+        )
+        .unwrap();
     let n = 1 << 16;
     let mut out = vec![0i32; n];
     let ptr = out.as_mut_ptr() as usize;
     let args = pack(&[&ptr.to_ne_bytes(), &0u64.to_ne_bytes()], kernel);
-    let range = NdRange { work_dim: 1, global_size: [n, 1, 1], global_offset: [0; 3], local_size: [16, 1, 1], dynamic_local_memory: 64 };
+    let range = NdRange {
+        work_dim: 1,
+        global_size: [n, 1, 1],
+        global_offset: [0; 3],
+        local_size: [16, 1, 1],
+        dynamic_local_memory: 64,
+    };
     device.run(compiled.as_ref(), &args, &range).unwrap();
     for (i, v) in out.iter().enumerate() {
         assert_eq!(*v, 3 * i as i32);

@@ -39,7 +39,14 @@ pub trait Kernel: Send + Sync {
     /// # Safety
     /// `args` must be the packed argument block this kernel was built for,
     /// naming live memory; `local` must hold the work-group's local memory.
-    unsafe fn run_groups(&self, args: *const u8, info: &ScheduleInfo, local: *mut u8, first: u64, last: u64);
+    unsafe fn run_groups(
+        &self,
+        args: *const u8,
+        info: &ScheduleInfo,
+        local: *mut u8,
+        first: u64,
+        last: u64,
+    );
 }
 
 pub type KernelRef = Arc<dyn Kernel>;

@@ -16,7 +16,12 @@ unsafe fn contains(ce: LLVMValueRef, old: LLVMValueRef) -> bool {
 
 /// Rebuilds constant expression `ce` as instructions at the builder, with
 /// `old` replaced by `new`.
-unsafe fn rebuild(b: LLVMBuilderRef, ce: LLVMValueRef, old: LLVMValueRef, new: LLVMValueRef) -> Result<LLVMValueRef, String> {
+unsafe fn rebuild(
+    b: LLVMBuilderRef,
+    ce: LLVMValueRef,
+    old: LLVMValueRef,
+    new: LLVMValueRef,
+) -> Result<LLVMValueRef, String> {
     let mut ops = Vec::new();
     for i in 0..LLVMGetNumOperands(ce) as u32 {
         let op = LLVMGetOperand(ce, i);
@@ -35,16 +40,34 @@ unsafe fn rebuild(b: LLVMBuilderRef, ce: LLVMValueRef, old: LLVMValueRef, new: L
             let src = LLVMGetGEPSourceElementType(ce);
             let mut idx = ops[1..].to_vec();
             if LLVMIsInBounds(ce) != 0 {
-                LLVMBuildInBoundsGEP2(b, src, ops[0], idx.as_mut_ptr(), idx.len() as u32, name.as_ptr())
+                LLVMBuildInBoundsGEP2(
+                    b,
+                    src,
+                    ops[0],
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                    name.as_ptr(),
+                )
             } else {
-                LLVMBuildGEP2(b, src, ops[0], idx.as_mut_ptr(), idx.len() as u32, name.as_ptr())
+                LLVMBuildGEP2(
+                    b,
+                    src,
+                    ops[0],
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                    name.as_ptr(),
+                )
             }
         }
         op @ (LLVMOpcode::LLVMAddrSpaceCast
         | LLVMOpcode::LLVMBitCast
         | LLVMOpcode::LLVMPtrToInt
         | LLVMOpcode::LLVMIntToPtr) => LLVMBuildCast(b, op, ops[0], ty, name.as_ptr()),
-        op => return Err(format!("unsupported constant expression {op:?} on a __local variable")),
+        op => {
+            return Err(format!(
+                "unsupported constant expression {op:?} on a __local variable"
+            ))
+        }
     })
 }
 
@@ -53,7 +76,11 @@ unsafe fn rebuild(b: LLVMBuilderRef, ce: LLVMValueRef, old: LLVMValueRef, new: L
 ///
 /// # Safety
 /// All values must be live; `new` must dominate every use in `f`.
-pub unsafe fn replace_in_function(f: LLVMValueRef, old: LLVMValueRef, new: LLVMValueRef) -> Result<(), String> {
+pub unsafe fn replace_in_function(
+    f: LLVMValueRef,
+    old: LLVMValueRef,
+    new: LLVMValueRef,
+) -> Result<(), String> {
     // Instructions of `f` that use `old`, directly or through constants.
     let mut users = Vec::new();
     let mut stack = vec![old];
@@ -62,7 +89,9 @@ pub unsafe fn replace_in_function(f: LLVMValueRef, old: LLVMValueRef, new: LLVMV
         while !u.is_null() {
             let user = LLVMGetUser(u);
             if !LLVMIsAInstruction(user).is_null() {
-                if LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)) == f && !users.contains(&user) {
+                if LLVMGetBasicBlockParent(LLVMGetInstructionParent(user)) == f
+                    && !users.contains(&user)
+                {
                     users.push(user);
                 }
             } else if !LLVMIsAConstantExpr(user).is_null() {
@@ -126,6 +155,9 @@ define void @f(ptr addrspace(3) %new) {
         }
         let text = ir.text();
         assert!(!text.contains("@g,") && !text.contains("@g\n"), "{text}");
-        assert!(text.contains("getelementptr inbounds [4 x i32], ptr addrspace(3) %new, i64 0, i64 2"), "{text}");
+        assert!(
+            text.contains("getelementptr inbounds [4 x i32], ptr addrspace(3) %new, i64 0, i64 2"),
+            "{text}"
+        );
     }
 }

@@ -40,7 +40,10 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
     if left.is_empty() {
         Ok(())
     } else {
-        Err(format!("could not inline {} (recursion is not allowed in OpenCL C)", left.join(", ")))
+        Err(format!(
+            "could not inline {} (recursion is not allowed in OpenCL C)",
+            left.join(", ")
+        ))
     }
 }
 

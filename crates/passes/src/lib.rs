@@ -49,7 +49,10 @@ pub unsafe fn build_work_group_function(
     let static_local_memory = local_memory::run(m, wg)?;
     mux_builtins::run(m, wg, local_size)?;
     compiler::llvm::verify(m)?;
-    Ok(WorkGroupFunction { name: compiler::llvm::name(wg), static_local_memory })
+    Ok(WorkGroupFunction {
+        name: compiler::llvm::name(wg),
+        static_local_memory,
+    })
 }
 
 #[cfg(test)]

@@ -27,7 +27,12 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
     let entry = LLVMGetEntryBasicBlock(wg);
     LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(entry));
     let local = LLVMGetParam(wg, PARAM_LOCAL);
-    let local3 = LLVMBuildAddrSpaceCast(b, local, LLVMPointerTypeInContext(ctx, LOCAL_AS), c"local.as3".as_ptr());
+    let local3 = LLVMBuildAddrSpaceCast(
+        b,
+        local,
+        LLVMPointerTypeInContext(ctx, LOCAL_AS),
+        c"local.as3".as_ptr(),
+    );
 
     let mut end = 0usize;
     let mut result = Ok(());
@@ -36,7 +41,9 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
             continue;
         }
         let ty = LLVMGlobalGetValueType(g);
-        let align = (LLVMGetAlignment(g) as usize).max(LLVMABIAlignmentOfType(td, ty) as usize).max(1);
+        let align = (LLVMGetAlignment(g) as usize)
+            .max(LLVMABIAlignmentOfType(td, ty) as usize)
+            .max(1);
         let at = end.next_multiple_of(align);
         end = at + LLVMABISizeOfType(td, ty) as usize;
         let mut idx = [LLVMConstInt(i64t, at as u64, 0)];
@@ -53,7 +60,14 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
     let placeholder = LLVMGetNamedGlobal(m, dynamic.as_ptr());
     if result.is_ok() && !placeholder.is_null() {
         let mut idx = [LLVMConstInt(i64t, static_size as u64, 0)];
-        let p = LLVMBuildInBoundsGEP2(b, i8t, local, idx.as_mut_ptr(), 1, c"local.dynamic".as_ptr());
+        let p = LLVMBuildInBoundsGEP2(
+            b,
+            i8t,
+            local,
+            idx.as_mut_ptr(),
+            1,
+            c"local.dynamic".as_ptr(),
+        );
         result = replace_in_function(wg, placeholder, p);
         if result.is_ok() && LLVMGetFirstUse(placeholder).is_null() {
             LLVMDeleteGlobal(placeholder);
@@ -89,9 +103,15 @@ define void @wg(ptr %args, ptr %sched, ptr %local, i64 %first, i64 %last) {
         unsafe { llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         // a at 0 (12 bytes), b aligned to 16, the block rounded to LOCAL_ALIGN.
-        assert!(text.contains("getelementptr inbounds i8, ptr addrspace(3) %local.as3, i64 16"), "{text}");
+        assert!(
+            text.contains("getelementptr inbounds i8, ptr addrspace(3) %local.as3, i64 16"),
+            "{text}"
+        );
         assert_eq!(size, 64);
-        assert!(text.contains("getelementptr inbounds i8, ptr %local, i64 64"), "{text}");
+        assert!(
+            text.contains("getelementptr inbounds i8, ptr %local, i64 64"),
+            "{text}"
+        );
         assert!(!text.contains("@__ferrocl_dynamic_local"), "{text}");
     }
 }

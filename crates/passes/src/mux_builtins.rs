@@ -25,7 +25,11 @@ enum Source {
 /// # Safety
 /// `m` must be a live module whose function `wg` was built by
 /// [`crate::work_item_loops`] and has had everything inlined.
-pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef, local_size: [usize; 3]) -> Result<(), String> {
+pub unsafe fn run(
+    m: LLVMModuleRef,
+    wg: LLVMValueRef,
+    local_size: [usize; 3],
+) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
     let i64t = LLVMInt64TypeInContext(ctx);
     let i32t = LLVMInt32TypeInContext(ctx);
@@ -37,15 +41,18 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef, local_size: [usize; 3]) ->
             .into_iter()
             .find(|&i| !LLVMIsAAllocaInst(i).is_null() && llvm::name(i) == name)
     };
-    let (local_id, group_id, num_groups) = match (alloca(LOCAL_ID), alloca(GROUP_ID), alloca(NUM_GROUPS)) {
-        (Some(a), Some(b), Some(c)) => (a, b, c),
-        _ => return Err("not a work-group function".into()),
-    };
+    let (local_id, group_id, num_groups) =
+        match (alloca(LOCAL_ID), alloca(GROUP_ID), alloca(NUM_GROUPS)) {
+            (Some(a), Some(b), Some(c)) => (a, b, c),
+            _ => return Err("not a work-group function".into()),
+        };
 
     let b = LLVMCreateBuilderInContext(ctx);
     let mut result = Ok(());
     for call in llvm::instructions(wg) {
-        let Some(f) = llvm::called_function(call) else { continue };
+        let Some(f) = llvm::called_function(call) else {
+            continue;
+        };
         let name = llvm::name(f);
         let (source, default) = match name.as_str() {
             names::GET_LOCAL_ID => (Source::Array(local_id), 0),
@@ -106,9 +113,21 @@ unsafe fn dimension_value(
         }
     }
     let d64 = LLVMBuildZExt(b, dim, i64t, c"dim".as_ptr());
-    let in_range = LLVMBuildICmp(b, LLVMIntULT, d64, LLVMConstInt(i64t, 3, 0), c"dim.ok".as_ptr());
+    let in_range = LLVMBuildICmp(
+        b,
+        LLVMIntULT,
+        d64,
+        LLVMConstInt(i64t, 3, 0),
+        c"dim.ok".as_ptr(),
+    );
     // Index 0 when out of range, so the load stays inside the array.
-    let safe = LLVMBuildSelect(b, in_range, d64, LLVMConstInt(i64t, 0, 0), c"dim.safe".as_ptr());
+    let safe = LLVMBuildSelect(
+        b,
+        in_range,
+        d64,
+        LLVMConstInt(i64t, 0, 0),
+        c"dim.safe".as_ptr(),
+    );
     let v = match source {
         Source::Array(a) => {
             let mut idx = [LLVMConstInt(i64t, 0, 0), safe];
@@ -125,8 +144,20 @@ unsafe fn dimension_value(
         }
         Source::Constant(c) => {
             let vals = c.map(|x| LLVMConstInt(i64t, x as u64, 0));
-            let is0 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, safe, LLVMConstInt(i64t, 0, 0), c"".as_ptr());
-            let is1 = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, safe, LLVMConstInt(i64t, 1, 0), c"".as_ptr());
+            let is0 = LLVMBuildICmp(
+                b,
+                llvm_sys::LLVMIntPredicate::LLVMIntEQ,
+                safe,
+                LLVMConstInt(i64t, 0, 0),
+                c"".as_ptr(),
+            );
+            let is1 = LLVMBuildICmp(
+                b,
+                llvm_sys::LLVMIntPredicate::LLVMIntEQ,
+                safe,
+                LLVMConstInt(i64t, 1, 0),
+                c"".as_ptr(),
+            );
             let s12 = LLVMBuildSelect(b, is1, vals[1], vals[2], c"".as_ptr());
             LLVMBuildSelect(b, is0, vals[0], s12, c"".as_ptr())
         }
@@ -180,6 +211,9 @@ define void @wg(ptr %args, ptr %schedule_info, ptr %local, i64 %first, i64 %last
         assert!(body.contains("store i64 1, ptr %args"), "{text}");
         // the variable dimension is range-checked before it indexes.
         assert!(body.contains("icmp ult i64 %dim, 3"), "{text}");
-        assert!(body.contains("getelementptr inbounds [3 x i64], ptr %local_id, i64 0, i64 1"), "{text}");
+        assert!(
+            body.contains("getelementptr inbounds [3 x i64], ptr %local_id, i64 0, i64 1"),
+            "{text}"
+        );
     }
 }

@@ -34,14 +34,21 @@ pub const PARAM_LOCAL: u32 = 2;
 ///
 /// # Safety
 /// `m` must be a live module whose context this thread owns.
-pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3]) -> Result<LLVMValueRef, String> {
+pub unsafe fn run(
+    m: LLVMModuleRef,
+    kernel: &KernelInfo,
+    local_size: [usize; 3],
+) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
     let k = LLVMGetNamedFunction(m, kname.as_ptr());
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
     if LLVMCountParams(k) as usize != kernel.args.len() {
-        return Err(format!("kernel {} does not match its reflection", kernel.name));
+        return Err(format!(
+            "kernel {} does not match its reflection",
+            kernel.name
+        ));
     }
     // A kernel entry point cannot be called; from here on it is an ordinary
     // function the work-group function calls (and inlines).
@@ -55,11 +62,17 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3])
     let fty = LLVMFunctionType(void, params.as_mut_ptr(), 5, 0);
     let wname = cstr(&format!("{WORK_GROUP_PREFIX}{}", kernel.name));
     let wg = LLVMAddFunction(m, wname.as_ptr(), fty);
-    for (i, n) in ["args", "schedule_info", "local", "first", "last"].iter().enumerate() {
+    for (i, n) in ["args", "schedule_info", "local", "first", "last"]
+        .iter()
+        .enumerate()
+    {
         let p = LLVMGetParam(wg, i as u32);
         LLVMSetValueName2(p, n.as_ptr() as *const _, n.len());
     }
-    let (args_p, sched_p) = (LLVMGetParam(wg, PARAM_ARGS), LLVMGetParam(wg, PARAM_SCHEDULE));
+    let (args_p, sched_p) = (
+        LLVMGetParam(wg, PARAM_ARGS),
+        LLVMGetParam(wg, PARAM_SCHEDULE),
+    );
     let (first, last) = (LLVMGetParam(wg, 3), LLVMGetParam(wg, 4));
     // Arguments never alias the scheduling info or each other's packing.
     for i in 0..3 {
@@ -85,7 +98,14 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3])
             ArgKind::ByVal => at,
             ArgKind::Value | ArgKind::Buffer => {
                 let l = LLVMBuildLoad2(b, pty, at, c"arg".as_ptr());
-                LLVMSetAlignment(l, if a.kind == ArgKind::Buffer { 8 } else { a.align as u32 });
+                LLVMSetAlignment(
+                    l,
+                    if a.kind == ArgKind::Buffer {
+                        8
+                    } else {
+                        a.align as u32
+                    },
+                );
                 l
             }
             ArgKind::Local => {
@@ -112,8 +132,20 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3])
 
     // Number of groups in each dimension, from the global size.
     for d in 0..3 {
-        let gs = load_i64(b, i64t, i8t, sched_p, GLOBAL_SIZE_OFFSET + 8 * d as u64, "global_size");
-        let ng = LLVMBuildUDiv(b, gs, LLVMConstInt(i64t, local_size[d] as u64, 0), c"ng".as_ptr());
+        let gs = load_i64(
+            b,
+            i64t,
+            i8t,
+            sched_p,
+            GLOBAL_SIZE_OFFSET + 8 * d as u64,
+            "global_size",
+        );
+        let ng = LLVMBuildUDiv(
+            b,
+            gs,
+            LLVMConstInt(i64t, local_size[d] as u64, 0),
+            c"ng".as_ptr(),
+        );
         store_index(b, arr3, i64t, num_groups, d, ng);
     }
     let ngx = load_index(b, arr3, i64t, num_groups, 0);
@@ -136,18 +168,35 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: &KernelInfo, local_size: [usize; 3])
     let mut latches = Vec::new();
     for d in (0..3).rev() {
         let head = LLVMGetInsertBlock(b);
-        let body = LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr());
+        let body = LLVMAppendBasicBlockInContext(
+            ctx,
+            wg,
+            cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr(),
+        );
         LLVMBuildBr(b, body);
         LLVMPositionBuilderAtEnd(b, body);
         let id = LLVMBuildPhi(b, i64t, c"id".as_ptr());
         store_index(b, arr3, i64t, local_id, d, id);
         latches.push((d, head, body, id));
     }
-    let call = LLVMBuildCall2(b, LLVMGlobalGetValueType(k), k, call_args.as_mut_ptr(), call_args.len() as u32, c"".as_ptr());
+    let call = LLVMBuildCall2(
+        b,
+        LLVMGlobalGetValueType(k),
+        k,
+        call_args.as_mut_ptr(),
+        call_args.len() as u32,
+        c"".as_ptr(),
+    );
     LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(k));
     for (d, head, body, id) in latches.into_iter().rev() {
         let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
-        let more = LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(i64t, local_size[d] as u64, 0), c"more".as_ptr());
+        let more = LLVMBuildICmp(
+            b,
+            LLVMIntULT,
+            next,
+            LLVMConstInt(i64t, local_size[d] as u64, 0),
+            c"more".as_ptr(),
+        );
         let latch = LLVMGetInsertBlock(b);
         let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
         LLVMBuildCondBr(b, more, body, after);
@@ -177,30 +226,62 @@ unsafe fn add_param_attr(ctx: LLVMContextRef, f: LLVMValueRef, param: u32, name:
 }
 
 /// `ptr + offset` in bytes.
-pub(crate) unsafe fn byte_gep(b: LLVMBuilderRef, i8t: LLVMTypeRef, p: LLVMValueRef, offset: u64, name: &str) -> LLVMValueRef {
+pub(crate) unsafe fn byte_gep(
+    b: LLVMBuilderRef,
+    i8t: LLVMTypeRef,
+    p: LLVMValueRef,
+    offset: u64,
+    name: &str,
+) -> LLVMValueRef {
     let ctx = LLVMGetTypeContext(i8t);
     let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0)];
     LLVMBuildInBoundsGEP2(b, i8t, p, idx.as_mut_ptr(), 1, cstr(name).as_ptr())
 }
 
 /// Loads an `i64` at `p + offset`.
-pub(crate) unsafe fn load_i64(b: LLVMBuilderRef, i64t: LLVMTypeRef, i8t: LLVMTypeRef, p: LLVMValueRef, offset: u64, name: &str) -> LLVMValueRef {
+pub(crate) unsafe fn load_i64(
+    b: LLVMBuilderRef,
+    i64t: LLVMTypeRef,
+    i8t: LLVMTypeRef,
+    p: LLVMValueRef,
+    offset: u64,
+    name: &str,
+) -> LLVMValueRef {
     let at = byte_gep(b, i8t, p, offset, name);
     let l = LLVMBuildLoad2(b, i64t, at, cstr(name).as_ptr());
     LLVMSetAlignment(l, 8);
     l
 }
 
-unsafe fn element(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize) -> LLVMValueRef {
+unsafe fn element(
+    b: LLVMBuilderRef,
+    arr: LLVMTypeRef,
+    i64t: LLVMTypeRef,
+    base: LLVMValueRef,
+    d: usize,
+) -> LLVMValueRef {
     let mut idx = [LLVMConstInt(i64t, 0, 0), LLVMConstInt(i64t, d as u64, 0)];
     LLVMBuildInBoundsGEP2(b, arr, base, idx.as_mut_ptr(), 2, c"".as_ptr())
 }
 
-unsafe fn store_index(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize, v: LLVMValueRef) {
+unsafe fn store_index(
+    b: LLVMBuilderRef,
+    arr: LLVMTypeRef,
+    i64t: LLVMTypeRef,
+    base: LLVMValueRef,
+    d: usize,
+    v: LLVMValueRef,
+) {
     LLVMBuildStore(b, v, element(b, arr, i64t, base, d));
 }
 
-unsafe fn load_index(b: LLVMBuilderRef, arr: LLVMTypeRef, i64t: LLVMTypeRef, base: LLVMValueRef, d: usize) -> LLVMValueRef {
+unsafe fn load_index(
+    b: LLVMBuilderRef,
+    arr: LLVMTypeRef,
+    i64t: LLVMTypeRef,
+    base: LLVMValueRef,
+    d: usize,
+) -> LLVMValueRef {
     LLVMBuildLoad2(b, i64t, element(b, arr, i64t, base, d), c"".as_ptr())
 }
 
@@ -247,10 +328,16 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let text = ir.text();
         assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last)"), "{text}");
         // The second argument sits at byte 8 of the packed block.
-        assert!(text.contains("getelementptr inbounds i8, ptr %args, i64 8"), "{text}");
+        assert!(
+            text.contains("getelementptr inbounds i8, ptr %args, i64 8"),
+            "{text}"
+        );
         // One loop per dimension, bounded by the local size.
         assert!(text.contains("icmp ult i64 %next, 4"), "{text}");
-        assert!(text.contains("icmp ult i64 %next1, 2") || text.contains(", 2\n"), "{text}");
+        assert!(
+            text.contains("icmp ult i64 %next1, 2") || text.contains(", 2\n"),
+            "{text}"
+        );
         assert!(text.contains("call void @k("), "{text}");
         assert!(!wg.is_null());
     }
