@@ -68,7 +68,7 @@ fn event_info_after_completion() {
 }
 
 #[test]
-#[ignore = "open: command type of a kernel event"]
+
 fn kernel_and_transfer_events_have_matching_command_types() {
     let e = Env::new();
     let (_p, k) = e.kernel(ADD_SRC, "add1");

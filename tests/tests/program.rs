@@ -461,7 +461,7 @@ fn include_dir_is_searched_for_headers() {
 }
 
 #[test]
-#[ignore = "open: option parsing gaps found by this test"]
+
 fn include_dir_may_be_quoted() {
     let e = Env::new();
     let dir = temp_dir("include quoted");
@@ -563,7 +563,7 @@ fn cl_std_unknown_version_is_invalid_build_options() {
 }
 
 #[test]
-#[ignore = "open: option parsing gaps found by this test"]
+
 fn opencl_version_macro_is_defined() {
     let e = Env::new();
     let got = run_values(&e, &value_kernel("", &["__OPENCL_VERSION__"]), "", 1);
@@ -716,7 +716,7 @@ fn check_math_program(e: &Env, options: &str) {
 }
 
 #[test]
-#[ignore = "open: option parsing gaps found by this test"]
+
 fn math_and_optimization_options_are_accepted() {
     let e = Env::new();
     for opt in [
@@ -735,7 +735,7 @@ fn math_and_optimization_options_are_accepted() {
 }
 
 #[test]
-#[ignore = "open: option parsing gaps found by this test"]
+
 fn all_math_options_together_are_accepted() {
     let e = Env::new();
     check_math_program(
@@ -898,7 +898,7 @@ fn compile_then_link_produces_a_runnable_executable() {
 }
 
 #[test]
-#[ignore = "open: option parsing gaps found by this test"]
+
 fn compile_with_embedded_header() {
     let e = Env::new();
     let header = create_program(e.c(), "#define EMBEDDED_VALUE 777\n");

@@ -81,108 +81,129 @@ pub unsafe extern "C" fn enqueue_nd_range_kernel(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let q = object::get::<Queue>(queue)?;
-        let k = object::get::<Kernel>(kernel)?;
-        ensure(
-            Arc::ptr_eq(&q.context, &k.program.context),
-            CL_INVALID_CONTEXT,
-        )?;
-        ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
-        let (block, dynamic_local, buffers) = pack(&k)?;
-        let dims = work_dim as usize;
-        // OpenCL 2.1 and later: a NULL global size is an empty range.
-        let mut global = if global_work_size.is_null() {
-            [0usize; 3]
-        } else {
-            [1usize; 3]
-        };
-        let mut offset = [0usize; 3];
-        for d in 0..dims {
-            if !global_work_size.is_null() {
-                global[d] = *global_work_size.add(d);
-            }
-            if !global_work_offset.is_null() {
-                offset[d] = *global_work_offset.add(d);
-            }
-            ensure(
-                global[d].checked_add(offset[d]).is_some(),
-                CL_INVALID_GLOBAL_OFFSET,
-            )?;
-        }
-        let device = &q.device;
-        let info = device.info();
-        let max = k.max_work_group_size(device);
-        let local = if local_work_size.is_null() {
-            match k.info.reqd_work_group_size {
-                Some(r) => r,
-                None => choose_local_size(global.map(|g| g.max(1)), max),
-            }
-        } else {
-            let mut l = [1usize; 3];
-            for d in 0..dims {
-                l[d] = *local_work_size.add(d);
-                ensure(l[d] > 0, CL_INVALID_WORK_GROUP_SIZE)?;
-                ensure(
-                    l[d] <= info.max_work_item_sizes[d],
-                    CL_INVALID_WORK_ITEM_SIZE,
-                )?;
-            }
-            l
-        };
-        if let Some(r) = k.info.reqd_work_group_size {
-            ensure(r == local, CL_INVALID_WORK_GROUP_SIZE)?;
-        }
-        ensure(
-            local.iter().product::<usize>() <= max,
-            CL_INVALID_WORK_GROUP_SIZE,
-        )?;
-        // Work-groups are uniform: the local size divides the global size.
-        ensure(
-            (0..3).all(|d| global[d] % local[d] == 0),
-            CL_INVALID_WORK_GROUP_SIZE,
-        )?;
-        ensure(
-            (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
-            CL_OUT_OF_RESOURCES,
-        )?;
-        let range = NdRange {
-            work_dim,
-            global_size: global,
-            global_offset: offset,
-            local_size: local,
-            dynamic_local_memory: dynamic_local,
-        };
-        let empty = global.iter().any(|&g| g == 0);
-        let compiled = if empty {
-            None
-        } else {
-            Some(specialize(&k, device, local)?)
-        };
-        let mux_device = device.mux.clone();
-        let context = q.context.clone();
-        let name = k.info.name.clone();
-        let work = Box::new(move || {
-            let _alive = buffers;
-            if let Some(c) = compiled {
-                // SAFETY: the block was packed for this kernel.
-                let args = std::slice::from_raw_parts(block.as_ptr(), block.size());
-                mux_device.run(c.as_ref(), args, &range).map_err(|e| {
-                    context.report(&format!("kernel {name} failed to run: {e}"));
-                    CL_OUT_OF_RESOURCES
-                })?;
-            }
-            Ok(())
-        });
-        enqueue(
-            &q,
+        enqueue_range(
             CL_COMMAND_NDRANGE_KERNEL,
+            queue,
+            kernel,
+            work_dim,
+            global_work_offset,
+            global_work_size,
+            local_work_size,
             num_events,
             event_list,
             event,
-            false,
-            work,
         )
     })
+}
+
+/// `clEnqueueNDRangeKernel`, recorded as `command` (`clEnqueueTask` is a
+/// one-item range whose event says CL_COMMAND_TASK).
+#[allow(clippy::too_many_arguments)]
+unsafe fn enqueue_range(
+    command: cl_command_type,
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+) -> Result<(), cl_int> {
+    let q = object::get::<Queue>(queue)?;
+    let k = object::get::<Kernel>(kernel)?;
+    ensure(
+        Arc::ptr_eq(&q.context, &k.program.context),
+        CL_INVALID_CONTEXT,
+    )?;
+    ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+    let (block, dynamic_local, buffers) = pack(&k)?;
+    let dims = work_dim as usize;
+    // OpenCL 2.1 and later: a NULL global size is an empty range.
+    let mut global = if global_work_size.is_null() {
+        [0usize; 3]
+    } else {
+        [1usize; 3]
+    };
+    let mut offset = [0usize; 3];
+    for d in 0..dims {
+        if !global_work_size.is_null() {
+            global[d] = *global_work_size.add(d);
+        }
+        if !global_work_offset.is_null() {
+            offset[d] = *global_work_offset.add(d);
+        }
+        ensure(
+            global[d].checked_add(offset[d]).is_some(),
+            CL_INVALID_GLOBAL_OFFSET,
+        )?;
+    }
+    let device = &q.device;
+    let info = device.info();
+    let max = k.max_work_group_size(device);
+    let local = if local_work_size.is_null() {
+        match k.info.reqd_work_group_size {
+            Some(r) => r,
+            None => choose_local_size(global.map(|g| g.max(1)), max),
+        }
+    } else {
+        let mut l = [1usize; 3];
+        for d in 0..dims {
+            l[d] = *local_work_size.add(d);
+            ensure(l[d] > 0, CL_INVALID_WORK_GROUP_SIZE)?;
+            ensure(
+                l[d] <= info.max_work_item_sizes[d],
+                CL_INVALID_WORK_ITEM_SIZE,
+            )?;
+        }
+        l
+    };
+    if let Some(r) = k.info.reqd_work_group_size {
+        ensure(r == local, CL_INVALID_WORK_GROUP_SIZE)?;
+    }
+    ensure(
+        local.iter().product::<usize>() <= max,
+        CL_INVALID_WORK_GROUP_SIZE,
+    )?;
+    // Work-groups are uniform: the local size divides the global size.
+    ensure(
+        (0..3).all(|d| global[d] % local[d] == 0),
+        CL_INVALID_WORK_GROUP_SIZE,
+    )?;
+    ensure(
+        (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
+        CL_OUT_OF_RESOURCES,
+    )?;
+    let range = NdRange {
+        work_dim,
+        global_size: global,
+        global_offset: offset,
+        local_size: local,
+        dynamic_local_memory: dynamic_local,
+    };
+    let empty = global.iter().any(|&g| g == 0);
+    let compiled = if empty {
+        None
+    } else {
+        Some(specialize(&k, device, local)?)
+    };
+    let mux_device = device.mux.clone();
+    let context = q.context.clone();
+    let name = k.info.name.clone();
+    let work = Box::new(move || {
+        let _alive = buffers;
+        if let Some(c) = compiled {
+            // SAFETY: the block was packed for this kernel.
+            let args = std::slice::from_raw_parts(block.as_ptr(), block.size());
+            mux_device.run(c.as_ref(), args, &range).map_err(|e| {
+                context.report(&format!("kernel {name} failed to run: {e}"));
+                CL_OUT_OF_RESOURCES
+            })?;
+        }
+        Ok(())
+    });
+    enqueue(&q, command, num_events, event_list, event, false, work)
 }
 
 /// The work-group function for `local`, compiled once per program.
@@ -215,17 +236,20 @@ pub unsafe extern "C" fn enqueue_task(
     event: *mut cl_event,
 ) -> cl_int {
     let one = [1usize];
-    enqueue_nd_range_kernel(
-        queue,
-        kernel,
-        1,
-        std::ptr::null(),
-        one.as_ptr(),
-        one.as_ptr(),
-        num_events,
-        event_list,
-        event,
-    )
+    status(|| {
+        enqueue_range(
+            CL_COMMAND_TASK,
+            queue,
+            kernel,
+            1,
+            std::ptr::null(),
+            one.as_ptr(),
+            one.as_ptr(),
+            num_events,
+            event_list,
+            event,
+        )
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Lex/HeaderSearchOptions.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm-c/Core.h>
 #include <llvm/IR/LLVMContext.h>
@@ -67,12 +68,23 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
                        llvm::MemoryBuffer::getMemBufferCopy(
                            llvm::StringRef(source, source_len), file_name)
                            .release());
-    // Embedded headers live in an overlay so #include "name" finds them.
+    // Embedded headers live in an in-memory directory that is searched
+    // first, so #include "name" (and <name>) finds them by their include
+    // name, and a header may include another by its own name.
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
         llvm::vfs::getRealFileSystem());
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    const std::string header_dir = "/ferrocl-embedded-headers";
+    if (num_headers > 0) {
+      auto &search = invocation->getHeaderSearchOpts();
+      search.UserEntries.insert(
+          search.UserEntries.begin(),
+          clang::HeaderSearchOptions::Entry(header_dir, clang::frontend::Angled,
+                                            /*IsFramework=*/false,
+                                            /*IgnoreSysRoot=*/true));
+    }
     for (size_t i = 0; i < num_headers; ++i) {
-      memory->addFile(headers[i].name, 0,
+      memory->addFile(header_dir + "/" + headers[i].name, 0,
                       llvm::MemoryBuffer::getMemBufferCopy(
                           llvm::StringRef(headers[i].source, headers[i].length),
                           headers[i].name));

@@ -252,6 +252,8 @@ fn front_end(
     .map(|s| s.to_string())
     .collect();
     args.push(format!("-cl-std={}", options.language()));
+    // The device's OpenCL version (Clang leaves this macro to the platform).
+    args.push("-D__OPENCL_VERSION__=300".into());
     args.push("-internal-isystem".into());
     args.push(format!("{res}/include"));
     if options.kernel_arg_info {
