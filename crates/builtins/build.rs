@@ -27,6 +27,10 @@ fn main() {
                 "-cl-std=CL3.0",
                 "-finclude-default-header",
                 "-ffake-address-space-map",
+                // Declares what the library defines (atom_* and friends).
+                "-cl-ext=+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,\
+                 +cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,\
+                 +cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics",
             ])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")

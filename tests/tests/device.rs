@@ -286,10 +286,17 @@ fn device_extensions_match_extensions_with_version() {
 }
 
 #[test]
-fn device_reports_byte_addressable_store() {
-    // The int32 atomics extensions join this list with the atomics builtins.
+fn device_reports_the_opencl_1_2_extensions() {
+    // The extensions every OpenCL 1.2 device reported (the OpenCL C 1.2
+    // features a 3.0 device keeps).
     let exts = ext_names(&dstr(CL_DEVICE_EXTENSIONS));
-    for want in ["cl_khr_byte_addressable_store"] {
+    for want in [
+        "cl_khr_byte_addressable_store",
+        "cl_khr_global_int32_base_atomics",
+        "cl_khr_global_int32_extended_atomics",
+        "cl_khr_local_int32_base_atomics",
+        "cl_khr_local_int32_extended_atomics",
+    ] {
         assert!(
             exts.iter().any(|e| e == want),
             "{want} missing from {exts:?}"

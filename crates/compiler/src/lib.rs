@@ -15,6 +15,22 @@ pub use program::{BuildError, Context, ModuleKind, ProgramModule, TRIPLE};
 
 use std::sync::Arc;
 
+/// The OpenCL C extensions this compiler and its builtins implement, with
+/// their versions (major, minor, patch): a device reports these, and Clang
+/// is told of exactly these.
+pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
+    ("cl_khr_byte_addressable_store", (1, 0, 0)),
+    ("cl_khr_global_int32_base_atomics", (1, 0, 0)),
+    ("cl_khr_global_int32_extended_atomics", (1, 0, 0)),
+    ("cl_khr_local_int32_base_atomics", (1, 0, 0)),
+    ("cl_khr_local_int32_extended_atomics", (1, 0, 0)),
+    ("cl_khr_int64_base_atomics", (1, 0, 0)),
+    ("cl_khr_int64_extended_atomics", (1, 0, 0)),
+];
+
+/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`).
+pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[("__opencl_c_int64", (3, 0, 0))];
+
 /// What a target needs from a kernel to build its work-group function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Specialization {

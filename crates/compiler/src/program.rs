@@ -48,8 +48,15 @@ impl ModuleKind {
     }
 }
 
-/// Extensions and optional features Clang is allowed to see (what the device reports).
-const CL_EXT: &str = "-cl-ext=-all,+cl_khr_byte_addressable_store,+__opencl_c_int64";
+/// Clang's `-cl-ext`: exactly the extensions and optional features the
+/// device reports, nothing of Clang's own defaults.
+fn cl_ext() -> String {
+    let names = crate::OPENCL_C_EXTENSIONS
+        .iter()
+        .chain(crate::OPENCL_C_FEATURES)
+        .map(|(name, _)| format!(",+{name}"));
+    format!("-cl-ext=-all{}", names.collect::<String>())
+}
 
 /// Why a build failed; the text goes in the build log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,11 +253,11 @@ fn front_end(
         "-disable-llvm-passes",
         "-resource-dir",
         res,
-        CL_EXT,
     ]
     .iter()
     .map(|s| s.to_string())
     .collect();
+    args.push(cl_ext());
     args.push(format!("-cl-std={}", options.language()));
     // The device's OpenCL version (Clang leaves this macro to the platform).
     args.push("-D__OPENCL_VERSION__=300".into());

@@ -151,17 +151,20 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         double_fp_config: 0,
         half_fp_config: 0,
         profiling_timer_resolution_ns: 1,
-        extensions: vec![NameVersion {
-            name: "cl_khr_byte_addressable_store".into(),
-            version: make_version(1, 0, 0),
-        }],
-        opencl_c_features: vec![NameVersion {
-            name: "__opencl_c_int64".into(),
-            version: make_version(3, 0, 0),
-        }],
+        extensions: name_versions(compiler::OPENCL_C_EXTENSIONS),
+        opencl_c_features: name_versions(compiler::OPENCL_C_FEATURES),
         printf_buffer_size: 1 << 20,
         target_cpu,
     }
+}
+
+fn name_versions(list: &[(&str, (u32, u32, u32))]) -> Vec<NameVersion> {
+    list.iter()
+        .map(|&(name, (major, minor, patch))| NameVersion {
+            name: name.into(),
+            version: make_version(major, minor, patch),
+        })
+        .collect()
 }
 
 #[cfg(test)]
