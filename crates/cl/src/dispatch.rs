@@ -64,6 +64,7 @@ static DISPATCH: LazyLock<Table> = LazyLock::new(|| {
     d.clEnqueueUnmapMemObject = Some(enqueue_buffer::enqueue_unmap_mem_object);
     d.clEnqueueNDRangeKernel = Some(enqueue_kernel::enqueue_nd_range_kernel);
     d.clEnqueueTask = Some(enqueue_kernel::enqueue_task);
+    d.clEnqueueNativeKernel = Some(enqueue_kernel::enqueue_native_kernel);
     d.clEnqueueMarker = Some(queue::enqueue_marker);
     d.clEnqueueWaitForEvents = Some(queue::enqueue_wait_for_events);
     d.clEnqueueBarrier = Some(queue::enqueue_barrier);
@@ -103,9 +104,47 @@ static DISPATCH: LazyLock<Table> = LazyLock::new(|| {
     d.clSetProgramSpecializationConstant = Some(program::set_program_specialization_constant);
     d.clCreateBufferWithProperties = Some(memory::create_buffer_with_properties);
     d.clSetContextDestructorCallback = Some(context::set_context_destructor_callback);
-    unsupported::fill(&mut d);
+    optional_features(&mut d);
     Table(d)
 });
+
+/// The entry points of features the device does not offer (images,
+/// samplers, pipes, SVM, sub-groups, on-device queues): each checks its
+/// handles and answers as the spec says for a device without the feature.
+fn optional_features(d: &mut opencl_sys::cl_icd::_cl_icd_dispatch) {
+    d.clCreateImage2D = Some(image::create_image_2d);
+    d.clCreateImage3D = Some(image::create_image_3d);
+    d.clCreateImage = Some(image::create_image);
+    d.clCreateImageWithProperties = Some(image::create_image_with_properties);
+    d.clGetSupportedImageFormats = Some(image::get_supported_image_formats);
+    d.clGetImageInfo = Some(image::get_image_info);
+    d.clEnqueueReadImage = Some(image::enqueue_read_image);
+    d.clEnqueueWriteImage = Some(image::enqueue_write_image);
+    d.clEnqueueCopyImage = Some(image::enqueue_copy_image);
+    d.clEnqueueFillImage = Some(image::enqueue_fill_image);
+    d.clEnqueueMapImage = Some(image::enqueue_map_image);
+    d.clEnqueueCopyImageToBuffer = Some(image::enqueue_copy_image_to_buffer);
+    d.clEnqueueCopyBufferToImage = Some(image::enqueue_copy_buffer_to_image);
+    d.clCreateSampler = Some(sampler::create_sampler);
+    d.clCreateSamplerWithProperties = Some(sampler::create_sampler_with_properties);
+    d.clRetainSampler = Some(sampler::retain_sampler);
+    d.clReleaseSampler = Some(sampler::release_sampler);
+    d.clGetSamplerInfo = Some(sampler::get_sampler_info);
+    d.clCreatePipe = Some(pipe::create_pipe);
+    d.clGetPipeInfo = Some(pipe::get_pipe_info);
+    d.clSVMAlloc = Some(svm::svm_alloc);
+    d.clSVMFree = Some(svm::svm_free);
+    d.clEnqueueSVMFree = Some(svm::enqueue_svm_free);
+    d.clEnqueueSVMMemcpy = Some(svm::enqueue_svm_memcpy);
+    d.clEnqueueSVMMemFill = Some(svm::enqueue_svm_mem_fill);
+    d.clEnqueueSVMMap = Some(svm::enqueue_svm_map);
+    d.clEnqueueSVMUnmap = Some(svm::enqueue_svm_unmap);
+    d.clEnqueueSVMMigrateMem = Some(svm::enqueue_svm_migrate_mem);
+    d.clSetKernelArgSVMPointer = Some(svm::set_kernel_arg_svm_pointer);
+    d.clSetKernelExecInfo = Some(svm::set_kernel_exec_info);
+    d.clGetKernelSubGroupInfo = Some(kernel::get_kernel_sub_group_info);
+    d.clSetDefaultDeviceCommandQueue = Some(queue::set_default_device_command_queue);
+}
 
 pub fn dispatch_table() -> *const opencl_sys::cl_icd::_cl_icd_dispatch {
     &DISPATCH.0

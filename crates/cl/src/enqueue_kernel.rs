@@ -8,6 +8,7 @@ use crate::queue::{enqueue, Queue};
 use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 use mux::NdRange;
 use opencl_sys::*;
+use std::ffi::c_void;
 use std::sync::Arc;
 
 /// The largest divisor of `n` that is at most `limit`.
@@ -249,6 +250,26 @@ pub unsafe extern "C" fn enqueue_task(
             event_list,
             event,
         )
+    })
+}
+
+/// `CL_DEVICE_EXECUTION_CAPABILITIES` lacks `CL_EXEC_NATIVE_KERNEL`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn enqueue_native_kernel(
+    queue: cl_command_queue,
+    _user_func: Option<unsafe extern "C" fn(*mut c_void)>,
+    _args: *mut c_void,
+    _cb_args: usize,
+    _num_mem_objects: cl_uint,
+    _mem_list: *const cl_mem,
+    _args_mem_loc: *mut *const c_void,
+    _num_events: cl_uint,
+    _event_list: *const cl_event,
+    _event: *mut cl_event,
+) -> cl_int {
+    status(|| {
+        object::get::<Queue>(queue)?;
+        Err(CL_INVALID_OPERATION)
     })
 }
 

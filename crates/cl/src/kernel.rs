@@ -308,3 +308,24 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
     });
     answer(result, size, value, size_ret)
 }
+
+/// `CL_DEVICE_MAX_NUM_SUB_GROUPS` is 0: the device has no sub-groups, so
+/// every sub-group query of a valid kernel and device is
+/// `CL_INVALID_OPERATION` (spec 5.9.5).
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn get_kernel_sub_group_info(
+    kernel: cl_kernel,
+    device: cl_device_id,
+    _param_name: cl_kernel_sub_group_info,
+    _input_size: usize,
+    _input: *const c_void,
+    _size: usize,
+    _value: *mut c_void,
+    _size_ret: *mut usize,
+) -> cl_int {
+    status(|| {
+        let k = object::get::<Kernel>(kernel)?;
+        query_device(&k.program, device)?;
+        Err(CL_INVALID_OPERATION)
+    })
+}

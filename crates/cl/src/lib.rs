@@ -10,14 +10,17 @@ mod enqueue_buffer;
 mod enqueue_kernel;
 mod entry;
 mod event;
+mod image;
 mod info;
 mod kernel;
 mod memory;
 mod object;
+mod pipe;
 mod platform;
 mod program;
 mod queue;
-mod unsupported;
+mod sampler;
+mod svm;
 mod util;
 
 pub use dispatch::{clGetExtensionFunctionAddress, clIcdGetPlatformIDsKHR};

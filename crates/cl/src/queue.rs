@@ -364,3 +364,21 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
         )
     })
 }
+
+/// On-device queues are not offered (`CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES`
+/// is 0): a valid context and device get `CL_INVALID_OPERATION` (spec 5.1).
+pub unsafe extern "C" fn set_default_device_command_queue(
+    context: cl_context,
+    device: cl_device_id,
+    _queue: cl_command_queue,
+) -> cl_int {
+    status(|| {
+        let c = object::get::<Context>(context)?;
+        let d = object::get::<Device>(device)?;
+        ensure(
+            c.devices.iter().any(|x| Arc::ptr_eq(x, &d)),
+            CL_INVALID_DEVICE,
+        )?;
+        Err(CL_INVALID_OPERATION)
+    })
+}
