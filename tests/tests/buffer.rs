@@ -1341,6 +1341,27 @@ fn rect_invalid_arguments_are_invalid_value() {
         CL_INVALID_VALUE,
         "last row past the end",
     );
+    // Offsets and sizes whose byte positions overflow an address.
+    let huge = usize::MAX / 2;
+    assert_code(
+        rd([0, 0, huge], [8, 1, 1], 16, 16),
+        CL_INVALID_VALUE,
+        "origin z * slice pitch overflows",
+    );
+    assert_code(
+        rd([usize::MAX, 0, 0], [8, 1, 1], 16, 16),
+        CL_INVALID_VALUE,
+        "origin x + region overflows",
+    );
+    assert_code(
+        rd(o, [8, huge, 2], 16, 16),
+        CL_INVALID_VALUE,
+        "region rows * pitch overflows",
+    );
+    // The buffer is intact and usable after all that.
+    let data: Vec<u8> = (0..=255).collect();
+    e.write(&m, 0, &data);
+    assert_eq!(e.read::<u8>(&m, 0, 256), data);
 }
 
 // ---------------------------------------------------------------------------

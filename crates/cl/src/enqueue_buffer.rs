@@ -204,10 +204,14 @@ struct Rect {
     origin: [usize; 3],
     row_pitch: usize,
     slice_pitch: usize,
+    /// One past the last byte the region touches.
+    end: usize,
 }
 
 impl Rect {
     /// Applies the spec's pitch defaults and checks them against `region`.
+    /// Sizes that overflow an address are `CL_INVALID_VALUE`: no buffer or
+    /// host allocation can hold them.
     unsafe fn new(
         origin: *const usize,
         region: [usize; 3],
@@ -218,31 +222,37 @@ impl Rect {
         let origin = [*origin, *origin.add(1), *origin.add(2)];
         let row = if row_pitch == 0 { region[0] } else { row_pitch };
         ensure(row >= region[0], CL_INVALID_VALUE)?;
+        let rows_bytes = region[1].checked_mul(row).ok_or(CL_INVALID_VALUE)?;
         let slice = if slice_pitch == 0 {
-            region[1] * row
+            rows_bytes
         } else {
             slice_pitch
         };
-        ensure(
-            slice >= region[1] * row && slice % row == 0,
-            CL_INVALID_VALUE,
-        )?;
+        ensure(slice >= rows_bytes && slice % row == 0, CL_INVALID_VALUE)?;
+        // (origin + region - 1) in z and y, in bytes, plus the last row.
+        let last = |o: usize, r: usize, pitch: usize| o.checked_add(r - 1)?.checked_mul(pitch);
+        let end = last(origin[2], region[2], slice)
+            .zip(last(origin[1], region[1], row))
+            .and_then(|(z, y)| {
+                z.checked_add(y)?
+                    .checked_add(origin[0])?
+                    .checked_add(region[0])
+            })
+            .ok_or(CL_INVALID_VALUE)?;
         Ok(Rect {
             origin,
             row_pitch: row,
             slice_pitch: slice,
+            end,
         })
     }
 
+    /// The byte offset of row `y` of slice `z`; below `end` for rows
+    /// inside the region.
     fn offset(&self, y: usize, z: usize) -> usize {
         (self.origin[2] + z) * self.slice_pitch
             + (self.origin[1] + y) * self.row_pitch
             + self.origin[0]
-    }
-
-    /// One past the last byte the region touches.
-    fn end(&self, region: [usize; 3]) -> usize {
-        self.offset(region[1] - 1, region[2] - 1) + region[0]
     }
 }
 
@@ -285,7 +295,7 @@ unsafe fn rect_transfer(
     let b = Rect::new(buffer_origin, region, buffer_row_pitch, buffer_slice_pitch)?;
     let h = Rect::new(host_origin, region, host_row_pitch, host_slice_pitch)?;
     ensure(!ptr.is_null(), CL_INVALID_VALUE)?;
-    ensure(b.end(region) <= m.size, CL_INVALID_VALUE)?;
+    ensure(b.end <= m.size, CL_INVALID_VALUE)?;
     ensure(
         if read {
             m.host_readable()
@@ -410,10 +420,7 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
         let region = read_region(region)?;
         let s = Rect::new(src_origin, region, src_row_pitch, src_slice_pitch)?;
         let d = Rect::new(dst_origin, region, dst_row_pitch, dst_slice_pitch)?;
-        ensure(
-            s.end(region) <= src.size && d.end(region) <= dst.size,
-            CL_INVALID_VALUE,
-        )?;
+        ensure(s.end <= src.size && d.end <= dst.size, CL_INVALID_VALUE)?;
         if Arc::ptr_eq(&src, &dst) {
             ensure(
                 s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch,
