@@ -179,7 +179,7 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_PLATFORM => Info::value::<cl_platform_id>(d.platform.load(Ordering::Acquire)),
         CL_DEVICE_NAME => Info::string(&i.name),
         CL_DEVICE_VENDOR => Info::string(&i.vendor),
-        CL_DRIVER_VERSION => Info::string(env!("CARGO_PKG_VERSION")),
+        CL_DRIVER_VERSION => Info::string(&driver_version()),
         CL_DEVICE_PROFILE => Info::string("FULL_PROFILE"),
         CL_DEVICE_VERSION => {
             Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION")))
@@ -324,4 +324,16 @@ pub unsafe extern "C" fn get_host_timer(
         *host_timestamp = now_ns();
         Ok(())
     })
+}
+
+/// `CL_DRIVER_VERSION`: the release, then the build's identity.
+fn driver_version() -> String {
+    match crate::build_id::build_id() {
+        Some(id) => format!(
+            "{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            &id[..id.len().min(16)]
+        ),
+        None => env!("CARGO_PKG_VERSION").to_string(),
+    }
 }
