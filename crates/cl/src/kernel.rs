@@ -38,14 +38,9 @@ impl Drop for Kernel {
 }
 
 impl Kernel {
-    /// The largest work-group this kernel can run with. Until barriers are
-    /// compiled into work-item loops, a kernel with one runs one item per group.
+    /// The largest work-group this kernel can run with.
     pub fn max_work_group_size(&self, device: &Device) -> usize {
-        if self.info.uses_barrier {
-            1
-        } else {
-            device.info().max_work_group_size
-        }
+        device.info().max_work_group_size
     }
 
     /// `__local` bytes: the kernel's own variables plus its set arguments.

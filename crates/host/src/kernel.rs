@@ -3,24 +3,30 @@
 use crate::jit::LoadedObject;
 use mux::ScheduleInfo;
 
-/// `void wg(ptr args, ptr schedule_info, ptr local, i64 first, i64 last)`.
-type WorkGroupFn = unsafe extern "C" fn(*const u8, *const ScheduleInfo, *mut u8, u64, u64);
+/// `void wg(ptr args, ptr schedule_info, ptr local, i64 first, i64 last, ptr storage)`.
+type WorkGroupFn = unsafe extern "C" fn(*const u8, *const ScheduleInfo, *mut u8, u64, u64, *mut u8);
 
 pub struct HostKernel {
     entry: WorkGroupFn,
     static_local_memory: usize,
+    work_item_storage: usize,
     // Keeps the code loaded while the kernel can run.
     _code: LoadedObject,
 }
 
 impl HostKernel {
-    pub fn new(code: LoadedObject, static_local_memory: usize) -> HostKernel {
+    pub fn new(
+        code: LoadedObject,
+        static_local_memory: usize,
+        work_item_storage: usize,
+    ) -> HostKernel {
         // SAFETY: the address is the work-group function the passes built,
         // with exactly this signature.
         let entry = unsafe { std::mem::transmute::<usize, WorkGroupFn>(code.address as usize) };
         HostKernel {
             entry,
             static_local_memory,
+            work_item_storage,
             _code: code,
         }
     }
@@ -31,16 +37,21 @@ impl mux::Kernel for HostKernel {
         self.static_local_memory
     }
 
+    fn work_item_storage(&self) -> usize {
+        self.work_item_storage
+    }
+
     unsafe fn run_groups(
         &self,
         args: *const u8,
         info: &ScheduleInfo,
         local: *mut u8,
+        storage: *mut u8,
         first: u64,
         last: u64,
     ) {
         if first < last {
-            (self.entry)(args, info, local, first, last)
+            (self.entry)(args, info, local, first, last, storage)
         }
     }
 }

@@ -45,7 +45,7 @@ impl compiler::Target for HostTarget {
         let tm = jit::target_machine(compiler::TRIPLE).map_err(fail)?;
         // SAFETY: the context and module are this thread's alone, and the
         // module is disposed of before the context.
-        let (object, symbol, static_local) = unsafe {
+        let (object, symbol, wg) = unsafe {
             let m = program.load(ctx.0).map_err(fail)?;
             let result = (|| {
                 let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
@@ -65,12 +65,16 @@ impl compiler::Target for HostTarget {
                 };
                 llvm::run_passes(m, pipeline, tm.0)?;
                 let object = tm.emit_object(m)?;
-                Ok::<_, String>((object, symbol, wg.static_local_memory))
+                Ok::<_, String>((object, symbol, wg))
             })();
             LLVMDisposeModule(m);
             result.map_err(fail)?
         };
         let code = jit::load(&object, &symbol).map_err(fail)?;
-        Ok(Arc::new(HostKernel::new(code, static_local)))
+        Ok(Arc::new(HostKernel::new(
+            code,
+            wg.static_local_memory,
+            wg.work_item_storage,
+        )))
     }
 }

@@ -14,6 +14,7 @@ struct Job {
     args: *const u8,
     info: ScheduleInfo,
     local_bytes: usize,
+    storage_bytes: usize,
     total: u64,
     chunk: u64,
     next: AtomicU64,
@@ -28,7 +29,8 @@ unsafe impl Send for Job {}
 unsafe impl Sync for Job {}
 
 thread_local! {
-    /// Each thread's local-memory block, reused across work-groups.
+    /// Each thread's block for a work-group's local memory and work-item
+    /// storage, reused across work-groups.
     static LOCAL: RefCell<Option<mux::Allocation>> = const { RefCell::new(None) };
 }
 
@@ -37,10 +39,15 @@ impl Job {
     fn work(&self) {
         LOCAL.with(|cell| {
             let mut slot = cell.borrow_mut();
-            if slot.as_ref().is_none_or(|a| a.size() < self.local_bytes) {
-                *slot = mux::Allocation::host(self.local_bytes.max(1024), compiler::LOCAL_ALIGN);
+            // [local memory][work-item storage], each 64-byte aligned.
+            let storage_at = self.local_bytes.next_multiple_of(64);
+            let bytes = storage_at + self.storage_bytes;
+            if slot.as_ref().is_none_or(|a| a.size() < bytes) {
+                *slot = mux::Allocation::host(bytes.max(1024), compiler::LOCAL_ALIGN);
             }
             let local = slot.as_ref().map_or(std::ptr::null_mut(), |a| a.as_ptr());
+            // SAFETY: the block holds `bytes` bytes.
+            let storage = unsafe { local.add(storage_at) };
             loop {
                 let first = self.next.fetch_add(self.chunk, Ordering::Relaxed);
                 if first >= self.total {
@@ -48,7 +55,9 @@ impl Job {
                 }
                 let last = (first + self.chunk).min(self.total);
                 // SAFETY: see `unsafe impl Send for Job`.
-                unsafe { (*self.kernel).run_groups(self.args, &self.info, local, first, last) };
+                unsafe {
+                    (*self.kernel).run_groups(self.args, &self.info, local, storage, first, last)
+                };
                 let done = self.finished.fetch_add(last - first, Ordering::AcqRel) + (last - first);
                 if done == self.total {
                     *self.done.lock().unwrap() = true;
@@ -122,6 +131,7 @@ impl ThreadPool {
         // Several chunks per thread balance uneven groups; one group per
         // chunk when there are few.
         let chunk = (groups / (self.threads as u64 * 4)).max(1);
+        let storage_bytes = kernel.work_item_storage();
         // SAFETY: erases the borrow's lifetime; the job is finished before we return.
         let kernel: *const dyn Kernel =
             std::mem::transmute::<&dyn Kernel, &'static dyn Kernel>(kernel);
@@ -130,6 +140,7 @@ impl ThreadPool {
             args,
             info,
             local_bytes,
+            storage_bytes,
             total: groups,
             chunk,
             next: AtomicU64::new(0),

@@ -34,16 +34,23 @@ pub trait Kernel: Send + Sync {
     /// Bytes of `__local` memory its own variables use, per work-group.
     fn static_local_memory(&self) -> usize;
 
+    /// Bytes of per-work-item storage one work-group needs (values that
+    /// live across its barriers).
+    fn work_item_storage(&self) -> usize;
+
     /// Runs work-groups `[first, last)` (linear ids, x fastest).
     ///
     /// # Safety
     /// `args` must be the packed argument block this kernel was built for,
-    /// naming live memory; `local` must hold the work-group's local memory.
+    /// naming live memory; `local` must hold the work-group's local memory
+    /// and `storage` its [`work_item_storage`](Self::work_item_storage),
+    /// both for this call alone.
     unsafe fn run_groups(
         &self,
         args: *const u8,
         info: &ScheduleInfo,
         local: *mut u8,
+        storage: *mut u8,
         first: u64,
         last: u64,
     );

@@ -2,17 +2,21 @@
 //! work-group function for the host ABI:
 //!
 //! ```text
-//! void __ferrocl_wg.<kernel>(ptr args, ptr schedule_info, ptr local, i64 first, i64 last)
+//! void __ferrocl_wg.<kernel>(ptr args, ptr schedule_info, ptr local, i64 first, i64 last, ptr storage)
 //! ```
 //!
 //! It runs work-groups `[first, last)` (linear ids, x fastest); for each, a
 //! loop over the work-items calls the kernel with arguments unpacked from
 //! `args`. Each step is its own pass with its own tests:
-//! - [`work_item_loops`]: the wrapper, argument unpacking and the loops;
+//! - [`barriers`]: a kernel with barriers becomes a function per barrier
+//!   region, its values live across barriers kept in `storage`;
+//! - [`work_item_loops`]: the wrapper, argument unpacking and the loops (one
+//!   loop nest per barrier region);
 //! - [`inline_all`]: everything the kernel calls is inlined into the wrapper;
 //! - [`mux_builtins`]: `__mux_get_local_id` & co. become loads and constants;
 //! - [`local_memory`]: `__local` variables move into the work-group's block.
 
+pub mod barriers;
 pub mod constant_expr;
 pub mod inline_all;
 pub mod local_memory;
@@ -32,6 +36,9 @@ pub struct WorkGroupFunction {
     /// Bytes of the kernel's own `__local` variables, at the start of the
     /// local block; `__local` arguments follow.
     pub static_local_memory: usize,
+    /// Bytes of per-work-item storage (values live across barriers) one
+    /// work-group needs, passed as the `storage` parameter.
+    pub work_item_storage: usize,
 }
 
 /// Runs the passes above: `m` then holds the work-group function for
@@ -44,7 +51,19 @@ pub unsafe fn build_work_group_function(
     kernel: &KernelInfo,
     local_size: [usize; 3],
 ) -> Result<WorkGroupFunction, String> {
-    let wg = work_item_loops::run(m, kernel, local_size)?;
+    let regions = if kernel.uses_barrier {
+        let name = compiler::llvm::cstr(&kernel.name);
+        let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
+        if k.is_null() {
+            return Err(format!("kernel {} not found", kernel.name));
+        }
+        // Barriers in called functions become barriers in the kernel.
+        inline_all::run(m, k)?;
+        barriers::run(m, k, local_size.iter().product())?
+    } else {
+        None
+    };
+    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref())?;
     inline_all::run(m, wg)?;
     let static_local_memory = local_memory::run(m, wg)?;
     mux_builtins::run(m, wg, local_size)?;
@@ -52,6 +71,7 @@ pub unsafe fn build_work_group_function(
     Ok(WorkGroupFunction {
         name: compiler::llvm::name(wg),
         static_local_memory,
+        work_item_storage: regions.map_or(0, |r| r.storage_bytes),
     })
 }
 

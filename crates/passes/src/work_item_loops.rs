@@ -4,6 +4,7 @@
 //! (`local_id`, `group_id`) that [`crate::mux_builtins`] reads and SROA
 //! later turns into the loop counters.
 
+use crate::barriers::Regions;
 use crate::WORK_GROUP_PREFIX;
 use compiler::llvm::cstr;
 use compiler::{arg_layout, ArgKind, KernelInfo};
@@ -29,6 +30,7 @@ pub const DYNAMIC_LOCAL: &str = "__ferrocl_dynamic_local";
 pub const PARAM_ARGS: u32 = 0;
 pub const PARAM_SCHEDULE: u32 = 1;
 pub const PARAM_LOCAL: u32 = 2;
+pub const PARAM_STORAGE: u32 = 5;
 
 /// Adds the work-group function for `kernel` to `m` and returns it.
 ///
@@ -38,13 +40,18 @@ pub unsafe fn run(
     m: LLVMModuleRef,
     kernel: &KernelInfo,
     local_size: [usize; 3],
+    regions: Option<&Regions>,
 ) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
-    let k = LLVMGetNamedFunction(m, kname.as_ptr());
+    let k = match regions {
+        Some(r) => r.function,
+        None => LLVMGetNamedFunction(m, kname.as_ptr()),
+    };
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
-    if LLVMCountParams(k) as usize != kernel.args.len() {
+    let extra = if regions.is_some() { 3 } else { 0 };
+    if LLVMCountParams(k) as usize != kernel.args.len() + extra {
         return Err(format!(
             "kernel {} does not match its reflection",
             kernel.name
@@ -58,11 +65,11 @@ pub unsafe fn run(
     let i64t = LLVMInt64TypeInContext(ctx);
     let i8t = LLVMInt8TypeInContext(ctx);
     let void = LLVMVoidTypeInContext(ctx);
-    let mut params = [ptr, ptr, ptr, i64t, i64t];
-    let fty = LLVMFunctionType(void, params.as_mut_ptr(), 5, 0);
+    let mut params = [ptr, ptr, ptr, i64t, i64t, ptr];
+    let fty = LLVMFunctionType(void, params.as_mut_ptr(), params.len() as u32, 0);
     let wname = cstr(&format!("{WORK_GROUP_PREFIX}{}", kernel.name));
     let wg = LLVMAddFunction(m, wname.as_ptr(), fty);
-    for (i, n) in ["args", "schedule_info", "local", "first", "last"]
+    for (i, n) in ["args", "schedule_info", "local", "first", "last", "storage"]
         .iter()
         .enumerate()
     {
@@ -75,7 +82,7 @@ pub unsafe fn run(
     );
     let (first, last) = (LLVMGetParam(wg, 3), LLVMGetParam(wg, 4));
     // Arguments never alias the scheduling info or each other's packing.
-    for i in 0..3 {
+    for i in [PARAM_ARGS, PARAM_SCHEDULE, PARAM_LOCAL, PARAM_STORAGE] {
         add_param_attr(ctx, wg, i, "noalias");
     }
 
@@ -86,6 +93,9 @@ pub unsafe fn run(
     let local_id = LLVMBuildAlloca(b, arr3, cstr(LOCAL_ID).as_ptr());
     let group_id = LLVMBuildAlloca(b, arr3, cstr(GROUP_ID).as_ptr());
     let num_groups = LLVMBuildAlloca(b, arr3, cstr(NUM_GROUPS).as_ptr());
+    let i32t = LLVMInt32TypeInContext(ctx);
+    // The barrier region the work-items of a group reached.
+    let next = LLVMBuildAlloca(b, i32t, c"next_region".as_ptr());
 
     // Unpack the arguments once per slice.
     let (offsets, _) = arg_layout(&kernel.args);
@@ -164,46 +174,45 @@ pub unsafe fn run(
         store_index(b, arr3, i64t, group_id, d, v);
     }
 
-    // for z, y, x in the local size: nested counted loops, x innermost.
-    let mut latches = Vec::new();
-    for d in (0..3).rev() {
-        let head = LLVMGetInsertBlock(b);
-        let body = LLVMAppendBasicBlockInContext(
-            ctx,
-            wg,
-            cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr(),
-        );
-        LLVMBuildBr(b, body);
-        LLVMPositionBuilderAtEnd(b, body);
-        let id = LLVMBuildPhi(b, i64t, c"id".as_ptr());
-        store_index(b, arr3, i64t, local_id, d, id);
-        latches.push((d, head, body, id));
-    }
-    let call = LLVMBuildCall2(
-        b,
-        LLVMGlobalGetValueType(k),
-        k,
-        call_args.as_mut_ptr(),
-        call_args.len() as u32,
-        c"".as_ptr(),
-    );
-    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(k));
-    for (d, head, body, id) in latches.into_iter().rev() {
-        let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
-        let more = LLVMBuildICmp(
-            b,
-            LLVMIntULT,
-            next,
-            LLVMConstInt(i64t, local_size[d] as u64, 0),
-            c"more".as_ptr(),
-        );
-        let latch = LLVMGetInsertBlock(b);
-        let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
-        LLVMBuildCondBr(b, more, body, after);
-        let mut vals = [LLVMConstInt(i64t, 0, 0), next];
-        let mut blocks = [head, latch];
-        LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
-        LLVMPositionBuilderAtEnd(b, after);
+    let ids = Ids {
+        arr3,
+        i64t,
+        local_id,
+        local_size,
+    };
+    match regions {
+        None => {
+            item_loops(b, wg, &ids, |b, _| {
+                call_kernel(b, k, &mut call_args);
+            });
+        }
+        Some(r) => {
+            // Run region 0 for every work-item, then the region after the
+            // barrier they reached, until they reach the end.
+            LLVMBuildStore(b, LLVMConstInt(i32t, 0, 0), next);
+            let dispatch = LLVMAppendBasicBlockInContext(ctx, wg, c"dispatch".as_ptr());
+            let group_done = LLVMAppendBasicBlockInContext(ctx, wg, c"group.done".as_ptr());
+            LLVMBuildBr(b, dispatch);
+            LLVMPositionBuilderAtEnd(b, dispatch);
+            let region = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
+            let switch = LLVMBuildSwitch(b, region, group_done, r.count);
+            let storage = LLVMGetParam(wg, PARAM_STORAGE);
+            for id in 0..r.count {
+                let run =
+                    LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("region.{id}")).as_ptr());
+                LLVMAddCase(switch, LLVMConstInt(i32t, id as u64, 0), run);
+                LLVMPositionBuilderAtEnd(b, run);
+                item_loops(b, wg, &ids, |b, linear_id| {
+                    let mut args = call_args.clone();
+                    args.extend([LLVMConstInt(i32t, id as u64, 0), storage, linear_id]);
+                    let reached = call_kernel(b, k, &mut args);
+                    // Every work-item reaches the same barrier.
+                    LLVMBuildStore(b, reached, next);
+                });
+                LLVMBuildBr(b, dispatch);
+            }
+            LLVMPositionBuilderAtEnd(b, group_done);
+        }
     }
     let gnext = LLVMBuildAdd(b, g, LLVMConstInt(i64t, 1, 0), c"g.next".as_ptr());
     let gmore = LLVMBuildICmp(b, LLVMIntULT, gnext, last, c"g.more".as_ptr());
@@ -217,6 +226,85 @@ pub unsafe fn run(
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);
     Ok(wg)
+}
+
+/// What the work-item loops need to know.
+struct Ids {
+    arr3: LLVMTypeRef,
+    i64t: LLVMTypeRef,
+    local_id: LLVMValueRef,
+    local_size: [usize; 3],
+}
+
+/// Nested counted loops over z, y and x (innermost) from the builder's
+/// position; `body` runs for each work-item with its linear local id. The
+/// builder ends after the loops.
+unsafe fn item_loops(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef),
+) {
+    let ctx = LLVMGetTypeContext(ids.i64t);
+    let i64t = ids.i64t;
+    let mut latches = Vec::new();
+    let mut linear = LLVMConstInt(i64t, 0, 0);
+    for d in (0..3).rev() {
+        let head = LLVMGetInsertBlock(b);
+        let block = LLVMAppendBasicBlockInContext(
+            ctx,
+            wg,
+            cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr(),
+        );
+        LLVMBuildBr(b, block);
+        LLVMPositionBuilderAtEnd(b, block);
+        let id = LLVMBuildPhi(b, i64t, c"id".as_ptr());
+        store_index(b, ids.arr3, i64t, ids.local_id, d, id);
+        // linear = linear * size[d] + id, z outermost.
+        let scaled = LLVMBuildMul(
+            b,
+            linear,
+            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
+            c"".as_ptr(),
+        );
+        linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
+        latches.push((d, head, block, id));
+    }
+    body(b, linear);
+    for (d, head, block, id) in latches.into_iter().rev() {
+        let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
+        let more = LLVMBuildICmp(
+            b,
+            LLVMIntULT,
+            next,
+            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
+            c"more".as_ptr(),
+        );
+        let latch = LLVMGetInsertBlock(b);
+        let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
+        LLVMBuildCondBr(b, more, block, after);
+        let mut vals = [LLVMConstInt(i64t, 0, 0), next];
+        let mut blocks = [head, latch];
+        LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        LLVMPositionBuilderAtEnd(b, after);
+    }
+}
+
+unsafe fn call_kernel(
+    b: LLVMBuilderRef,
+    k: LLVMValueRef,
+    args: &mut [LLVMValueRef],
+) -> LLVMValueRef {
+    let call = LLVMBuildCall2(
+        b,
+        LLVMGlobalGetValueType(k),
+        k,
+        args.as_mut_ptr(),
+        args.len() as u32,
+        c"".as_ptr(),
+    );
+    LLVMSetInstructionCallConv(call, LLVMGetFunctionCallConv(k));
+    call
 }
 
 unsafe fn add_param_attr(ctx: LLVMContextRef, f: LLVMValueRef, param: u32, name: &str) {
@@ -323,10 +411,10 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     #[test]
     fn wrapper_unpacks_arguments_and_loops_over_items() {
         let ir = Ir::parse(KERNEL);
-        let wg = unsafe { run(ir.m, &info(), [4, 2, 1]).unwrap() };
+        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
-        assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last)"), "{text}");
+        assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last, ptr noalias %storage)"), "{text}");
         // The second argument sits at byte 8 of the packed block.
         assert!(
             text.contains("getelementptr inbounds i8, ptr %args, i64 8"),
@@ -343,10 +431,51 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     }
 
     #[test]
+    fn a_kernel_with_barriers_runs_each_region_for_every_item() {
+        let ir = Ir::parse(
+            r#"
+target triple = "x86_64-unknown-linux-gnu"
+declare void @__mux_work_group_barrier(i32)
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
+  store i32 %n, ptr addrspace(1) %out
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 0, ptr addrspace(1) %out
+  ret void
+}
+"#,
+        );
+        unsafe {
+            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
+                .unwrap()
+                .unwrap();
+            run(ir.m, &info(), [8, 1, 1], Some(&regions)).unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        // A dispatch on the region the items reached, one loop nest per region.
+        assert!(
+            text.contains("switch i32 %region, label %group.done"),
+            "{text}"
+        );
+        assert!(
+            text.contains("region.0:") && text.contains("region.1:"),
+            "{text}"
+        );
+        assert!(
+            text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %arg2, i32 1, ptr %storage, i64 %linear_id"),
+            "{text}"
+        );
+        // The slot for the region reached is made once, in the entry block.
+        let entry = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
+        let entry = &entry[..entry.find("br label %group").unwrap()];
+        assert!(entry.contains("%next_region = alloca i32"), "{text}");
+    }
+
+    #[test]
     fn a_missing_kernel_is_an_error() {
         let ir = Ir::parse(KERNEL);
         let mut k = info();
         k.name = "nope".into();
-        assert!(unsafe { run(ir.m, &k, [1, 1, 1]) }.is_err());
+        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None) }.is_err());
     }
 }

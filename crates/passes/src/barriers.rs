@@ -1,0 +1,683 @@
+//! Barrier regions (seed 002). A kernel that reaches `__mux_work_group_barrier`
+//! becomes a *region function* that runs one region of one work-item: from
+//! the kernel's start, or from just after barrier `j`, up to the next barrier
+//! it reaches (returning that barrier's id) or to its end (returning
+//! [`EXIT`]). The work-group function runs a region for every work-item,
+//! then the region after the barrier they all reached, and so on: every
+//! work-item arrives at a barrier before any goes past it, with no fibers
+//! and no thread per work-item. A barrier in a loop or in a called function
+//! (everything is inlined first) works the same way.
+//!
+//! Values that live across a barrier go to per-work-item storage. SSA values
+//! used where their definition no longer dominates (in another region) are
+//! first demoted to stack slots; then each stack slot used by more than one
+//! region moves to the storage block. There a slot's copies for all the
+//! work-items sit side by side, so the x loop reads and writes it
+//! contiguously. Stack slots used by one region stay on the stack, where
+//! SROA makes registers of them again.
+//!
+//! ```text
+//! i32 @<kernel>.regions(<kernel params>..., i32 %region, ptr %storage, i64 %linear_id)
+//! ```
+
+use compiler::llvm::{self, cstr};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::target::*;
+use llvm_sys::LLVMOpcode;
+use std::collections::{HashMap, HashSet};
+
+/// What a region function returns when the work-item finished the kernel.
+pub const EXIT: u32 = u32::MAX;
+
+/// Alignment of each slot's run of copies in the storage block.
+const SLOT_ALIGN: usize = 64;
+
+/// The region function of a kernel with barriers.
+pub struct Regions {
+    /// `i32 (params..., i32 region, ptr storage, i64 linear_id)`.
+    pub function: LLVMValueRef,
+    /// Regions: one for the start plus one per barrier.
+    pub count: u32,
+    /// Bytes of per-work-item storage for one work-group.
+    pub storage_bytes: usize,
+}
+
+/// Splits `kernel` (already holding everything it calls, inlined) into
+/// barrier regions for work-groups of `items` work-items. Returns `None`,
+/// leaving the kernel alone, when it reaches no barrier. The kernel itself
+/// is replaced by the region function.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns; `kernel` a
+/// function defined in it.
+pub unsafe fn run(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    items: usize,
+) -> Result<Option<Regions>, String> {
+    let barriers: Vec<LLVMValueRef> = llvm::instructions(kernel)
+        .into_iter()
+        .filter(|&i| {
+            llvm::called_function(i)
+                .is_some_and(|f| llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
+        })
+        .collect();
+    if barriers.is_empty() {
+        return Ok(None);
+    }
+    let ctx = LLVMGetModuleContext(m);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let f = region_function(m, kernel);
+    LLVMDeleteFunction(kernel);
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let original_entry = LLVMGetFirstBasicBlock(f);
+
+    // Every `ret void` leaves the kernel: `ret EXIT`.
+    for i in llvm::instructions(f) {
+        if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMRet {
+            LLVMPositionBuilderBefore(b, i);
+            LLVMBuildRet(b, LLVMConstInt(i32t, EXIT as u64, 0));
+            LLVMInstructionEraseFromParent(i);
+        }
+    }
+
+    // Each barrier ends its block with `ret <id>`; what followed it starts
+    // region <id>.
+    let mut starts = vec![original_entry];
+    for (j, &call) in barriers.iter().enumerate() {
+        let id = j as u32 + 1;
+        let block = LLVMGetInstructionParent(call);
+        let cont = split_after(ctx, b, call, &format!("region.{id}"));
+        LLVMPositionBuilderBefore(b, call);
+        LLVMBuildRet(b, LLVMConstInt(i32t, id as u64, 0));
+        LLVMInstructionEraseFromParent(call);
+        debug_assert_eq!(
+            LLVMGetInstructionParent(LLVMGetLastInstruction(block)),
+            block
+        );
+        starts.push(cont);
+    }
+
+    // A new entry: the stack slots, then a jump to the region asked for.
+    let entry = LLVMInsertBasicBlockInContext(ctx, original_entry, c"regions".as_ptr());
+    LLVMPositionBuilderAtEnd(b, entry);
+    let region = LLVMGetParam(f, LLVMCountParams(f) - 3);
+    let switch = LLVMBuildSwitch(b, region, original_entry, starts.len() as u32 - 1);
+    for (j, &start) in starts.iter().enumerate().skip(1) {
+        LLVMAddCase(switch, LLVMConstInt(i32t, j as u64, 0), start);
+    }
+    for i in llvm::instructions(f) {
+        if !LLVMIsAAllocaInst(i).is_null() && LLVMGetInstructionParent(i) != entry {
+            LLVMPositionBuilderBefore(b, switch);
+            reinsert(b, i);
+        }
+    }
+
+    let cfg = Cfg::of(f);
+    demote_values_crossing_regions(b, f, entry, switch, &cfg);
+    let storage_bytes = move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items);
+    LLVMDisposeBuilder(b);
+    Ok(Some(Regions {
+        function: f,
+        count: starts.len() as u32,
+        storage_bytes,
+    }))
+}
+
+/// A new function `i32 (<kernel params>, i32, ptr, i64)` named
+/// `<kernel>.regions` that takes over the kernel's body and attributes.
+unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
+    let ctx = LLVMGetModuleContext(m);
+    let kty = LLVMGlobalGetValueType(k);
+    let n = LLVMCountParamTypes(kty) as usize;
+    let mut params = vec![std::ptr::null_mut(); n];
+    LLVMGetParamTypes(kty, params.as_mut_ptr());
+    params.push(LLVMInt32TypeInContext(ctx));
+    params.push(LLVMPointerTypeInContext(ctx, 0));
+    params.push(LLVMInt64TypeInContext(ctx));
+    let fty = LLVMFunctionType(
+        LLVMInt32TypeInContext(ctx),
+        params.as_mut_ptr(),
+        params.len() as u32,
+        0,
+    );
+    let name = cstr(&format!("{}.regions", llvm::name(k)));
+    let f = LLVMAddFunction(m, name.as_ptr(), fty);
+    LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+    // Function attributes (target features, ...) and parameter attributes.
+    for index in std::iter::once(llvm_sys::LLVMAttributeFunctionIndex).chain(1..=n as u32) {
+        let count = LLVMGetAttributeCountAtIndex(k, index);
+        let mut attrs = vec![std::ptr::null_mut(); count as usize];
+        LLVMGetAttributesAtIndex(k, index, attrs.as_mut_ptr());
+        for a in attrs {
+            LLVMAddAttributeAtIndex(f, index, a);
+        }
+    }
+    for (i, pname) in ["region", "storage", "linear_id"].iter().enumerate() {
+        let p = LLVMGetParam(f, (n + i) as u32);
+        LLVMSetValueName2(p, pname.as_ptr() as *const _, pname.len());
+    }
+    let blocks = blocks(k);
+    for (i, &bb) in blocks.iter().enumerate() {
+        if i == 0 {
+            // The first block goes into the (empty) new function first.
+            let placeholder = LLVMAppendBasicBlockInContext(ctx, f, c"".as_ptr());
+            LLVMMoveBasicBlockAfter(bb, placeholder);
+            LLVMDeleteBasicBlock(placeholder);
+        } else {
+            LLVMMoveBasicBlockAfter(bb, blocks[i - 1]);
+        }
+    }
+    for i in 0..n as u32 {
+        let (old, new) = (LLVMGetParam(k, i), LLVMGetParam(f, i));
+        let name = llvm::name(old);
+        LLVMReplaceAllUsesWith(old, new);
+        LLVMSetValueName2(new, name.as_ptr() as *const _, name.len());
+    }
+    f
+}
+
+unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+    let mut out = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        out.push(bb);
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+    let term = LLVMGetBasicBlockTerminator(bb);
+    if term.is_null() {
+        return Vec::new();
+    }
+    (0..LLVMGetNumSuccessors(term))
+        .map(|i| LLVMGetSuccessor(term, i))
+        .collect()
+}
+
+unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !i.is_null() && !LLVMIsAPHINode(i).is_null() {
+        out.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    out
+}
+
+/// Moves everything after `inst` into a new block placed after its own,
+/// and returns that block. Phis of the successors now come from it.
+unsafe fn split_after(
+    ctx: LLVMContextRef,
+    b: LLVMBuilderRef,
+    inst: LLVMValueRef,
+    name: &str,
+) -> LLVMBasicBlockRef {
+    let block = LLVMGetInstructionParent(inst);
+    let f = LLVMGetBasicBlockParent(block);
+    let cont = LLVMAppendBasicBlockInContext(ctx, f, cstr(name).as_ptr());
+    LLVMMoveBasicBlockAfter(cont, block);
+    let mut rest = Vec::new();
+    let mut i = LLVMGetNextInstruction(inst);
+    while !i.is_null() {
+        rest.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    LLVMPositionBuilderAtEnd(b, cont);
+    for i in rest {
+        reinsert(b, i);
+    }
+    let mut seen = HashSet::new();
+    for s in successors(cont) {
+        if seen.insert(s) {
+            for phi in phis(s) {
+                retarget_phi(b, phi, block, cont);
+            }
+        }
+    }
+    cont
+}
+
+/// Moves `i` to the builder's position, keeping its name.
+unsafe fn reinsert(b: LLVMBuilderRef, i: LLVMValueRef) {
+    let name = cstr(&llvm::name(i));
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilderWithName(b, i, name.as_ptr());
+}
+
+/// Rebuilds `phi` with incoming block `from` replaced by `to` (the C API
+/// cannot set a phi's incoming block).
+unsafe fn retarget_phi(
+    b: LLVMBuilderRef,
+    phi: LLVMValueRef,
+    from: LLVMBasicBlockRef,
+    to: LLVMBasicBlockRef,
+) {
+    let n = LLVMCountIncoming(phi);
+    let mut values: Vec<_> = (0..n).map(|i| LLVMGetIncomingValue(phi, i)).collect();
+    let mut blocks: Vec<_> = (0..n)
+        .map(|i| LLVMGetIncomingBlock(phi, i))
+        .map(|bb| if bb == from { to } else { bb })
+        .collect();
+    LLVMPositionBuilderBefore(b, phi);
+    let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
+    LLVMAddIncoming(new, values.as_mut_ptr(), blocks.as_mut_ptr(), n);
+    let name = llvm::name(phi);
+    LLVMReplaceAllUsesWith(phi, new);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(new, name.as_ptr() as *const _, name.len());
+}
+
+/// Blocks, their edges and dominators.
+struct Cfg {
+    blocks: Vec<LLVMBasicBlockRef>,
+    index: HashMap<LLVMBasicBlockRef, usize>,
+    succs: Vec<Vec<usize>>,
+    /// `dom[b][a]`: block `a` dominates block `b`.
+    dom: Vec<Vec<bool>>,
+}
+
+impl Cfg {
+    unsafe fn of(f: LLVMValueRef) -> Cfg {
+        let blocks = blocks(f);
+        let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let succs: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|&b| successors(b).iter().map(|s| index[s]).collect())
+            .collect();
+        let n = blocks.len();
+        let mut preds = vec![Vec::new(); n];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        // The iterative data-flow solution: dom(b) = {b} ∪ ⋂ dom(preds).
+        let mut dom = vec![vec![true; n]; n];
+        dom[0] = (0..n).map(|i| i == 0).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 1..n {
+                let mut new = vec![true; n];
+                for &p in &preds[b] {
+                    for (x, d) in new.iter_mut().zip(&dom[p]) {
+                        *x &= *d;
+                    }
+                }
+                new[b] = true;
+                if new != dom[b] {
+                    dom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        Cfg {
+            blocks,
+            index,
+            succs,
+            dom,
+        }
+    }
+
+    fn dominates(&self, a: LLVMBasicBlockRef, b: LLVMBasicBlockRef) -> bool {
+        self.dom[self.index[&b]][self.index[&a]]
+    }
+
+    /// For each block, the regions (by index into `starts`) that reach it
+    /// without passing a barrier.
+    fn regions(&self, starts: &[LLVMBasicBlockRef]) -> Vec<HashSet<usize>> {
+        let mut of = vec![HashSet::new(); self.blocks.len()];
+        for (r, s) in starts.iter().enumerate() {
+            let mut work = vec![self.index[s]];
+            while let Some(b) = work.pop() {
+                if of[b].insert(r) {
+                    work.extend(&self.succs[b]);
+                }
+            }
+        }
+        of
+    }
+}
+
+/// One use of a value: its user and operand number.
+struct Use {
+    user: LLVMValueRef,
+    operand: u32,
+}
+
+unsafe fn uses(v: LLVMValueRef) -> Vec<Use> {
+    let mut users = Vec::new();
+    let mut u = LLVMGetFirstUse(v);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        if !users.contains(&user) {
+            users.push(user);
+        }
+        u = LLVMGetNextUse(u);
+    }
+    let mut out = Vec::new();
+    for user in users {
+        for operand in 0..LLVMGetNumOperands(user) as u32 {
+            if LLVMGetOperand(user, operand) == v {
+                out.push(Use { user, operand });
+            }
+        }
+    }
+    out
+}
+
+/// The block where a use happens: a phi uses its value at the end of the
+/// incoming block.
+unsafe fn use_block(u: &Use) -> LLVMBasicBlockRef {
+    if LLVMIsAPHINode(u.user).is_null() {
+        LLVMGetInstructionParent(u.user)
+    } else {
+        LLVMGetIncomingBlock(u.user, u.operand)
+    }
+}
+
+/// Each value used where its definition does not dominate the use (it was
+/// made in an earlier region) goes through a stack slot: stored after its
+/// definition, loaded at those uses.
+unsafe fn demote_values_crossing_regions(
+    b: LLVMBuilderRef,
+    f: LLVMValueRef,
+    entry: LLVMBasicBlockRef,
+    switch: LLVMValueRef,
+    cfg: &Cfg,
+) {
+    for i in llvm::instructions(f) {
+        let block = LLVMGetInstructionParent(i);
+        if block == entry
+            || LLVMGetTypeKind(LLVMTypeOf(i)) == llvm_sys::LLVMTypeKind::LLVMVoidTypeKind
+        {
+            continue;
+        }
+        let crossing: Vec<Use> = uses(i)
+            .into_iter()
+            .filter(|u| {
+                let at = use_block(u);
+                at != block && !cfg.dominates(block, at)
+            })
+            .collect();
+        if crossing.is_empty() {
+            continue;
+        }
+        let ty = LLVMTypeOf(i);
+        LLVMPositionBuilderBefore(b, switch);
+        let slot = LLVMBuildAlloca(b, ty, cstr(&format!("{}.slot", llvm::name(i))).as_ptr());
+        // Store right after the definition (after all phis, for a phi).
+        let mut after = LLVMGetNextInstruction(i);
+        while !LLVMIsAPHINode(after).is_null() {
+            after = LLVMGetNextInstruction(after);
+        }
+        LLVMPositionBuilderBefore(b, after);
+        LLVMBuildStore(b, i, slot);
+        for u in crossing {
+            if LLVMIsAPHINode(u.user).is_null() {
+                LLVMPositionBuilderBefore(b, u.user);
+            } else {
+                let incoming = LLVMGetIncomingBlock(u.user, u.operand);
+                LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(incoming));
+            }
+            let v = LLVMBuildLoad2(b, ty, slot, c"".as_ptr());
+            LLVMSetOperand(u.user, u.operand, v);
+        }
+    }
+}
+
+/// The blocks where `slot`'s memory is used, through any pointer derived
+/// from it; `None` when the pointer escapes (stored, or turned into an
+/// integer), and so could be used anywhere.
+unsafe fn slot_use_blocks(slot: LLVMValueRef) -> Option<Vec<LLVMBasicBlockRef>> {
+    let mut blocks = Vec::new();
+    let mut work = vec![slot];
+    let mut seen = HashSet::new();
+    while let Some(p) = work.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for u in uses(p) {
+            blocks.push(use_block(&u));
+            use LLVMOpcode::*;
+            match LLVMGetInstructionOpcode(u.user) {
+                LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMSelect | LLVMPHI => {
+                    blocks.push(LLVMGetInstructionParent(u.user));
+                    work.push(u.user);
+                }
+                // Storing the pointer itself lets it escape.
+                LLVMStore if u.operand == 0 => return None,
+                LLVMLoad | LLVMStore | LLVMCall | LLVMICmp => {}
+                _ => return None,
+            }
+        }
+    }
+    Some(blocks)
+}
+
+/// The `llvm.lifetime.*` calls on `slot`: they may only name a stack slot.
+unsafe fn lifetime_markers(slot: LLVMValueRef) -> Vec<LLVMValueRef> {
+    uses(slot)
+        .into_iter()
+        .map(|u| u.user)
+        .filter(|&user| {
+            llvm::called_function(user).is_some_and(|c| llvm::name(c).starts_with("llvm.lifetime."))
+        })
+        .collect()
+}
+
+/// Moves every stack slot that more than one region uses into the storage
+/// block (slot `s` of work-item `i` at `offset(s) + i * stride(s)`), and
+/// returns the block's size for the whole work-group.
+#[allow(clippy::too_many_arguments)]
+unsafe fn move_shared_slots_to_storage(
+    m: LLVMModuleRef,
+    b: LLVMBuilderRef,
+    f: LLVMValueRef,
+    entry: LLVMBasicBlockRef,
+    switch: LLVMValueRef,
+    cfg: &Cfg,
+    starts: &[LLVMBasicBlockRef],
+    items: usize,
+) -> usize {
+    let ctx = LLVMGetModuleContext(m);
+    let td = LLVMGetModuleDataLayout(m);
+    let i8t = LLVMInt8TypeInContext(ctx);
+    let i64t = LLVMInt64TypeInContext(ctx);
+    let regions = cfg.regions(starts);
+    let n = LLVMCountParams(f);
+    let storage = LLVMGetParam(f, n - 2);
+    let linear_id = LLVMGetParam(f, n - 1);
+    let mut total = 0usize;
+    let slots: Vec<LLVMValueRef> = llvm::instructions(f)
+        .into_iter()
+        .filter(|&i| LLVMGetInstructionParent(i) == entry && !LLVMIsAAllocaInst(i).is_null())
+        .collect();
+    for slot in slots {
+        let shared = match slot_use_blocks(slot) {
+            None => true,
+            Some(blocks) => {
+                let used_by: HashSet<usize> = blocks
+                    .iter()
+                    .flat_map(|bb| regions[cfg.index[bb]].iter().copied())
+                    .collect();
+                used_by.len() > 1
+            }
+        };
+        let size = LLVMGetOperand(slot, 0);
+        if !shared || LLVMIsAConstantInt(size).is_null() {
+            continue;
+        }
+        let ty = LLVMGetAllocatedType(slot);
+        let count = LLVMConstIntGetZExtValue(size) as usize;
+        let align = (LLVMGetAlignment(slot) as usize).max(LLVMABIAlignmentOfType(td, ty) as usize);
+        let stride = (LLVMABISizeOfType(td, ty) as usize * count).next_multiple_of(align.max(1));
+        let offset = total.next_multiple_of(SLOT_ALIGN);
+        total = offset + stride * items;
+        for marker in lifetime_markers(slot) {
+            LLVMInstructionEraseFromParent(marker);
+        }
+        LLVMPositionBuilderBefore(b, switch);
+        let at = LLVMBuildMul(
+            b,
+            linear_id,
+            LLVMConstInt(i64t, stride as u64, 0),
+            c"".as_ptr(),
+        );
+        let at = LLVMBuildAdd(b, at, LLVMConstInt(i64t, offset as u64, 0), c"".as_ptr());
+        let mut idx = [at];
+        let name = cstr(&format!("{}.item", llvm::name(slot)));
+        let p = LLVMBuildInBoundsGEP2(b, i8t, storage, idx.as_mut_ptr(), 1, name.as_ptr());
+        LLVMReplaceAllUsesWith(slot, p);
+        LLVMInstructionEraseFromParent(slot);
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    fn split(ir: &Ir, kernel: &str, items: usize) -> Regions {
+        unsafe {
+            let r = run(ir.m, ir.function(kernel), items)
+                .unwrap()
+                .expect("has barriers");
+            compiler::llvm::verify(ir.m).unwrap_or_else(|e| panic!("{e}\n{}", ir.text()));
+            r
+        }
+    }
+
+    #[test]
+    fn a_kernel_without_barriers_is_left_alone() {
+        let ir = Ir::parse(
+            r#"
+define void @k(ptr %p) {
+  store i32 1, ptr %p
+  ret void
+}
+"#,
+        );
+        let before = ir.text();
+        assert!(unsafe { run(ir.m, ir.function("k"), 8) }.unwrap().is_none());
+        assert_eq!(ir.text(), before);
+    }
+
+    #[test]
+    fn each_barrier_ends_a_region_and_starts_the_next() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+define void @k(ptr %p) {
+  store i32 1, ptr %p
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 2, ptr %p
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 3, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 4);
+        assert_eq!(r.count, 3);
+        assert_eq!(r.storage_bytes, 0, "nothing lives across the barriers");
+        let text = ir.text();
+        assert!(
+            text.contains(
+                "define internal i32 @k.regions(ptr %p, i32 %region, ptr %storage, i64 %linear_id)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("switch i32 %region, label"), "{text}");
+        assert!(
+            text.contains("ret i32 1") && text.contains("ret i32 2"),
+            "{text}"
+        );
+        assert!(text.contains("ret i32 -1"), "the end returns EXIT: {text}");
+        assert!(
+            !text.contains("call void @__mux_work_group_barrier"),
+            "{text}"
+        );
+        assert!(ir.function("k").is_null(), "the kernel is replaced");
+    }
+
+    #[test]
+    fn a_value_live_across_a_barrier_goes_to_storage_item_by_item() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i32 @input()
+define void @k(ptr %p) {
+  %v = call i32 @input()
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 %v, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 16);
+        // One i32 per work-item.
+        assert_eq!(r.storage_bytes, 16 * 4);
+        let text = ir.text();
+        assert!(text.contains("mul i64 %linear_id, 4"), "{text}");
+        assert!(text.contains("store i32 %v, ptr %v.slot.item"), "{text}");
+        assert!(text.contains("load i32, ptr %v.slot.item"), "{text}");
+    }
+
+    #[test]
+    fn a_value_used_within_its_region_stays_on_the_stack() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i32 @input()
+define void @k(ptr %p) {
+  %tmp = alloca i32
+  %v = call i32 @input()
+  store i32 %v, ptr %tmp
+  %w = load i32, ptr %tmp
+  store i32 %w, ptr %p
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 0, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 16);
+        assert_eq!(r.storage_bytes, 0);
+        assert!(ir.text().contains("%tmp = alloca i32"), "{}", ir.text());
+    }
+
+    #[test]
+    fn a_barrier_in_a_loop_keeps_the_counter_per_item() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+define void @k(ptr %p, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  store i32 %i, ptr %p
+  call void @__mux_work_group_barrier(i32 1)
+  %next = add i32 %i, 1
+  %more = icmp ult i32 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 8);
+        assert_eq!(r.count, 2);
+        // %i is made before the barrier and used after it.
+        assert_eq!(r.storage_bytes, 8 * 4, "{}", ir.text());
+        let text = ir.text();
+        // The loop's back edge now comes from the region after the barrier.
+        assert!(text.contains("[ %next, %region.1 ]"), "{text}");
+    }
+}

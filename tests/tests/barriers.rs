@@ -1,0 +1,290 @@
+//! Work-group barriers: every work-item of a group reaches a barrier before
+//! any goes past it, whatever the group's shape and wherever the barrier is
+//! (straight-line code, loops, uniform conditionals, called functions).
+
+use ferrocl_tests::*;
+
+fn run_kernel(e: &Env, src: &str, options: &str, bufs: &[&Mem], global: &[usize], local: &[usize]) {
+    let (_p, k) = e.kernel_opts(src, "k", options);
+    for (i, m) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+    }
+    e.run(&k, global, Some(local));
+}
+
+const REDUCE: &str = r#"
+__kernel void k(__global const int* in, __global int* out) {
+    __local int part[256];
+    size_t lid = get_local_id(0);
+    part[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (size_t s = get_local_size(0) / 2; s > 0; s /= 2) {
+        if (lid < s) part[lid] += part[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) out[get_group_id(0)] = part[0];
+}
+"#;
+
+fn check_reduction(options: &str, wg: usize) {
+    let e = Env::new();
+    let groups = 64;
+    let n = groups * wg;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 37) % 1001 - 500).collect();
+    let inb = e.buffer_from(&input);
+    let out = e.buffer_from(&vec![0i32; groups]);
+    run_kernel(&e, REDUCE, options, &[&inb, &out], &[n], &[wg]);
+    let want: Vec<i32> = input.chunks(wg).map(|c| c.iter().sum()).collect();
+    assert_eq!(e.read::<i32>(&out, 0, groups), want);
+}
+
+#[test]
+fn tree_reduction_in_local_memory() {
+    check_reduction("", 256);
+}
+
+#[test]
+fn tree_reduction_with_small_groups() {
+    for wg in [2, 4, 16, 64] {
+        check_reduction("", wg);
+    }
+}
+
+#[test]
+fn tree_reduction_without_optimization() {
+    check_reduction("-cl-opt-disable", 128);
+}
+
+#[test]
+fn barrier_kernels_may_use_the_whole_work_group_size() {
+    let e = Env::new();
+    let (_p, k) = e.kernel(REDUCE, "k");
+    let wg = ok(
+        kernel_wg_info(k.get(), device(), CL_KERNEL_WORK_GROUP_SIZE),
+        "CL_KERNEL_WORK_GROUP_SIZE",
+    )
+    .usize();
+    let max = ok(
+        device_info(device(), CL_DEVICE_MAX_WORK_GROUP_SIZE),
+        "CL_DEVICE_MAX_WORK_GROUP_SIZE",
+    )
+    .usize();
+    assert_eq!(wg, max);
+}
+
+#[test]
+fn private_values_survive_barriers_per_work_item() {
+    // Each work-item keeps its own array and scalars across two barriers
+    // while the group rotates a local array: nothing may leak between items.
+    let src = r#"
+    __kernel void k(__global int* out) {
+        __local int ring[64];
+        int lid = (int)get_local_id(0);
+        int n = (int)get_local_size(0);
+        int mine[4];
+        for (int i = 0; i < 4; i++) mine[i] = lid * 10 + i;
+        float f = (float)lid * 0.5f;
+        ring[lid] = lid;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int left = ring[(lid + 1) % n];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        ring[lid] = left * 2;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = mine[0] + mine[3] + (int)(f * 2.0f) + ring[(lid + n - 1) % n];
+    }"#;
+    let e = Env::new();
+    let (n, wg) = (64 * 8, 64);
+    let out = e.buffer_from(&vec![0i32; n]);
+    run_kernel(&e, src, "", &[&out], &[n], &[wg]);
+    let got = e.read::<i32>(&out, 0, n);
+    for (g, v) in got.iter().enumerate() {
+        let lid = (g % wg) as i32;
+        let n = wg as i32;
+        // ring[(lid-1)] after the second step = 2 * ring0[lid] = 2 * lid.
+        let want = lid * 10 + (lid * 10 + 3) + lid + 2 * lid;
+        assert_eq!(*v, want, "work-item {g}");
+        let _ = n;
+    }
+}
+
+#[test]
+fn barrier_inside_a_loop_with_a_uniform_trip_count() {
+    // A 1-D stencil iterated `steps` times in local memory.
+    let src = r#"
+    __kernel void k(__global const int* in, __global int* out, int steps) {
+        __local int a[128];
+        __local int b[128];
+        int lid = (int)get_local_id(0);
+        int n = (int)get_local_size(0);
+        a[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = 0; s < steps; s++) {
+            int l = a[(lid + n - 1) % n], r = a[(lid + 1) % n];
+            b[lid] = l + r - a[lid];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            a[lid] = b[lid];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = a[lid];
+    }"#;
+    let e = Env::new();
+    let (wg, groups, steps) = (128usize, 16usize, 5);
+    let n = wg * groups;
+    let input: Vec<i32> = (0..n as i32).map(|i| (i * 7) % 23).collect();
+    let (_p, k) = e.kernel(src, "k");
+    let inb = e.buffer_from(&input);
+    let out = e.buffer_from(&vec![0i32; n]);
+    ok(set_mem(k.get(), 0, &inb), "arg 0");
+    ok(set_mem(k.get(), 1, &out), "arg 1");
+    ok(set_arg(k.get(), 2, &(steps as i32)), "arg 2");
+    e.run(&k, &[n], Some(&[wg]));
+    let mut want = Vec::new();
+    for chunk in input.chunks(wg) {
+        let mut a = chunk.to_vec();
+        for _ in 0..steps {
+            a = (0..wg)
+                .map(|i| a[(i + wg - 1) % wg] + a[(i + 1) % wg] - a[i])
+                .collect();
+        }
+        want.extend(a);
+    }
+    assert_eq!(e.read::<i32>(&out, 0, n), want);
+}
+
+#[test]
+fn barrier_inside_a_called_function() {
+    let src = r#"
+    void exchange(__local int* tmp, int* v) {
+        int lid = (int)get_local_id(0);
+        tmp[lid] = *v;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        *v = tmp[get_local_size(0) - 1 - lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    __kernel void k(__global int* out) {
+        __local int tmp[32];
+        int v = (int)get_global_id(0);
+        exchange(tmp, &v);
+        v += 1000;
+        exchange(tmp, &v);
+        out[get_global_id(0)] = v;
+    }"#;
+    let e = Env::new();
+    let (n, wg) = (32 * 10, 32);
+    let out = e.buffer_from(&vec![0i32; n]);
+    run_kernel(&e, src, "", &[&out], &[n], &[wg]);
+    // Reversed twice: every item gets its own id back, plus 1000.
+    let want: Vec<i32> = (0..n as i32).map(|i| i + 1000).collect();
+    assert_eq!(e.read::<i32>(&out, 0, n), want);
+}
+
+#[test]
+fn barrier_inside_a_work_group_uniform_conditional() {
+    let src = r#"
+    __kernel void k(__global int* out) {
+        __local int tmp[16];
+        int lid = (int)get_local_id(0);
+        int v = lid;
+        if (get_group_id(0) % 2 == 1) {
+            tmp[lid] = lid * 3;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            v = tmp[15 - lid];
+        }
+        out[get_global_id(0)] = v;
+    }"#;
+    let e = Env::new();
+    let (n, wg) = (16 * 6, 16);
+    let out = e.buffer_from(&vec![0i32; n]);
+    run_kernel(&e, src, "", &[&out], &[n], &[wg]);
+    let got = e.read::<i32>(&out, 0, n);
+    for (g, v) in got.iter().enumerate() {
+        let (group, lid) = (g / wg, (g % wg) as i32);
+        let want = if group % 2 == 1 { (15 - lid) * 3 } else { lid };
+        assert_eq!(*v, want, "work-item {g}");
+    }
+}
+
+#[test]
+fn barriers_in_two_and_three_dimensional_groups() {
+    // Transpose each group's tile through local memory.
+    let src = r#"
+    __kernel void k(__global int* out) {
+        __local int tile[4][5][6];
+        size_t x = get_local_id(0), y = get_local_id(1), z = get_local_id(2);
+        tile[z][y][x] = (int)(get_global_id(0) * 10000 + get_global_id(1) * 100 + get_global_id(2));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        size_t sx = get_local_size(0) - 1 - x, sy = get_local_size(1) - 1 - y;
+        size_t gl = (get_global_id(2) * get_global_size(1) + get_global_id(1)) * get_global_size(0)
+                    + get_global_id(0);
+        out[gl] = tile[z][sy][sx];
+    }"#;
+    let e = Env::new();
+    let local = [6usize, 5, 4];
+    let global = [12usize, 10, 8];
+    let total: usize = global.iter().product();
+    let out = e.buffer_from(&vec![-1i32; total]);
+    run_kernel(&e, src, "", &[&out], &global, &local);
+    let got = e.read::<i32>(&out, 0, total);
+    for z in 0..global[2] {
+        for y in 0..global[1] {
+            for x in 0..global[0] {
+                let (gx, gy) = (x / local[0] * local[0], y / local[1] * local[1]);
+                let sx = gx + local[0] - 1 - (x % local[0]);
+                let sy = gy + local[1] - 1 - (y % local[1]);
+                let want = (sx * 10000 + sy * 100 + z) as i32;
+                let at = (z * global[1] + y) * global[0] + x;
+                assert_eq!(got[at], want, "item ({x},{y},{z})");
+            }
+        }
+    }
+}
+
+#[test]
+fn group_sizes_that_are_not_a_multiple_of_the_vector_width() {
+    for wg in [1usize, 3, 7, 13, 33, 100] {
+        let src = r#"
+        __kernel void k(__global int* out) {
+            __local int tmp[128];
+            int lid = (int)get_local_id(0);
+            int n = (int)get_local_size(0);
+            tmp[lid] = lid + 1;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            int sum = 0;
+            for (int i = 0; i < n; i++) sum += tmp[i];
+            out[get_global_id(0)] = sum;
+        }"#;
+        let e = Env::new();
+        let n = wg * 5;
+        let out = e.buffer_from(&vec![0i32; n]);
+        run_kernel(&e, src, "", &[&out], &[n], &[wg]);
+        let want = (wg * (wg + 1) / 2) as i32;
+        assert_eq!(
+            e.read::<i32>(&out, 0, n),
+            vec![want; n],
+            "work-group size {wg}"
+        );
+    }
+}
+
+#[test]
+fn an_early_return_after_the_last_barrier() {
+    let src = r#"
+    __kernel void k(__global int* out) {
+        __local int tmp[64];
+        int lid = (int)get_local_id(0);
+        tmp[lid] = lid;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid % 2) return;
+        out[get_global_id(0)] = tmp[63 - lid];
+    }"#;
+    let e = Env::new();
+    let (n, wg) = (64 * 4, 64);
+    let out = e.buffer_from(&vec![-7i32; n]);
+    run_kernel(&e, src, "", &[&out], &[n], &[wg]);
+    let got = e.read::<i32>(&out, 0, n);
+    for (g, v) in got.iter().enumerate() {
+        let lid = (g % wg) as i32;
+        let want = if lid % 2 == 1 { -7 } else { 63 - lid };
+        assert_eq!(*v, want, "work-item {g}");
+    }
+}
