@@ -25,6 +25,42 @@ extern "C" {
         log: *mut *mut c_char,
     ) -> LLVMModuleRef;
     fn ferrocl_clang_free(p: *mut c_char);
+    fn ferrocl_link_needed(
+        dest: LLVMModuleRef,
+        data: *const c_char,
+        len: usize,
+        error: *mut *mut c_char,
+    ) -> i32;
+}
+
+/// Links into `dest` only what it uses of the library `bitcode` (and what
+/// that uses), reading nothing else of it: a program pays for the builtins
+/// it calls, not for the whole library.
+///
+/// # Safety
+/// `dest` must be a live module whose context this thread owns; `bitcode`
+/// must outlive the call.
+pub unsafe fn link_needed(dest: LLVMModuleRef, bitcode: &'static [u8]) -> Result<(), String> {
+    let mut error: *mut c_char = std::ptr::null_mut();
+    let rc = ferrocl_link_needed(
+        dest,
+        bitcode.as_ptr() as *const c_char,
+        bitcode.len(),
+        &mut error,
+    );
+    if rc == 0 {
+        return Ok(());
+    }
+    let text = if error.is_null() {
+        "linking the library failed".to_string()
+    } else {
+        let t = std::ffi::CStr::from_ptr(error)
+            .to_string_lossy()
+            .into_owned();
+        ferrocl_clang_free(error);
+        t
+    };
+    Err(text)
 }
 
 /// Clang's resource directory (it holds `opencl-c-base.h`).

@@ -9,6 +9,8 @@
 #include <clang/Lex/HeaderSearchOptions.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <llvm-c/Core.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Linker/Linker.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -107,6 +109,27 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
   log_stream.flush();
   *log = copy_string(log_text);
   return module ? llvm::wrap(module) : nullptr;
+}
+
+// Links into `dest` the definitions in the bitcode `data` that `dest` uses,
+// and what those use in turn; the rest of the bitcode is never read (the
+// C API can only link, and so parse, a whole module). Returns 0 on success;
+// otherwise sets `*error` (free with ferrocl_clang_free).
+int ferrocl_link_needed(LLVMModuleRef dest, const char *data, size_t len,
+                        char **error) {
+  llvm::Module *module = llvm::unwrap(dest);
+  llvm::MemoryBufferRef buffer(llvm::StringRef(data, len), "library");
+  auto lazy = llvm::getLazyBitcodeModule(buffer, module->getContext());
+  if (!lazy) {
+    *error = copy_string(llvm::toString(lazy.takeError()));
+    return 1;
+  }
+  if (llvm::Linker::linkModules(*module, std::move(*lazy),
+                                llvm::Linker::LinkOnlyNeeded)) {
+    *error = copy_string("linking the library failed");
+    return 1;
+  }
+  return 0;
 }
 
 void ferrocl_clang_free(char *p) { std::free(p); }

@@ -114,15 +114,7 @@ impl ProgramModule {
         let ctx = Context::new();
         let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
         // SAFETY: module lives in `ctx`, which outlives this call.
-        unsafe {
-            finish(
-                ctx.0,
-                module,
-                log,
-                options.opt_disable,
-                ModuleKind::Executable,
-            )
-        }
+        unsafe { finish(module, log, options.opt_disable, ModuleKind::Executable) }
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -136,7 +128,7 @@ impl ProgramModule {
         let ctx = Context::new();
         let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
         // SAFETY: as above.
-        unsafe { finish(ctx.0, module, log, options.opt_disable, ModuleKind::Object) }
+        unsafe { finish(module, log, options.opt_disable, ModuleKind::Object) }
     }
 
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
@@ -169,7 +161,7 @@ impl ProgramModule {
                 ModuleKind::Executable
             };
             let opt_disable = inputs.iter().any(|p| p.opt_disable);
-            finish(ctx.0, module, String::new(), opt_disable, kind)
+            finish(module, String::new(), opt_disable, kind)
         }
     }
 
@@ -279,14 +271,13 @@ fn front_end(
 /// checked for undefined functions; every kind is reflected and kept as
 /// bitcode. Disposes of `module`.
 unsafe fn finish(
-    ctx: LLVMContextRef,
     module: LLVMModuleRef,
     log: String,
     opt_disable: bool,
     kind: ModuleKind,
 ) -> Result<ProgramModule, BuildError> {
     let checked = if kind == ModuleKind::Executable {
-        link_and_check(ctx, module)
+        link_and_check(module)
     } else {
         Ok(())
     };
@@ -343,12 +334,9 @@ const LIBM: &[&str] = &[
 
 /// Links the builtins, drops what no kernel uses, and checks that every
 /// called function is defined.
-unsafe fn link_and_check(ctx: LLVMContextRef, module: LLVMModuleRef) -> Result<(), String> {
-    let lib =
-        parse_bitcode(ctx, builtins::BITCODE).map_err(|e| format!("builtins library: {e}"))?;
-    if LLVMLinkModules2(module, lib) != 0 {
-        return Err("linking the builtins library failed".into());
-    }
+unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
+    clang_frontend::link_needed(module, builtins::BITCODE)
+        .map_err(|e| format!("builtins library: {e}"))?;
     for f in llvm::functions(module) {
         if LLVMIsDeclaration(f) == 0 && !kernel_info::is_kernel(f) {
             LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
