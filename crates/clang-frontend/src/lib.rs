@@ -2,7 +2,7 @@
 //! caller-owned `LLVMContext`. The C++ shim (`shim.cpp`) is the only C++ in
 //! ferrocl; everything past the module is done over the LLVM C API in Rust.
 
-use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef};
+use llvm_sys::prelude::{LLVMContextRef, LLVMModuleRef, LLVMValueRef};
 use std::ffi::{c_char, CStr, CString};
 
 #[repr(C)]
@@ -25,12 +25,26 @@ extern "C" {
         log: *mut *mut c_char,
     ) -> LLVMModuleRef;
     fn ferrocl_clang_free(p: *mut c_char);
+    fn ferrocl_mark_parallel_loop(latch: LLVMValueRef, calls: *mut LLVMValueRef, n: usize);
     fn ferrocl_link_needed(
         dest: LLVMModuleRef,
         data: *const c_char,
         len: usize,
         error: *mut *mut c_char,
     ) -> i32;
+}
+
+/// Declares the loop ending in the branch `latch` free of dependences
+/// between its iterations for the memory accesses of `calls` (and of what
+/// gets inlined from them): `llvm.loop.parallel_accesses` over a new access
+/// group, so the loop vectorizer needs no alias checks.
+///
+/// # Safety
+/// `latch` must be a loop's latch branch and `calls` instructions of the
+/// same function, in a context this thread owns.
+pub unsafe fn mark_parallel_loop(latch: LLVMValueRef, calls: &[LLVMValueRef]) {
+    let mut calls = calls.to_vec();
+    ferrocl_mark_parallel_loop(latch, calls.as_mut_ptr(), calls.len());
 }
 
 /// Links into `dest` only what it uses of the library `bitcode` (and what

@@ -11,7 +11,9 @@
 #include <llvm-c/Core.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -130,6 +132,28 @@ int ferrocl_link_needed(LLVMModuleRef dest, const char *data, size_t len,
     return 1;
   }
   return 0;
+}
+
+// Declares the loop whose latch branch is `latch` free of dependences
+// between iterations for the memory accesses of `calls`: they get one new
+// access group (the inliner hands it on to every access it inlines from
+// them), and the loop lists it in llvm.loop.parallel_accesses. The C API
+// cannot make the distinct nodes this takes.
+void ferrocl_mark_parallel_loop(LLVMValueRef latch, LLVMValueRef *calls,
+                                size_t num_calls) {
+  auto *branch = llvm::cast<llvm::Instruction>(llvm::unwrap(latch));
+  llvm::LLVMContext &ctx = branch->getContext();
+  llvm::MDNode *group = llvm::MDNode::getDistinct(ctx, {});
+  for (size_t i = 0; i < num_calls; ++i) {
+    llvm::cast<llvm::Instruction>(llvm::unwrap(calls[i]))
+        ->setMetadata(llvm::LLVMContext::MD_access_group, group);
+  }
+  llvm::Metadata *parallel[] = {
+      llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
+  llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx, parallel)};
+  llvm::MDNode *loop = llvm::MDNode::getDistinct(ctx, ops);
+  loop->replaceOperandWith(0, loop);
+  branch->setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
 void ferrocl_clang_free(char *p) { std::free(p); }

@@ -64,6 +64,7 @@ impl compiler::Target for HostTarget {
                     "default<O3>"
                 };
                 llvm::run_passes(m, pipeline, tm.0)?;
+                dump_ir(m, &symbol);
                 let object = tm.emit_object(m)?;
                 Ok::<_, String>((object, symbol, wg))
             })();
@@ -76,5 +77,16 @@ impl compiler::Target for HostTarget {
             wg.static_local_memory,
             wg.work_item_storage,
         )))
+    }
+}
+
+/// With `FERROCL_DUMP_DIR` set, each optimized work-group function's IR is
+/// written there as `<symbol>.ll`, to see what the passes and LLVM made of
+/// a kernel (vectorized or not, what stayed in memory).
+unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
+    if let Some(dir) = std::env::var_os("FERROCL_DUMP_DIR") {
+        let path = std::path::Path::new(&dir).join(format!("{symbol}.ll"));
+        // A debugging aid: a directory that cannot be written is ignored.
+        let _ = std::fs::write(path, llvm::print_module(m));
     }
 }

@@ -182,9 +182,7 @@ pub unsafe fn run(
     };
     match regions {
         None => {
-            item_loops(b, wg, &ids, |b, _| {
-                call_kernel(b, k, &mut call_args);
-            });
+            item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args));
         }
         Some(r) => {
             // Run region 0 for every work-item, then the region after the
@@ -208,6 +206,7 @@ pub unsafe fn run(
                     let reached = call_kernel(b, k, &mut args);
                     // Every work-item reaches the same barrier.
                     LLVMBuildStore(b, reached, next);
+                    reached
                 });
                 LLVMBuildBr(b, dispatch);
             }
@@ -237,13 +236,15 @@ struct Ids {
 }
 
 /// Nested counted loops over z, y and x (innermost) from the builder's
-/// position; `body` runs for each work-item with its linear local id. The
-/// builder ends after the loops.
+/// position; `body` runs for each work-item with its linear local id and
+/// returns its calls of the kernel. Work-items are independent between
+/// barriers, so the x loop is declared parallel for those calls' memory
+/// accesses. The builder ends after the loops.
 unsafe fn item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
-    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef),
+    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
 ) {
     let ctx = LLVMGetTypeContext(ids.i64t);
     let i64t = ids.i64t;
@@ -270,7 +271,7 @@ unsafe fn item_loops(
         linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
         latches.push((d, head, block, id));
     }
-    body(b, linear);
+    let call = body(b, linear);
     for (d, head, block, id) in latches.into_iter().rev() {
         let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
         let more = LLVMBuildICmp(
@@ -282,7 +283,10 @@ unsafe fn item_loops(
         );
         let latch = LLVMGetInsertBlock(b);
         let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
-        LLVMBuildCondBr(b, more, block, after);
+        let branch = LLVMBuildCondBr(b, more, block, after);
+        if d == 0 {
+            clang_frontend::mark_parallel_loop(branch, &[call]);
+        }
         let mut vals = [LLVMConstInt(i64t, 0, 0), next];
         let mut blocks = [head, latch];
         LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
@@ -428,6 +432,10 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         );
         assert!(text.contains("call void @k("), "{text}");
         assert!(!wg.is_null());
+        // The x loop is declared parallel for the kernel call's accesses.
+        assert!(text.contains(", !llvm.access.group !"), "{text}");
+        assert!(text.contains("!llvm.loop !"), "{text}");
+        assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
     }
 
     #[test]
