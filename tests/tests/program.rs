@@ -1066,3 +1066,29 @@ fn opencl3_create_and_build_from_source() {
         .expect_err("syntax error must not build");
     assert!(err.contains("CL_BUILD_PROGRAM_FAILURE"), "{err}");
 }
+
+#[test]
+fn denormals_are_kept_unless_the_program_allows_flushing() {
+    // The device reports CL_FP_DENORM: a denormal product is kept; with
+    // -cl-denorms-are-zero ferrocl runs the kernel with denormals flushed.
+    let src = r#"
+    __kernel void k(__global const float* in, __global float* out) {
+        size_t i = get_global_id(0);
+        out[i] = in[i] * 0.5f;
+    }"#;
+    let e = Env::new();
+    let tiny = f32::from_bits(2);
+    let input = e.buffer_from(&[tiny; 64]);
+    for (options, want) in [("", f32::from_bits(1)), ("-cl-denorms-are-zero", 0.0)] {
+        let (_p, k) = e.kernel_opts(src, "k", options);
+        let out = e.buffer_from(&[7.0f32; 64]);
+        ok(set_mem(k.get(), 0, &input), "arg 0");
+        ok(set_mem(k.get(), 1, &out), "arg 1");
+        e.run(&k, &[64], None);
+        assert_eq!(
+            e.read::<f32>(&out, 0, 64),
+            vec![want; 64],
+            "options {options:?}"
+        );
+    }
+}

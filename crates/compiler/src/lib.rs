@@ -11,7 +11,7 @@ mod program;
 pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
-pub use program::{BuildError, Context, ModuleKind, ProgramModule, TRIPLE};
+pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};
 
 use std::sync::Arc;
 

@@ -71,9 +71,35 @@ pub struct ProgramModule {
     kernels: Vec<KernelInfo>,
     /// The build log (Clang's diagnostics, possibly only warnings).
     pub log: String,
-    /// `-cl-opt-disable`: kernels are compiled without optimization.
-    opt_disable: bool,
+    /// How its kernels are to be compiled (from the build options).
+    codegen: CodeGenOptions,
     pub kind: ModuleKind,
+}
+
+/// The build options that shape a kernel's machine code.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CodeGenOptions {
+    /// `-cl-opt-disable`: no optimization.
+    pub opt_disable: bool,
+    /// `-cl-denorms-are-zero`: denormals may be flushed to zero.
+    pub denorms_are_zero: bool,
+}
+
+impl CodeGenOptions {
+    pub fn of(options: &BuildOptions) -> CodeGenOptions {
+        CodeGenOptions {
+            opt_disable: options.opt_disable,
+            denorms_are_zero: options.denorms_are_zero,
+        }
+    }
+
+    /// What a program linked from `inputs` keeps: any input's request.
+    fn merge(inputs: &[&ProgramModule]) -> CodeGenOptions {
+        CodeGenOptions {
+            opt_disable: inputs.iter().any(|p| p.codegen.opt_disable),
+            denorms_are_zero: inputs.iter().any(|p| p.codegen.denorms_are_zero),
+        }
+    }
 }
 
 /// An LLVM context that is disposed of on every path out.
@@ -114,7 +140,14 @@ impl ProgramModule {
         let ctx = Context::new();
         let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
         // SAFETY: module lives in `ctx`, which outlives this call.
-        unsafe { finish(module, log, options.opt_disable, ModuleKind::Executable) }
+        unsafe {
+            finish(
+                module,
+                log,
+                CodeGenOptions::of(options),
+                ModuleKind::Executable,
+            )
+        }
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -128,7 +161,7 @@ impl ProgramModule {
         let ctx = Context::new();
         let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
         // SAFETY: as above.
-        unsafe { finish(module, log, options.opt_disable, ModuleKind::Object) }
+        unsafe { finish(module, log, CodeGenOptions::of(options), ModuleKind::Object) }
     }
 
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
@@ -160,14 +193,13 @@ impl ProgramModule {
             } else {
                 ModuleKind::Executable
             };
-            let opt_disable = inputs.iter().any(|p| p.opt_disable);
-            finish(module, String::new(), opt_disable, kind)
+            finish(module, String::new(), CodeGenOptions::merge(inputs), kind)
         }
     }
 
-    /// Whether kernels are to be compiled without optimization.
-    pub fn options_opt_disable(&self) -> bool {
-        self.opt_disable
+    /// How kernels are to be compiled.
+    pub fn codegen(&self) -> CodeGenOptions {
+        self.codegen
     }
 
     pub fn kernels(&self) -> &[KernelInfo] {
@@ -209,7 +241,7 @@ impl ProgramModule {
                 bitcode: body.to_vec(),
                 kernels,
                 log: String::new(),
-                opt_disable: false,
+                codegen: CodeGenOptions::default(),
                 kind,
             })
         }
@@ -273,7 +305,7 @@ fn front_end(
 unsafe fn finish(
     module: LLVMModuleRef,
     log: String,
-    opt_disable: bool,
+    codegen: CodeGenOptions,
     kind: ModuleKind,
 ) -> Result<ProgramModule, BuildError> {
     let checked = if kind == ModuleKind::Executable {
@@ -291,7 +323,7 @@ unsafe fn finish(
             bitcode,
             kernels,
             log,
-            opt_disable,
+            codegen,
             kind,
         }),
         Err(e) => Err(BuildError {

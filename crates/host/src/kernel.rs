@@ -10,6 +10,8 @@ pub struct HostKernel {
     entry: WorkGroupFn,
     static_local_memory: usize,
     work_item_storage: usize,
+    /// `-cl-denorms-are-zero`: run with denormals flushed.
+    flush_denormals: bool,
     // Keeps the code loaded while the kernel can run.
     _code: LoadedObject,
 }
@@ -19,6 +21,7 @@ impl HostKernel {
         code: LoadedObject,
         static_local_memory: usize,
         work_item_storage: usize,
+        flush_denormals: bool,
     ) -> HostKernel {
         // SAFETY: the address is the work-group function the passes built,
         // with exactly this signature.
@@ -27,6 +30,7 @@ impl HostKernel {
             entry,
             static_local_memory,
             work_item_storage,
+            flush_denormals,
             _code: code,
         }
     }
@@ -51,7 +55,9 @@ impl mux::Kernel for HostKernel {
         last: u64,
     ) {
         if first < last {
-            (self.entry)(args, info, local, first, last, storage)
+            crate::fp_control::with_kernel_environment(self.flush_denormals, || {
+                (self.entry)(args, info, local, first, last, storage)
+            })
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod device;
 mod device_info;
+mod fp_control;
 mod jit;
 mod kernel;
 mod target;

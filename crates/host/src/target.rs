@@ -58,7 +58,20 @@ impl compiler::Target for HostTarget {
                         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
                     }
                 }
-                let pipeline = if program.options_opt_disable() {
+                let codegen = program.codegen();
+                if codegen.denorms_are_zero {
+                    // Code generation may then assume denormals are flushed.
+                    let (k, v) = ("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+                    let attr = LLVMCreateStringAttribute(
+                        LLVMGetModuleContext(m),
+                        k.as_ptr() as *const _,
+                        k.len() as u32,
+                        v.as_ptr() as *const _,
+                        v.len() as u32,
+                    );
+                    LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, attr);
+                }
+                let pipeline = if codegen.opt_disable {
                     "default<O0>"
                 } else {
                     "default<O3>"
@@ -76,6 +89,7 @@ impl compiler::Target for HostTarget {
             code,
             wg.static_local_memory,
             wg.work_item_storage,
+            program.codegen().denorms_are_zero,
         )))
     }
 }
