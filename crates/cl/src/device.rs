@@ -328,7 +328,7 @@ pub unsafe extern "C" fn get_host_timer(
 
 /// `CL_DRIVER_VERSION`: the release, then the build's identity.
 fn driver_version() -> String {
-    match crate::build_id::build_id() {
+    match compiler::build_id() {
         Some(id) => format!(
             "{} ({})",
             env!("CARGO_PKG_VERSION"),

@@ -3,7 +3,6 @@
 //! codes, then works through `mux` (devices, kernels) and `compiler`
 //! (programs). Applications reach it through the ICD loader.
 
-mod build_id;
 mod context;
 mod device;
 mod dispatch;

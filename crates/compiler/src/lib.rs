@@ -3,12 +3,15 @@
 //! of it into a runnable [`mux::Kernel`] for a given local size.
 
 mod arg_layout;
+mod build_id;
+pub mod disk_cache;
 mod kernel_info;
 pub mod llvm;
 mod options;
 mod program;
 
 pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
+pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};

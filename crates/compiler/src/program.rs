@@ -2,6 +2,7 @@
 //! linked in, unused code dropped, its kernels reflected. What is kept is
 //! bitcode, so any thread can specialize a kernel in a context of its own.
 
+use crate::disk_cache::{self, DiskCache, KeyBuilder, Reader, Writer};
 use crate::kernel_info::{self, KernelInfo};
 use crate::llvm::{self, cstr};
 use crate::options::BuildOptions;
@@ -137,17 +138,13 @@ impl ProgramModule {
         cpu: &str,
         headers: &[clang_frontend::Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let ctx = Context::new();
-        let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
-        // SAFETY: module lives in `ctx`, which outlives this call.
-        unsafe {
-            finish(
-                module,
-                log,
-                CodeGenOptions::of(options),
-                ModuleKind::Executable,
-            )
-        }
+        let input = SourceInput {
+            source,
+            options,
+            cpu,
+            headers,
+        };
+        input.build(disk_cache::global(), ModuleKind::Executable)
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -158,10 +155,13 @@ impl ProgramModule {
         cpu: &str,
         headers: &[clang_frontend::Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let ctx = Context::new();
-        let (module, log) = front_end(&ctx, source, options, cpu, headers)?;
-        // SAFETY: as above.
-        unsafe { finish(module, log, CodeGenOptions::of(options), ModuleKind::Object) }
+        let input = SourceInput {
+            source,
+            options,
+            cpu,
+            headers,
+        };
+        input.build(disk_cache::global(), ModuleKind::Object)
     }
 
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
@@ -253,6 +253,79 @@ impl ProgramModule {
     /// `ctx` must be a live context used by this thread only.
     pub unsafe fn load(&self, ctx: LLVMContextRef) -> Result<LLVMModuleRef, String> {
         parse_bitcode(ctx, &self.bitcode)
+    }
+}
+
+/// What a build from source depends on.
+struct SourceInput<'a> {
+    source: &'a [u8],
+    options: &'a BuildOptions,
+    cpu: &'a str,
+    headers: &'a [clang_frontend::Header<'a>],
+}
+
+thread_local! {
+    /// How many times Clang ran on this thread (to check that cache hits do not).
+    static FRONT_END_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl SourceInput<'_> {
+    /// Builds a module of `kind`, or takes it from `cache`. Failed builds
+    /// are not kept: their log is made afresh each time.
+    fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
+        let key = self.key(kind);
+        if let Some(p) = cache
+            .get(&key)
+            .and_then(|e| ProgramModule::from_cache_entry(&e))
+        {
+            return Ok(p);
+        }
+        let ctx = Context::new();
+        FRONT_END_RUNS.set(FRONT_END_RUNS.get() + 1);
+        let (module, log) = front_end(&ctx, self.source, self.options, self.cpu, self.headers)?;
+        // SAFETY: module lives in `ctx`, which outlives this call.
+        let p = unsafe { finish(module, log, CodeGenOptions::of(self.options), kind)? };
+        cache.put(&key, &p.cache_entry());
+        Ok(p)
+    }
+
+    fn key(&self, kind: ModuleKind) -> disk_cache::Key {
+        let mut k = KeyBuilder::new("program");
+        k.add(&[kind.tag()])
+            .add(self.source)
+            .add(format!("{:?}", self.options).as_bytes())
+            .add(self.cpu.as_bytes())
+            .add(cl_ext().as_bytes())
+            .add(clang_frontend::RESOURCE_DIR.as_bytes());
+        for h in self.headers {
+            k.add(h.name.as_bytes()).add(h.source);
+        }
+        k.finish()
+    }
+}
+
+impl ProgramModule {
+    fn cache_entry(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.bytes(&self.to_binary())
+            .bytes(self.log.as_bytes())
+            .u64(self.codegen.opt_disable as u64)
+            .u64(self.codegen.denorms_are_zero as u64);
+        w.0
+    }
+
+    fn from_cache_entry(entry: &[u8]) -> Option<ProgramModule> {
+        let mut r = Reader(entry);
+        let binary = r.bytes()?;
+        let log = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+        let codegen = CodeGenOptions {
+            opt_disable: r.u64()? != 0,
+            denorms_are_zero: r.u64()? != 0,
+        };
+        let mut p = ProgramModule::from_binary(binary).ok()?;
+        p.log = log;
+        p.codegen = codegen;
+        Some(p)
     }
 }
 
@@ -394,4 +467,64 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &[u8] = b"__kernel void k(__global int* p) { p[get_global_id(0)] = 7; }";
+
+    fn build(cache: &DiskCache, source: &[u8], options: &str) -> Result<ProgramModule, BuildError> {
+        let options = BuildOptions::parse(options).unwrap();
+        let input = SourceInput {
+            source,
+            options: &options,
+            cpu: "x86-64",
+            headers: &[],
+        };
+        input.build(cache, ModuleKind::Executable)
+    }
+
+    fn cache(name: &str) -> DiskCache {
+        let dir = std::env::temp_dir().join(format!(
+            "ferrocl-program-cache-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        DiskCache::at(dir)
+    }
+
+    #[test]
+    fn a_cached_build_does_not_run_clang() {
+        let cache = cache("hit");
+        let runs = || FRONT_END_RUNS.get();
+        let first = build(&cache, SRC, "-cl-opt-disable").unwrap();
+        assert_eq!(runs(), 1);
+        let again = build(&cache, SRC, "-cl-opt-disable").unwrap();
+        assert_eq!(runs(), 1, "the second build came from the cache");
+        assert_eq!(again.bitcode, first.bitcode);
+        assert_eq!(again.kernels, first.kernels);
+        assert_eq!(again.codegen(), first.codegen());
+        // Any other input is another entry.
+        build(&cache, SRC, "").unwrap();
+        build(
+            &cache,
+            b"__kernel void k(__global int* p) { p[0] = 8; }",
+            "",
+        )
+        .unwrap();
+        assert_eq!(runs(), 3);
+    }
+
+    #[test]
+    fn failed_builds_are_not_cached() {
+        let cache = cache("failure");
+        let before = FRONT_END_RUNS.get();
+        for _ in 0..2 {
+            let e = build(&cache, b"__kernel void k( { }", "").unwrap_err();
+            assert!(e.log.contains("error"), "{}", e.log);
+        }
+        assert_eq!(FRONT_END_RUNS.get() - before, 2);
+    }
 }

@@ -3,20 +3,29 @@
 
 use crate::jit::{self, host_cpu};
 use crate::kernel::HostKernel;
+use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder, Reader, Writer};
 use compiler::llvm;
 use compiler::{Context, KernelInfo, ProgramModule, Specialization};
 use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 
 pub struct HostTarget {
     cpu: String,
+    features: String,
 }
+
+/// Kernels loaded in the (process-wide) JIT, by cache key: a specialization
+/// asked for again, by another program with the same code say, shares the
+/// loaded one; a symbol is never defined twice.
+static LOADED: LazyLock<Mutex<HashMap<Key, Weak<HostKernel>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
 
 impl HostTarget {
     pub fn new() -> HostTarget {
-        HostTarget { cpu: host_cpu().0 }
+        let (cpu, features) = host_cpu();
+        HostTarget { cpu, features }
     }
 }
 
@@ -26,8 +35,91 @@ impl Default for HostTarget {
     }
 }
 
-/// Makes each loaded work-group function's symbol unique in the JIT.
-static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+/// A work-group function compiled to an object file: what the on-disk
+/// cache keeps of a specialization.
+struct Compiled {
+    symbol: String,
+    static_local_memory: usize,
+    work_item_storage: usize,
+    object: Vec<u8>,
+}
+
+impl Compiled {
+    fn to_entry(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.bytes(self.symbol.as_bytes())
+            .u64(self.static_local_memory as u64)
+            .u64(self.work_item_storage as u64)
+            .bytes(&self.object);
+        w.0
+    }
+
+    fn from_entry(entry: &[u8]) -> Option<Compiled> {
+        let mut r = Reader(entry);
+        Some(Compiled {
+            symbol: String::from_utf8(r.bytes()?.to_vec()).ok()?,
+            static_local_memory: usize::try_from(r.u64()?).ok()?,
+            work_item_storage: usize::try_from(r.u64()?).ok()?,
+            object: r.bytes()?.to_vec(),
+        })
+    }
+}
+
+thread_local! {
+    /// Work-group functions this thread optimized and generated code for
+    /// (to check that cache hits do not).
+    static CODEGEN_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+impl HostTarget {
+    /// The key of a specialization: everything its machine code depends on.
+    fn key(&self, program: &ProgramModule, kernel: &KernelInfo, spec: Specialization) -> Key {
+        let mut k = KeyBuilder::new("kernel");
+        k.add(&program.to_binary())
+            .add(kernel.name.as_bytes())
+            .add(format!("{:?}{:?}", spec, program.codegen()).as_bytes())
+            .add(self.cpu.as_bytes())
+            .add(self.features.as_bytes());
+        k.finish()
+    }
+
+    /// Specializes with `cache` as the on-disk cache.
+    fn specialize_with(
+        &self,
+        cache: &DiskCache,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<Arc<HostKernel>, mux::Error> {
+        let key = self.key(program, kernel, spec);
+        if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
+            return Ok(k);
+        }
+        let compiled = match cache.get(&key).and_then(|e| Compiled::from_entry(&e)) {
+            Some(c) => c,
+            None => {
+                let c = compile(program, kernel, spec, &key).map_err(mux::Error::Compile)?;
+                cache.put(&key, &c.to_entry());
+                c
+            }
+        };
+        let mut loaded = LOADED.lock().unwrap();
+        // Another thread may have loaded the same code meanwhile: one copy.
+        if let Some(k) = loaded.get(&key).and_then(Weak::upgrade) {
+            return Ok(k);
+        }
+        let code = jit::load(&compiled.object, &compiled.symbol).map_err(mux::Error::Compile)?;
+        let kernel = Arc::new(HostKernel::new(
+            code,
+            compiled.static_local_memory,
+            compiled.work_item_storage,
+            program.codegen().denorms_are_zero,
+        ));
+        loaded.retain(|_, k| k.strong_count() > 0);
+        loaded.insert(key, Arc::downgrade(&kernel));
+        Ok(kernel)
+    }
+}
 
 impl compiler::Target for HostTarget {
     fn cpu(&self) -> &str {
@@ -40,57 +132,67 @@ impl compiler::Target for HostTarget {
         kernel: &KernelInfo,
         spec: Specialization,
     ) -> Result<Arc<dyn mux::Kernel>, mux::Error> {
-        let fail = mux::Error::Compile;
-        let ctx = Context::new();
-        let tm = jit::target_machine(compiler::TRIPLE).map_err(fail)?;
-        // SAFETY: the context and module are this thread's alone, and the
-        // module is disposed of before the context.
-        let (object, symbol, wg) = unsafe {
-            let m = program.load(ctx.0).map_err(fail)?;
-            let result = (|| {
-                let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
-                let symbol = format!("{}.{}", wg.name, NEXT_ID.fetch_add(1, Ordering::Relaxed));
-                let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
-                LLVMSetValueName2(f, symbol.as_ptr() as *const _, symbol.len());
-                // Only the work-group function is visible outside the object.
-                for g in llvm::globals(m) {
-                    if LLVMIsDeclaration(g) == 0 {
-                        LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
-                    }
+        let k = self.specialize_with(disk_cache::global(), program, kernel, spec)?;
+        Ok(k)
+    }
+}
+
+/// Builds the work-group function of `kernel` for `spec`, optimizes it for
+/// this CPU and emits an object whose function is named after `key`.
+fn compile(
+    program: &ProgramModule,
+    kernel: &KernelInfo,
+    spec: Specialization,
+    key: &Key,
+) -> Result<Compiled, String> {
+    CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
+    let ctx = Context::new();
+    let tm = jit::target_machine(compiler::TRIPLE)?;
+    // SAFETY: the context and module are this thread's alone, and the
+    // module is disposed of before the context.
+    unsafe {
+        let m = program.load(ctx.0)?;
+        let result = (|| {
+            let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
+            // The same code gets the same name; different code never does.
+            let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
+            let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
+            LLVMSetValueName2(f, symbol.as_ptr() as *const _, symbol.len());
+            // Only the work-group function is visible outside the object.
+            for g in llvm::globals(m) {
+                if LLVMIsDeclaration(g) == 0 {
+                    LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
                 }
-                let codegen = program.codegen();
-                if codegen.denorms_are_zero {
-                    // Code generation may then assume denormals are flushed.
-                    let (k, v) = ("denormal-fp-math-f32", "preserve-sign,preserve-sign");
-                    let attr = LLVMCreateStringAttribute(
-                        LLVMGetModuleContext(m),
-                        k.as_ptr() as *const _,
-                        k.len() as u32,
-                        v.as_ptr() as *const _,
-                        v.len() as u32,
-                    );
-                    LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, attr);
-                }
-                let pipeline = if codegen.opt_disable {
-                    "default<O0>"
-                } else {
-                    "default<O3>"
-                };
-                llvm::run_passes(m, pipeline, tm.0)?;
-                dump_ir(m, &symbol);
-                let object = tm.emit_object(m)?;
-                Ok::<_, String>((object, symbol, wg))
-            })();
-            LLVMDisposeModule(m);
-            result.map_err(fail)?
-        };
-        let code = jit::load(&object, &symbol).map_err(fail)?;
-        Ok(Arc::new(HostKernel::new(
-            code,
-            wg.static_local_memory,
-            wg.work_item_storage,
-            program.codegen().denorms_are_zero,
-        )))
+            }
+            let codegen = program.codegen();
+            if codegen.denorms_are_zero {
+                // Code generation may then assume denormals are flushed.
+                let (k, v) = ("denormal-fp-math-f32", "preserve-sign,preserve-sign");
+                let attr = LLVMCreateStringAttribute(
+                    LLVMGetModuleContext(m),
+                    k.as_ptr() as *const _,
+                    k.len() as u32,
+                    v.as_ptr() as *const _,
+                    v.len() as u32,
+                );
+                LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, attr);
+            }
+            let pipeline = if codegen.opt_disable {
+                "default<O0>"
+            } else {
+                "default<O3>"
+            };
+            llvm::run_passes(m, pipeline, tm.0)?;
+            dump_ir(m, &symbol);
+            Ok(Compiled {
+                object: tm.emit_object(m)?,
+                symbol,
+                static_local_memory: wg.static_local_memory,
+                work_item_storage: wg.work_item_storage,
+            })
+        })();
+        LLVMDisposeModule(m);
+        result
     }
 }
 
@@ -102,5 +204,69 @@ unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
         let path = std::path::Path::new(&dir).join(format!("{symbol}.ll"));
         // A debugging aid: a directory that cannot be written is ignored.
         let _ = std::fs::write(path, llvm::print_module(m));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler::BuildOptions;
+
+    fn program(src: &str) -> ProgramModule {
+        let options = BuildOptions::parse("").unwrap();
+        ProgramModule::compile(src.as_bytes(), &options, "x86-64", &[]).unwrap()
+    }
+
+    #[test]
+    fn specializations_are_shared_in_process_and_cached_on_disk() {
+        let dir = std::env::temp_dir().join(format!("ferrocl-kernel-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = DiskCache::at(&dir);
+        let target = HostTarget::new();
+        let p = program("__kernel void k(__global int* p) { p[get_global_id(0)] += 3; }");
+        let k = &p.kernels()[0];
+        let spec = Specialization {
+            local_size: [16, 1, 1],
+        };
+        let runs = || CODEGEN_RUNS.get();
+        let first = target.specialize_with(&cache, &p, k, spec).unwrap();
+        assert_eq!(runs(), 1);
+        // Asked again while loaded: the same kernel.
+        let again = target.specialize_with(&cache, &p, k, spec).unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        drop((first, again));
+        // Unloaded, asked again: from the disk, no code generation.
+        let reloaded = target.specialize_with(&cache, &p, k, spec).unwrap();
+        assert_eq!(runs(), 1);
+        // Another local size is other code.
+        let other = Specialization {
+            local_size: [8, 1, 1],
+        };
+        target.specialize_with(&cache, &p, k, other).unwrap();
+        assert_eq!(runs(), 2);
+        // The reloaded kernel runs.
+        let mut data = vec![1i32; 32];
+        let args = (data.as_mut_ptr() as usize).to_ne_bytes();
+        let info = mux::NdRange {
+            work_dim: 1,
+            global_size: [32, 1, 1],
+            global_offset: [0; 3],
+            local_size: [16, 1, 1],
+            dynamic_local_memory: 0,
+        }
+        .schedule_info();
+        let mut local = vec![0u8; 1024];
+        unsafe {
+            mux::Kernel::run_groups(
+                &*reloaded,
+                args.as_ptr(),
+                &info,
+                local.as_mut_ptr(),
+                local.as_mut_ptr(),
+                0,
+                2,
+            )
+        };
+        assert_eq!(data, vec![4; 32]);
     }
 }

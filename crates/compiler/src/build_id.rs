@@ -2,7 +2,7 @@
 //! wrote into `libferrocl.so`, which changes whenever any of its code does.
 //! It is part of `CL_DRIVER_VERSION`, so applications that cache program
 //! binaries per driver (pyopencl does) never hand one build's binary to
-//! another.
+//! another, and of every key of the on-disk cache, for the same reason.
 
 use std::sync::LazyLock;
 
