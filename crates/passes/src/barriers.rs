@@ -407,6 +407,15 @@ unsafe fn demote_values_crossing_regions(
         if crossing.is_empty() {
             continue;
         }
+        if rematerializable(i, REMAT_DEPTH) {
+            // Cheaper to compute again where it is used than to keep.
+            for u in crossing {
+                position_at_use(b, &u);
+                let v = rematerialize(b, i);
+                LLVMSetOperand(u.user, u.operand, v);
+            }
+            continue;
+        }
         let ty = LLVMTypeOf(i);
         LLVMPositionBuilderBefore(b, switch);
         let slot = LLVMBuildAlloca(b, ty, cstr(&format!("{}.slot", llvm::name(i))).as_ptr());
@@ -418,16 +427,77 @@ unsafe fn demote_values_crossing_regions(
         LLVMPositionBuilderBefore(b, after);
         LLVMBuildStore(b, i, slot);
         for u in crossing {
-            if LLVMIsAPHINode(u.user).is_null() {
-                LLVMPositionBuilderBefore(b, u.user);
-            } else {
-                let incoming = LLVMGetIncomingBlock(u.user, u.operand);
-                LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(incoming));
-            }
+            position_at_use(b, &u);
             let v = LLVMBuildLoad2(b, ty, slot, c"".as_ptr());
             LLVMSetOperand(u.user, u.operand, v);
         }
     }
+}
+
+/// Places the builder where a use reads its value: before the user, or at
+/// the end of the incoming block for a phi.
+unsafe fn position_at_use(b: LLVMBuilderRef, u: &Use) {
+    if LLVMIsAPHINode(u.user).is_null() {
+        LLVMPositionBuilderBefore(b, u.user);
+    } else {
+        let incoming = LLVMGetIncomingBlock(u.user, u.operand);
+        LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(incoming));
+    }
+}
+
+/// How deep an expression may be and still be computed again.
+const REMAT_DEPTH: u32 = 6;
+
+/// Whether `v` is a small pure expression over constants, the kernel's
+/// arguments and the work-item builtins (ids, sizes), which every region
+/// can compute for itself: `get_local_id(0) * 4 + offset`, say.
+unsafe fn rematerializable(v: LLVMValueRef, depth: u32) -> bool {
+    if !LLVMIsAConstant(v).is_null() || !LLVMIsAArgument(v).is_null() {
+        return true;
+    }
+    if depth == 0 || LLVMIsAInstruction(v).is_null() {
+        return false;
+    }
+    use LLVMOpcode::*;
+    let operands = match LLVMGetInstructionOpcode(v) {
+        LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr
+        | LLVMXor | LLVMTrunc | LLVMZExt | LLVMSExt | LLVMICmp | LLVMSelect | LLVMGetElementPtr
+        | LLVMBitCast | LLVMAddrSpaceCast => LLVMGetNumOperands(v) as u32,
+        // The work-item builtins: pure, and defined per work-item later.
+        LLVMCall => {
+            let mux = llvm::called_function(v).is_some_and(|f| {
+                let n = llvm::name(f);
+                n.starts_with("__mux_get_") && n != builtins::mux::WORK_GROUP_BARRIER
+            });
+            if !mux {
+                return false;
+            }
+            // The callee is the last operand.
+            LLVMGetNumOperands(v) as u32 - 1
+        }
+        _ => return false,
+    };
+    (0..operands).all(|i| rematerializable(LLVMGetOperand(v, i), depth - 1))
+}
+
+/// A copy of the expression `v` at the builder's position.
+unsafe fn rematerialize(b: LLVMBuilderRef, v: LLVMValueRef) -> LLVMValueRef {
+    if LLVMIsAInstruction(v).is_null() {
+        return v;
+    }
+    let copy = LLVMInstructionClone(v);
+    let operands = if LLVMIsACallInst(v).is_null() {
+        LLVMGetNumOperands(v) as u32
+    } else {
+        LLVMGetNumOperands(v) as u32 - 1
+    };
+    for i in 0..operands {
+        let op = rematerialize(b, LLVMGetOperand(v, i));
+        LLVMSetOperand(copy, i, op);
+    }
+    let name = cstr(&format!("{}.again", llvm::name(v)));
+    LLVMInsertIntoBuilderWithName(b, copy, name.as_ptr());
+    copy
 }
 
 /// The blocks where `slot`'s memory is used, through any pointer derived
@@ -627,6 +697,36 @@ define void @k(ptr %p) {
         assert!(text.contains("mul i64 %linear_id, 4"), "{text}");
         assert!(text.contains("store i32 %v, ptr %v.slot.item"), "{text}");
         assert!(text.contains("load i32, ptr %v.slot.item"), "{text}");
+    }
+
+    #[test]
+    fn ids_and_arguments_are_computed_again_not_stored() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_local_id(i32)
+define void @k(ptr %p, i64 %base) {
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %at = add i64 %lid, %base
+  %q = getelementptr i32, ptr %p, i64 %at
+  store i32 1, ptr %q
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 2, ptr %q
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 64);
+        assert_eq!(r.storage_bytes, 0, "{}", ir.text());
+        let text = ir.text();
+        assert!(
+            text.contains("%lid.again = call i64 @__mux_get_local_id(i32 0)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("%q.again = getelementptr i32, ptr %p, i64 %at.again"),
+            "{text}"
+        );
     }
 
     #[test]
