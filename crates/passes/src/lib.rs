@@ -59,6 +59,10 @@ pub unsafe fn build_work_group_function(
         }
         // Barriers in called functions become barriers in the kernel.
         inline_all::run(m, k)?;
+        // Private variables into SSA values first: the barrier pass then
+        // keeps only what truly lives across a barrier, and computes ids
+        // and sizes again rather than storing them.
+        compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
         barriers::run(m, k, local_size.iter().product())?
     } else {
         None
