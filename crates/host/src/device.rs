@@ -3,6 +3,9 @@
 use crate::thread_pool::ThreadPool;
 use mux::{Allocation, DeviceInfo, Kernel, NdRange};
 
+/// The size of a transparent huge page on x86-64.
+const HUGE_PAGE: usize = 2 << 20;
+
 pub struct HostDevice {
     info: DeviceInfo,
     pool: ThreadPool,
@@ -35,7 +38,15 @@ impl mux::Device for HostDevice {
         if size as u64 > self.info.max_mem_alloc_size {
             return Err(mux::Error::InvalidValue);
         }
-        Allocation::host(size, align).ok_or(mux::Error::OutOfMemory)
+        if size < HUGE_PAGE {
+            return Allocation::host(size, align).ok_or(mux::Error::OutOfMemory);
+        }
+        // Large buffers on huge pages: kernels stream through them, and
+        // 4 KiB pages would cost a TLB miss every 4 KiB.
+        let a = Allocation::host(size, align.max(HUGE_PAGE)).ok_or(mux::Error::OutOfMemory)?;
+        // SAFETY: advice on memory we own; failure only means small pages.
+        unsafe { libc::madvise(a.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
+        Ok(a)
     }
 
     fn run(&self, kernel: &dyn Kernel, args: &[u8], range: &NdRange) -> mux::Result<()> {
