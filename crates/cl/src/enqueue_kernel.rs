@@ -19,12 +19,39 @@ fn largest_divisor(n: usize, limit: usize) -> usize {
         .unwrap_or(1)
 }
 
-/// A local size for a NULL `local_work_size`: whole rows along x first
-/// (what vectorizes), within the work-group limit.
-fn choose_local_size(global: [usize; 3], max: usize) -> [usize; 3] {
-    let x = largest_divisor(global[0], max.min(256));
-    let y = largest_divisor(global[1], (max / x).min(16));
-    let z = largest_divisor(global[2], max / (x * y));
+/// A local size for a NULL `local_work_size`. Along x first, and a
+/// multiple of the device's vector width where the global size allows:
+/// the x work-item loop is what vectorizes. Up to 256 work-items, enough to
+/// make a group's own cost small, but smaller where that leaves every
+/// compute unit several groups to balance the load.
+fn choose_local_size(global: [usize; 3], max: usize, width: usize, units: usize) -> [usize; 3] {
+    const ITEMS: usize = 256;
+    let limit = max.min(ITEMS);
+    let width = width.max(1);
+    let total: usize = global.iter().product();
+    let enough_groups = units.max(1) * 4;
+    // Divisors of the global x size up to `limit`, largest first.
+    let divisors: Vec<usize> = (1..=limit.min(global[0]))
+        .rev()
+        .filter(|d| global[0] % d == 0)
+        .collect();
+    let vector = |d: &&usize| *d % width == 0;
+    let mut x = divisors
+        .iter()
+        .find(vector)
+        .or(divisors.first())
+        .copied()
+        .unwrap_or(1);
+    // Fewer items per group while that still leaves whole vectors.
+    while total / x < enough_groups {
+        match divisors.iter().filter(vector).find(|&&d| d < x) {
+            Some(&smaller) => x = smaller,
+            None => break,
+        }
+    }
+    let rest = (limit / x).max(1);
+    let y = largest_divisor(global[1], rest);
+    let z = largest_divisor(global[2], (rest / y).max(1));
     [x, y, z]
 }
 
@@ -146,7 +173,12 @@ unsafe fn enqueue_range(
     let local = if local_work_size.is_null() {
         match k.info.reqd_work_group_size {
             Some(r) => r,
-            None => choose_local_size(global.map(|g| g.max(1)), max),
+            None => choose_local_size(
+                global.map(|g| g.max(1)),
+                max,
+                info.native_vector_width.float as usize,
+                info.compute_units as usize,
+            ),
         }
     } else {
         let mut l = [1usize; 3];
@@ -285,12 +317,26 @@ mod tests {
             [1 << 20, 1, 1],
             [7, 13, 5],
             [64, 64, 3],
+            [48, 1024, 1],
         ] {
-            let l = choose_local_size(g, 4096);
-            assert!((0..3).all(|d| g[d] % l[d] == 0), "{g:?} {l:?}");
-            assert!(l.iter().product::<usize>() <= 4096);
+            for (max, width, units) in [(4096, 16, 2), (64, 8, 16), (1, 4, 1)] {
+                let l = choose_local_size(g, max, width, units);
+                assert!((0..3).all(|d| g[d] % l[d] == 0), "{g:?} {l:?}");
+                assert!(l.iter().product::<usize>() <= max, "{g:?} {l:?}");
+            }
         }
-        assert_eq!(choose_local_size([1 << 20, 1, 1], 4096), [256, 1, 1]);
-        assert_eq!(choose_local_size([1 << 20, 1, 1], 1), [1, 1, 1]);
+    }
+
+    #[test]
+    fn chosen_local_sizes_suit_the_vector_width_and_the_cores() {
+        // Large ranges: whole vectors, 256 items a group.
+        assert_eq!(choose_local_size([1 << 20, 1, 1], 4096, 16, 2), [256, 1, 1]);
+        // A multiple of the width rather than the largest divisor.
+        assert_eq!(choose_local_size([48 * 5, 1, 1], 4096, 16, 1), [48, 1, 1]);
+        // Small ranges: every core still gets several groups.
+        assert_eq!(choose_local_size([1024, 1, 1], 4096, 16, 8), [32, 1, 1]);
+        // Narrow in x: rows are added along y.
+        assert_eq!(choose_local_size([16, 1024, 1], 4096, 16, 2), [16, 16, 1]);
+        assert_eq!(choose_local_size([1 << 20, 1, 1], 1, 16, 2), [1, 1, 1]);
     }
 }
