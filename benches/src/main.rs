@@ -1,0 +1,159 @@
+//! ferrocl-bench: the same OpenCL kernels on every platform the ICD loader
+//! shows, each result checked against a host reference, each figure beside
+//! its ratio to ferrocl, plus the machine's own FMA peak and triad
+//! bandwidth for scale.
+
+mod check;
+mod data;
+mod kernels;
+mod machine;
+mod platforms;
+mod report;
+mod runner;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use runner::Row;
+
+#[derive(Parser)]
+#[command(about = "Runs the same OpenCL kernels on every platform present and compares them")]
+struct Args {
+    /// Where to write every figure as JSON.
+    #[arg(long, default_value = "build/bench/results.json")]
+    json: PathBuf,
+    /// Where to draw the ratio chart (SVG).
+    #[arg(long, default_value = "build/bench/ratios.svg")]
+    svg: PathBuf,
+    /// Timed runs of each kernel on each platform (the best counts).
+    #[arg(short = 'n', long, default_value_t = 7, value_parser = clap::value_parser!(u64).range(1..))]
+    reps: u64,
+    /// Only the benchmarks whose names contain one of these (comma-separated).
+    #[arg(short, long, value_delimiter = ',')]
+    filter: Vec<String>,
+    /// Only the platforms whose names contain one of these (comma-separated,
+    /// case-insensitive), e.g. `ferrocl,pocl`.
+    #[arg(short, long, value_delimiter = ',')]
+    platforms: Vec<String>,
+    /// Skip measuring the machine's FMA peak and triad bandwidth.
+    #[arg(long)]
+    no_machine: bool,
+    /// List the benchmark names and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// The whole-program figures, in the order they must run: the cold build
+/// has to be the first build in the process.
+const PROGRAM_ROWS: [&str; 3] = ["build-cold", "build-second", "launch-latency"];
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // PoCL keeps compiled kernels on disk between processes; the cold build
+    // figure is for building from source. Set before any OpenCL call.
+    if std::env::var_os("POCL_KERNEL_CACHE").is_none() {
+        std::env::set_var("POCL_KERNEL_CACHE", "0");
+    }
+
+    let benchmarks = kernels::all();
+    let selected = |name: &str| {
+        args.filter.is_empty() || args.filter.iter().any(|f| name.contains(f.as_str()))
+    };
+    if args.list {
+        for name in PROGRAM_ROWS
+            .iter()
+            .copied()
+            .chain(benchmarks.iter().map(|b| b.name()))
+        {
+            println!("{name}");
+        }
+        return ExitCode::SUCCESS;
+    }
+
+    // Before OpenCL starts any threads of its own.
+    let machine = (!args.no_machine).then(|| {
+        eprintln!("measuring the machine's FMA peak and triad bandwidth...");
+        machine::measure(kernels::TRIAD_LEN)
+    });
+    if let Some(m) = &machine {
+        eprintln!(
+            "{} ({} cores): FMA peak {:.1} GFLOP/s ({}), triad {:.1} GB/s",
+            m.cpu, m.cores, m.fma_gflops_f32, m.isa, m.triad_gbs
+        );
+    }
+
+    let targets = match platforms::discover(&args.platforms) {
+        Ok(t) if !t.is_empty() => t,
+        Ok(_) => {
+            eprintln!("no OpenCL platform matches");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for t in &targets {
+        eprintln!(
+            "platform {}: {} — {} ({})",
+            t.label, t.platform_name, t.device_name, t.version
+        );
+    }
+
+    let reps = args.reps as usize;
+    let source = kernels::whole_source();
+    let mut rows: Vec<Row> = Vec::new();
+    let progress = |name: &str| eprintln!("running {name}...");
+    if selected("build-cold") {
+        progress("build-cold");
+        rows.push(runner::cold_build(&source, &targets));
+    }
+    if selected("build-second") {
+        progress("build-second");
+        rows.push(runner::second_build(&source, &targets, reps.min(3)));
+    }
+    if selected("launch-latency") {
+        progress("launch-latency");
+        rows.push(runner::launch_latency(&targets, 10, 300));
+    }
+    for b in benchmarks.iter().filter(|b| selected(b.name())) {
+        progress(b.name());
+        rows.push(runner::kernel(b.as_ref(), &targets, reps));
+    }
+
+    let run = report::Run {
+        targets: &targets,
+        machine: machine.as_ref(),
+        rows: &rows,
+        reps,
+    };
+    println!();
+    report::table::print(&run);
+    let mut status = ExitCode::SUCCESS;
+    for (what, r) in [
+        ("JSON", report::json::write(&run, &args.json)),
+        ("chart", report::chart::write(&run, &args.svg)),
+    ] {
+        if let Err(e) = r {
+            eprintln!("writing the {what}: {e}");
+            status = ExitCode::FAILURE;
+        }
+    }
+    println!(
+        "\nfigures: {}  chart: {}",
+        args.json.display(),
+        args.svg.display()
+    );
+    let failed = rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.is_failure())
+        .count();
+    if failed > 0 {
+        println!("{failed} result(s) failed to build or check");
+        status = ExitCode::FAILURE;
+    }
+    status
+}

@@ -1,0 +1,273 @@
+//! The OpenCL platforms under test: one device, context and in-order queue
+//! each, and the few operations every benchmark needs (build, buffers,
+//! launches, reads), with errors turned into short strings for the table.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use opencl3::command_queue::CommandQueue;
+use opencl3::context::Context;
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL};
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::platform::{get_platforms, Platform};
+use opencl3::program::Program;
+use opencl3::types::{cl_mem, CL_BLOCKING};
+
+/// One platform's first device, ready to run kernels.
+pub struct Target {
+    /// `CL_PLATFORM_NAME` as reported.
+    pub platform_name: String,
+    /// The name the table and the JSON use ("ferrocl", "PoCL", ...).
+    pub label: String,
+    pub device_name: String,
+    pub version: String,
+    pub fp64: bool,
+    pub device: Device,
+    pub context: Context,
+    pub queue: CommandQueue,
+}
+
+/// Every platform the ICD loader lists whose name contains one of `wanted`
+/// (case-insensitive; all of them when `wanted` is empty). A platform that
+/// cannot give a device, context or queue is reported and skipped.
+pub fn discover(wanted: &[String]) -> Result<Vec<Target>, String> {
+    let platforms = get_platforms().map_err(|e| format!("no OpenCL platform: {e}"))?;
+    let mut targets = Vec::new();
+    for p in platforms {
+        let name = p.name().unwrap_or_else(|_| "?".into());
+        let label = label_for(&name);
+        let matches = |w: &String| {
+            let w = w.to_lowercase();
+            name.to_lowercase().contains(&w) || label.to_lowercase().contains(&w)
+        };
+        if !wanted.is_empty() && !wanted.iter().any(matches) {
+            continue;
+        }
+        match open(&p, name.clone(), label) {
+            Ok(t) => targets.push(t),
+            Err(e) => eprintln!("skipping platform {name}: {e}"),
+        }
+    }
+    // The reference platform first: the table reads left to right.
+    targets.sort_by_key(|t| t.label != "ferrocl");
+    // Labels must be unique: they key the JSON and the ratio columns.
+    for i in 1..targets.len() {
+        let n = targets[..i]
+            .iter()
+            .filter(|t| t.label == targets[i].label)
+            .count();
+        if n > 0 {
+            targets[i].label = format!("{}#{}", targets[i].label, n + 1);
+        }
+    }
+    Ok(targets)
+}
+
+/// Short, stable names for the platforms this project compares against.
+fn label_for(platform_name: &str) -> String {
+    let lower = platform_name.to_lowercase();
+    if lower.contains("ferrocl") {
+        "ferrocl".into()
+    } else if lower.contains("portable computing language") || lower.contains("pocl") {
+        "PoCL".into()
+    } else {
+        platform_name.chars().take(24).collect()
+    }
+}
+
+fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, String> {
+    let ids = p
+        .get_devices(CL_DEVICE_TYPE_ALL)
+        .map_err(|e| e.to_string())?;
+    let id = *ids.first().ok_or("no device")?;
+    let device = Device::new(id);
+    let context = Context::from_device(&device).map_err(|e| format!("context: {e}"))?;
+    let queue = CommandQueue::create_default_with_properties(&context, 0, 0)
+        .map_err(|e| format!("queue: {e}"))?;
+    let extensions = device.extensions().unwrap_or_default();
+    Ok(Target {
+        platform_name,
+        label,
+        device_name: device.name().unwrap_or_default(),
+        version: device.version().unwrap_or_default(),
+        fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
+        device,
+        context,
+        queue,
+    })
+}
+
+impl Target {
+    /// Builds `source`; on failure the first error line of the build log.
+    pub fn build(&self, source: &str) -> Result<Program, String> {
+        let mut program = Program::create_from_source(&self.context, source)
+            .map_err(|e| format!("create program: {e}"))?;
+        match program.build(&[self.device.id()], "") {
+            Ok(()) => Ok(program),
+            Err(e) => {
+                let log = program.get_build_log(self.device.id()).unwrap_or_default();
+                Err(first_error(&log).unwrap_or_else(|| e.to_string()))
+            }
+        }
+    }
+
+    /// A device buffer holding a copy of `data`.
+    pub fn upload<T: Copy>(&self, data: &[T]) -> Result<Buffer<T>, String> {
+        // SAFETY: with CL_MEM_COPY_HOST_PTR the implementation copies
+        // `data.len()` elements during the call and keeps no pointer.
+        unsafe {
+            Buffer::create(
+                &self.context,
+                CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                data.len().max(1),
+                data.as_ptr() as *mut c_void,
+            )
+        }
+        .map_err(|e| format!("buffer: {e}"))
+    }
+
+    /// An uninitialized device buffer of `len` elements.
+    pub fn alloc<T>(&self, len: usize) -> Result<Buffer<T>, String> {
+        // SAFETY: no host pointer is handed over.
+        unsafe { Buffer::create(&self.context, CL_MEM_READ_WRITE, len, ptr::null_mut()) }
+            .map_err(|e| format!("buffer: {e}"))
+    }
+
+    /// Reads a whole buffer of `len` elements back (blocking).
+    pub fn read<T: Copy + Default>(&self, buf: &Buffer<T>, len: usize) -> Result<Vec<T>, String> {
+        let mut out = vec![T::default(); len];
+        // SAFETY: `out` has room for exactly the bytes read; the read blocks.
+        unsafe {
+            self.queue
+                .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut out, &[])
+                .map_err(|e| format!("read: {e}"))?;
+        }
+        Ok(out)
+    }
+
+    /// Sets a buffer to zero (queued, not waited for).
+    pub fn zero<T: Copy + Default>(&self, buf: &mut Buffer<T>, len: usize) -> Result<(), String> {
+        // SAFETY: the pattern is one element; the range is the whole buffer.
+        unsafe {
+            self.queue
+                .enqueue_fill_buffer(buf, &[T::default()], 0, len * size_of::<T>(), &[])
+                .map(drop)
+                .map_err(|e| format!("fill: {e}"))
+        }
+    }
+
+    pub fn finish(&self) -> Result<(), String> {
+        self.queue.finish().map_err(|e| format!("finish: {e}"))
+    }
+}
+
+/// The line of a build log worth showing in a table cell.
+fn first_error(log: &str) -> Option<String> {
+    let line = log
+        .lines()
+        .find(|l| l.contains("error"))
+        .or_else(|| log.lines().find(|l| !l.trim().is_empty()))?;
+    Some(line.trim().to_string())
+}
+
+/// Plain old data that can be passed by value to a kernel.
+pub trait AsBytes {
+    fn bytes(&self) -> &[u8];
+}
+
+macro_rules! as_bytes {
+    ($($t:ty),*) => {$(
+        impl AsBytes for $t {
+            fn bytes(&self) -> &[u8] {
+                // SAFETY: plain numeric data without padding.
+                unsafe {
+                    std::slice::from_raw_parts(self as *const Self as *const u8, size_of::<Self>())
+                }
+            }
+        }
+    )*};
+}
+as_bytes!(i32, u32, f32, f64, [f32; 4]);
+
+/// A kernel with its arguments bound and its range fixed: `enqueue` is all
+/// that is timed.
+pub struct Launch {
+    kernel: Kernel,
+    global: Vec<usize>,
+    local: Option<Vec<usize>>,
+}
+
+impl Launch {
+    /// Creates `name` from `program` and binds `args` in order. Buffers may
+    /// be of different element types, hence the raw `cl_mem` list.
+    pub fn new(
+        program: &Program,
+        name: &str,
+        args: &[ArgRef],
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) -> Result<Self, String> {
+        let kernel = Kernel::create(program, name).map_err(|e| format!("kernel {name}: {e}"))?;
+        for (i, a) in args.iter().enumerate() {
+            let i = i as u32;
+            // SAFETY: sizes are the arguments' own; `mem` handles are live
+            // buffers owned by the caller for as long as the launch.
+            let r = unsafe {
+                match a {
+                    ArgRef::Mem(m) => kernel.set_arg(i, m),
+                    ArgRef::Bytes(b) => opencl3::kernel::set_kernel_arg(
+                        kernel.get(),
+                        i,
+                        b.len(),
+                        b.as_ptr() as *const c_void,
+                    )
+                    .map_err(Into::into),
+                }
+            };
+            r.map_err(|e| format!("{name} argument {i}: {e}"))?;
+        }
+        Ok(Self {
+            kernel,
+            global: global.to_vec(),
+            local: local.map(<[usize]>::to_vec),
+        })
+    }
+
+    /// Queues one run (no wait).
+    pub fn enqueue(&self, t: &Target) -> Result<(), String> {
+        let local = self.local.as_ref().map_or(ptr::null(), |l| l.as_ptr());
+        // SAFETY: the range arrays outlive the call; the arguments were
+        // bound in `new`.
+        unsafe {
+            t.queue
+                .enqueue_nd_range_kernel(
+                    self.kernel.get(),
+                    self.global.len() as u32,
+                    ptr::null(),
+                    self.global.as_ptr(),
+                    local,
+                    &[],
+                )
+                .map(drop)
+                .map_err(|e| format!("enqueue: {e}"))
+        }
+    }
+}
+
+/// A kernel argument as `Launch::new` binds it.
+pub enum ArgRef {
+    Mem(cl_mem),
+    Bytes(Vec<u8>),
+}
+
+/// The handle of a buffer of any element type.
+pub fn mem<T>(b: &Buffer<T>) -> ArgRef {
+    use opencl3::memory::ClMem;
+    ArgRef::Mem(b.get())
+}
+
+/// A by-value argument.
+pub fn val<T: AsBytes>(v: T) -> ArgRef {
+    ArgRef::Bytes(v.bytes().to_vec())
+}

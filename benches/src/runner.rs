@@ -1,0 +1,248 @@
+//! Runs each benchmark on every platform, alternating the platforms run by
+//! run so that drifting machine load falls on all of them alike. Times are
+//! host-clock spans around enqueue + clFinish, after a warm-up run that
+//! also absorbs compilation at first launch.
+
+use std::time::Instant;
+
+use crate::kernels::{latency, Benchmark, Peak, Prepared, Unit};
+use crate::platforms::{mem, Launch, Target};
+
+/// One platform's result for one row.
+pub enum Outcome {
+    Ok(Timing),
+    /// Not offered by the platform (an extension it does not report).
+    NotAvailable(String),
+    BuildFailed(String),
+    /// An error at run time or a wrong result.
+    Failed(String),
+}
+
+pub struct Timing {
+    /// The figure in the row's unit.
+    pub value: f64,
+    pub best_ms: f64,
+    pub median_ms: f64,
+    pub times_ms: Vec<f64>,
+    /// Build plus first (warm-up) launch, where there was one.
+    pub build_ms: Option<f64>,
+}
+
+pub struct Row {
+    pub name: String,
+    pub unit: Unit,
+    pub peak: Peak,
+    /// What one figure is, for the JSON ("best of 7 runs", ...).
+    pub note: String,
+    pub cells: Vec<Outcome>,
+}
+
+impl Outcome {
+    pub fn is_failure(&self) -> bool {
+        matches!(self, Outcome::BuildFailed(_) | Outcome::Failed(_))
+    }
+}
+
+fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[s.len() / 2]
+}
+
+fn timing(value: f64, times_ms: Vec<f64>, build_ms: Option<f64>) -> Timing {
+    Timing {
+        value,
+        best_ms: times_ms.iter().copied().fold(f64::INFINITY, f64::min),
+        median_ms: median(&times_ms),
+        times_ms,
+        build_ms,
+    }
+}
+
+/// One kernel benchmark: prepare and warm up on each platform, then `reps`
+/// alternating timed runs, then check each platform's last result.
+pub fn kernel(b: &dyn Benchmark, targets: &[Target], reps: usize) -> Row {
+    let mut states: Vec<Result<(Box<dyn Prepared + '_>, f64), Outcome>> =
+        targets.iter().map(|t| prepare(b, t)).collect();
+    let mut times = vec![Vec::new(); targets.len()];
+    for _ in 0..reps {
+        for (i, t) in targets.iter().enumerate() {
+            if let Ok((p, _)) = &mut states[i] {
+                let start = Instant::now();
+                match p.enqueue(t).and_then(|_| t.finish()) {
+                    Ok(()) => times[i].push(ms_since(start)),
+                    Err(e) => states[i] = Err(Outcome::Failed(e)),
+                }
+            }
+        }
+    }
+    let cells = states
+        .into_iter()
+        .zip(targets)
+        .zip(times)
+        .map(|((state, t), times)| {
+            let (mut p, build_ms) = state?;
+            p.check(t).map_err(Outcome::Failed)?;
+            let best_s = times.iter().copied().fold(f64::INFINITY, f64::min) / 1e3;
+            Ok(timing(
+                b.work() / best_s / b.unit().scale(),
+                times,
+                Some(build_ms),
+            ))
+        })
+        .map(Outcome::from)
+        .collect();
+    Row {
+        name: b.name().into(),
+        unit: b.unit(),
+        peak: b.peak(),
+        note: format!("best of {reps} runs"),
+        cells,
+    }
+}
+
+impl From<Result<Timing, Outcome>> for Outcome {
+    fn from(r: Result<Timing, Outcome>) -> Self {
+        r.map_or_else(|o| o, Outcome::Ok)
+    }
+}
+
+/// Builds, binds and runs once; the build plus that first run in ms.
+fn prepare<'a>(b: &'a dyn Benchmark, t: &Target) -> Result<(Box<dyn Prepared + 'a>, f64), Outcome> {
+    if b.needs_fp64() && !t.fp64 {
+        return Err(Outcome::NotAvailable("no cl_khr_fp64".into()));
+    }
+    let start = Instant::now();
+    let program = t.build(b.source()).map_err(Outcome::BuildFailed)?;
+    let build_ms = ms_since(start);
+    let mut p = b.prepare(t, &program).map_err(Outcome::Failed)?;
+    let start = Instant::now();
+    p.enqueue(t)
+        .and_then(|_| t.finish())
+        .map_err(Outcome::Failed)?;
+    Ok((p, build_ms + ms_since(start)))
+}
+
+/// Builds `source` and launches its triad kernel once on a small range:
+/// some implementations compile a kernel only at its first launch.
+fn build_and_launch(t: &Target, source: &str) -> Result<f64, Outcome> {
+    let a = t.alloc::<f32>(1024).map_err(Outcome::Failed)?;
+    let start = Instant::now();
+    let program = t.build(source).map_err(Outcome::BuildFailed)?;
+    let args = [mem(&a), mem(&a), mem(&a), crate::platforms::val(1.0f32)];
+    Launch::new(&program, "triad_f32", &args, &[1024], None)
+        .and_then(|l| l.enqueue(t))
+        .and_then(|_| t.finish())
+        .map_err(Outcome::Failed)?;
+    Ok(ms_since(start))
+}
+
+/// The first build in the process of the whole harness source, plus one
+/// launch: must run before any other build.
+pub fn cold_build(source: &str, targets: &[Target]) -> Row {
+    let cells = targets
+        .iter()
+        .map(|t| {
+            build_and_launch(t, source)
+                .map(|ms| timing(ms, vec![ms], None))
+                .into()
+        })
+        .collect();
+    Row {
+        name: "build-cold".into(),
+        unit: Unit::Ms,
+        peak: Peak::None,
+        note: "first clBuildProgram of the whole source in the process, plus one launch".into(),
+        cells,
+    }
+}
+
+/// The same source built again, `rounds` times alternating; the best.
+pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
+    let mut results: Vec<Result<Vec<f64>, Outcome>> =
+        targets.iter().map(|_| Ok(Vec::new())).collect();
+    for _ in 0..rounds {
+        for (i, t) in targets.iter().enumerate() {
+            if let Ok(v) = &mut results[i] {
+                match build_and_launch(t, source) {
+                    Ok(ms) => v.push(ms),
+                    Err(o) => results[i] = Err(o),
+                }
+            }
+        }
+    }
+    let cells = results
+        .into_iter()
+        .map(|r| {
+            r.map(|v| {
+                let best = v.iter().copied().fold(f64::INFINITY, f64::min);
+                timing(best, v, None)
+            })
+            .into()
+        })
+        .collect();
+    Row {
+        name: "build-second".into(),
+        unit: Unit::Ms,
+        peak: Peak::None,
+        note: format!("same source rebuilt in the same process, plus one launch; best of {rounds}"),
+        cells,
+    }
+}
+
+/// Mean enqueue + clFinish time of an empty kernel on a one-item range, in
+/// alternating blocks of `per_block` launches.
+pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Row {
+    let mut states: Vec<Result<Launch, Outcome>> = targets
+        .iter()
+        .map(|t| {
+            let program = t.build(latency::SOURCE).map_err(Outcome::BuildFailed)?;
+            let l =
+                Launch::new(&program, latency::EMPTY, &[], &[1], None).map_err(Outcome::Failed)?;
+            for _ in 0..per_block {
+                l.enqueue(t)
+                    .and_then(|_| t.finish())
+                    .map_err(Outcome::Failed)?;
+            }
+            Ok(l)
+        })
+        .collect();
+    let mut block_us = vec![Vec::new(); targets.len()];
+    for _ in 0..blocks {
+        for (i, t) in targets.iter().enumerate() {
+            let Ok(l) = &states[i] else { continue };
+            let start = Instant::now();
+            let r = (0..per_block).try_for_each(|_| l.enqueue(t).and_then(|_| t.finish()));
+            match r {
+                Ok(()) => block_us[i].push(ms_since(start) * 1e3 / per_block as f64),
+                Err(e) => states[i] = Err(Outcome::Failed(e)),
+            }
+        }
+    }
+    let cells = states
+        .into_iter()
+        .zip(block_us)
+        .map(|(s, us)| {
+            s.map(|_| {
+                let mean = us.iter().sum::<f64>() / us.len() as f64;
+                // Per-launch times of each block, in ms like the other rows.
+                timing(mean, us.iter().map(|u| u / 1e3).collect(), None)
+            })
+            .into()
+        })
+        .collect();
+    Row {
+        name: "launch-latency".into(),
+        unit: Unit::Us,
+        peak: Peak::None,
+        note: format!(
+            "mean enqueue + clFinish of an empty kernel over {} launches",
+            blocks * per_block
+        ),
+        cells,
+    }
+}
