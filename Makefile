@@ -5,6 +5,7 @@
 #   make demo         build, then compile and run examples/vecadd.c on ferrocl
 #   make test         build, then run every test suite and print a summary
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
+#   make bench        run benches/ on ferrocl and PoCL side by side
 #   make clean
 #
 # The test-* targets (test-cargo, test-c, test-clinfo, test-python) run one
@@ -136,13 +137,21 @@ clean:
 
 # ---- benchmarks -----------------------------------------------------------
 
-# ferrocl beside PoCL (Debian's pocl-opencl-icd) in one run.
-BENCH_ICD := $(BUILD)/bench-icd
+# ferrocl beside PoCL (Debian's pocl-opencl-icd) in one run: every kernel of
+# benches/ on both, alternating, each result checked on the host.  The table
+# goes to stdout, every figure to $(BENCH_OUT)/results.json and the ratio
+# chart to $(BENCH_OUT)/ratios.svg.  Flags for the harness (e.g.
+# BENCH_ARGS="--filter sgemm --reps 3") go in BENCH_ARGS; `--help` lists them.
+BENCH_ICD  := $(BUILD)/bench-icd
+BENCH_OUT  := $(BUILD)/bench
+BENCH_BIN  := $(TARGET_DIR)/release/ferrocl-bench
+BENCH_ARGS ?=
 
 bench: build
 	scripts/deps.sh --with-pocl
-	mkdir -p $(BENCH_ICD) $(BUILD)/benches
+	mkdir -p $(BENCH_ICD) $(BENCH_OUT)
 	cp $(ICD_FILE) /etc/OpenCL/vendors/pocl.icd $(BENCH_ICD)/
-	$(CC) -O2 -std=gnu11 -Wall -o $(BUILD)/benches/vecadd_build benches/vecadd_build.c $(LDLIBS)
+	$(CARGO) build $(CARGO_FLAGS) -p ferrocl-bench
 	# PoCL's on-disk kernel cache off: both sides build from source.
-	OCL_ICD_VENDORS=$(BENCH_ICD) POCL_KERNEL_CACHE=0 $(BUILD)/benches/vecadd_build
+	OCL_ICD_VENDORS=$(BENCH_ICD) POCL_KERNEL_CACHE=0 $(BENCH_BIN) \
+	    --json $(BENCH_OUT)/results.json --svg $(BENCH_OUT)/ratios.svg $(BENCH_ARGS)

@@ -51,10 +51,13 @@ const PROGRAM_ROWS: [&str; 3] = ["build-cold", "build-second", "launch-latency"]
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    // PoCL keeps compiled kernels on disk between processes; the cold build
-    // figure is for building from source. Set before any OpenCL call.
-    if std::env::var_os("POCL_KERNEL_CACHE").is_none() {
-        std::env::set_var("POCL_KERNEL_CACHE", "0");
+    // Both platforms keep compiled kernels on disk between processes; the
+    // build figures are for building from source. Set before any OpenCL
+    // call; an explicit setting wins.
+    for cache in ["POCL_KERNEL_CACHE", "FERROCL_CACHE"] {
+        if std::env::var_os(cache).is_none() {
+            std::env::set_var(cache, "0");
+        }
     }
 
     let benchmarks = kernels::all();

@@ -21,7 +21,7 @@ kernel void hash_rounds(global const uint *in, global uint *out, uint rounds) {
 }
 "#;
 
-const N: usize = 512 << 10;
+const N: usize = 256 << 10;
 const ROUNDS: u32 = 32;
 
 struct Host {

@@ -28,8 +28,8 @@ kernel void reduce_sum(global const float *in, global float *partial) {
 "#;
 
 const WG: usize = 256;
-/// 64 MiB of input.
-const N: usize = 16 << 20;
+/// 16 MiB of input.
+const N: usize = 4 << 20;
 const GROUPS: usize = N / WG;
 
 struct Host {

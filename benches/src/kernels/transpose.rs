@@ -24,7 +24,7 @@ kernel void transpose_tiled(int w, int h, global const float *in, global float *
 "#;
 
 const W: usize = 4096;
-const H: usize = 4096;
+const H: usize = 2048;
 
 struct Host {
     input: Vec<f32>,
