@@ -20,6 +20,7 @@
 //! i32 @<kernel>.regions(<kernel params>..., i32 %region, ptr %storage, i64 %linear_id)
 //! ```
 
+use crate::uniformity::Uniformity;
 use compiler::llvm::{self, cstr};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -115,8 +116,9 @@ pub unsafe fn run(
     }
 
     let cfg = Cfg::of(f);
-    demote_values_crossing_regions(b, f, entry, switch, &cfg);
-    let storage_bytes = move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items);
+    let uniform_slots = demote_values_crossing_regions(b, f, entry, switch, &cfg);
+    let storage_bytes =
+        move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items, &uniform_slots);
     LLVMDisposeBuilder(b);
     Ok(Some(Regions {
         function: f,
@@ -389,7 +391,9 @@ unsafe fn demote_values_crossing_regions(
     entry: LLVMBasicBlockRef,
     switch: LLVMValueRef,
     cfg: &Cfg,
-) {
+) -> HashSet<LLVMValueRef> {
+    let uniformity = Uniformity::of(f);
+    let mut uniform_slots = HashSet::new();
     for i in llvm::instructions(f) {
         let block = LLVMGetInstructionParent(i);
         if block == entry
@@ -419,6 +423,10 @@ unsafe fn demote_values_crossing_regions(
         let ty = LLVMTypeOf(i);
         LLVMPositionBuilderBefore(b, switch);
         let slot = LLVMBuildAlloca(b, ty, cstr(&format!("{}.slot", llvm::name(i))).as_ptr());
+        if uniformity.is_uniform(i) {
+            // The same for every work-item: one copy serves them all.
+            uniform_slots.insert(slot);
+        }
         // Store right after the definition (after all phis, for a phi).
         let mut after = LLVMGetNextInstruction(i);
         while !LLVMIsAPHINode(after).is_null() {
@@ -432,6 +440,7 @@ unsafe fn demote_values_crossing_regions(
             LLVMSetOperand(u.user, u.operand, v);
         }
     }
+    uniform_slots
 }
 
 /// Places the builder where a use reads its value: before the user, or at
@@ -529,6 +538,24 @@ unsafe fn slot_use_blocks(slot: LLVMValueRef) -> Option<Vec<LLVMBasicBlockRef>> 
     Some(blocks)
 }
 
+/// Whether a region both reads and writes `slot` (a loop counter carried
+/// across a barrier, say). Work-items run a region one after another, so
+/// with one copy a later work-item would read what an earlier one wrote in
+/// the same region rather than the value the region started with.
+unsafe fn read_then_written(slot: LLVMValueRef, cfg: &Cfg, regions: &[HashSet<usize>]) -> bool {
+    let mut reads: HashSet<usize> = HashSet::new();
+    let mut writes: HashSet<usize> = HashSet::new();
+    for u in uses(slot) {
+        let of = &regions[cfg.index[&LLVMGetInstructionParent(u.user)]];
+        match LLVMGetInstructionOpcode(u.user) {
+            LLVMOpcode::LLVMLoad => reads.extend(of.iter().copied()),
+            LLVMOpcode::LLVMStore => writes.extend(of.iter().copied()),
+            _ => return true,
+        }
+    }
+    !reads.is_disjoint(&writes)
+}
+
 /// The `llvm.lifetime.*` calls on `slot`: they may only name a stack slot.
 unsafe fn lifetime_markers(slot: LLVMValueRef) -> Vec<LLVMValueRef> {
     uses(slot)
@@ -553,6 +580,7 @@ unsafe fn move_shared_slots_to_storage(
     cfg: &Cfg,
     starts: &[LLVMBasicBlockRef],
     items: usize,
+    uniform_slots: &HashSet<LLVMValueRef>,
 ) -> usize {
     let ctx = LLVMGetModuleContext(m);
     let td = LLVMGetModuleDataLayout(m);
@@ -585,9 +613,11 @@ unsafe fn move_shared_slots_to_storage(
         let ty = LLVMGetAllocatedType(slot);
         let count = LLVMConstIntGetZExtValue(size) as usize;
         let align = (LLVMGetAlignment(slot) as usize).max(LLVMABIAlignmentOfType(td, ty) as usize);
-        let stride = (LLVMABISizeOfType(td, ty) as usize * count).next_multiple_of(align.max(1));
+        let size = (LLVMABISizeOfType(td, ty) as usize * count).next_multiple_of(align.max(1));
         let offset = total.next_multiple_of(SLOT_ALIGN);
-        total = offset + stride * items;
+        let once = uniform_slots.contains(&slot) && !read_then_written(slot, cfg, &regions);
+        let stride = if once { 0 } else { size };
+        total = offset + size.max(stride * items);
         for marker in lifetime_markers(slot) {
             LLVMInstructionEraseFromParent(marker);
         }
@@ -730,6 +760,49 @@ define void @k(ptr %p, i64 %base) {
     }
 
     #[test]
+    fn a_uniform_value_live_across_a_barrier_is_kept_once() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_group_id(i32)
+define void @k(ptr %p, i64 %n) {
+  %g = call i64 @__mux_get_group_id(i32 0)
+  %load = load i64, ptr %p
+  %v = mul i64 %g, %load
+  call void @__mux_work_group_barrier(i32 1)
+  store i64 %v, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 16);
+        // %v depends on memory, so it is kept: varying, one per item.
+        assert_eq!(r.storage_bytes, 16 * 8, "{}", ir.text());
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_group_id(i32)
+define void @k(ptr %p, i64 %n) {
+entry:
+  %g = call i64 @__mux_get_group_id(i32 0)
+  %odd = icmp ne i64 %n, 0
+  br i1 %odd, label %a, label %b
+a:
+  br label %b
+b:
+  %v = phi i64 [ %g, %entry ], [ %n, %a ]
+  call void @__mux_work_group_barrier(i32 1)
+  store i64 %v, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 16);
+        // A phi on uniform control flow: the same everywhere, kept once.
+        assert_eq!(r.storage_bytes, 8, "{}", ir.text());
+    }
+
+    #[test]
     fn a_value_used_within_its_region_stays_on_the_stack() {
         let ir = Ir::parse(
             r#"
@@ -774,7 +847,9 @@ done:
         );
         let r = split(&ir, "k", 8);
         assert_eq!(r.count, 2);
-        // %i is made before the barrier and used after it.
+        // %i is made before the barrier and used after it. It is the same
+        // for every work-item, but region 1 reads it and writes the next
+        // value: one copy per work-item.
         assert_eq!(r.storage_bytes, 8 * 4, "{}", ir.text());
         let text = ir.text();
         // The loop's back edge now comes from the region after the barrier.

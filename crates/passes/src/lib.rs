@@ -21,6 +21,7 @@ pub mod constant_expr;
 pub mod inline_all;
 pub mod local_memory;
 pub mod mux_builtins;
+pub mod uniformity;
 pub mod work_item_loops;
 
 use compiler::KernelInfo;
