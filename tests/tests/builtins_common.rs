@@ -341,7 +341,6 @@ fn common_functions_float() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn common_functions_float_wide() {
     check_functions(true);
 }

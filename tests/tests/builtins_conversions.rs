@@ -379,7 +379,6 @@ macro_rules! from_tests {
         }
         $(
         #[test]
-        #[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
         fn $wide() {
             check_from(&Env::new(), TYPES[$i], true);
         }
@@ -510,7 +509,6 @@ fn shuffle_and_shuffle2_every_type_and_width() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn shuffle_and_shuffle2_every_type_and_width_wide() {
     check_shuffles(true);
 }

@@ -378,7 +378,6 @@ macro_rules! type_tests {
         }
         $(
         #[test]
-        #[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed (see is_wide)"]
         fn $wide() {
             check_type(&Env::new(), TYPES[$i], true);
         }
@@ -522,7 +521,6 @@ fn upsample_joins_high_and_low_halves() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed (see is_wide)"]
 fn upsample_joins_high_and_low_halves_wide() {
     check_upsample(true);
 }
@@ -533,7 +531,6 @@ fn mul24_and_mad24_multiply_24_bit_values() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed (see is_wide)"]
 fn mul24_and_mad24_multiply_24_bit_values_wide() {
     check_mul24(true);
 }

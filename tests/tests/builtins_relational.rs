@@ -188,7 +188,6 @@ fn float_comparisons_and_classes() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn float_comparisons_and_classes_wide() {
     check_float_functions(true);
 }
@@ -364,7 +363,6 @@ fn any_and_all_test_the_sign_bits() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn any_and_all_test_the_sign_bits_wide() {
     check_any_all(true);
 }
@@ -458,7 +456,6 @@ fn bitselect_and_select_every_type() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn bitselect_and_select_every_type_wide() {
     let e = Env::new();
     for t in TYPES {

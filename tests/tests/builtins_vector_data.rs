@@ -113,7 +113,6 @@ fn vload_vstore_every_type_and_address_space() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn vload_vstore_every_type_and_address_space_wide() {
     for (t, bytes) in TYPES {
         if bytes > 1 {
@@ -411,7 +410,6 @@ fn vstore_half_rounds_in_every_mode() {
 }
 
 #[test]
-#[ignore = "vectors over 16 bytes: the builtins library and user programs disagree on how they are passed"]
 fn vstore_half_rounds_in_every_mode_wide() {
     check_store_half(true);
 }

@@ -42,7 +42,10 @@ pub struct Specialization {
 
 /// A compilation target: the compiler half of a device.
 pub trait Target: Send + Sync {
-    /// The CPU name the front end tunes for (`-target-cpu`).
+    /// The CPU the front end compiles for (`-target-cpu`). It must pass
+    /// arguments the way the builtins library (compiled for the target's
+    /// baseline) does: a wider vector unit passes wide vectors in registers
+    /// rather than memory. The target generates code for its real CPU.
     fn cpu(&self) -> &str;
 
     /// Compiles `kernel` of `program` into a work-group function for `spec`.

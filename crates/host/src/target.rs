@@ -121,9 +121,14 @@ impl HostTarget {
     }
 }
 
+/// The x86-64 baseline: what the builtins library is compiled for, so
+/// what programs are compiled for too (the calling convention for vectors
+/// wider than 16 bytes depends on AVX). Code is generated for this CPU.
+const FRONT_END_CPU: &str = "x86-64";
+
 impl compiler::Target for HostTarget {
     fn cpu(&self) -> &str {
-        &self.cpu
+        FRONT_END_CPU
     }
 
     fn specialize(
@@ -153,6 +158,7 @@ fn compile(
     unsafe {
         let m = program.load(ctx.0)?;
         let result = (|| {
+            set_target_cpu(m, &host_cpu());
             let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
@@ -193,6 +199,34 @@ fn compile(
         })();
         LLVMDisposeModule(m);
         result
+    }
+}
+
+/// Makes every function of `m` code for this CPU (it was compiled for the
+/// baseline): inlining needs them all alike, and the vectorizer and code
+/// generator then use the whole vector unit.
+unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &(String, String)) {
+    let ctx = LLVMGetModuleContext(m);
+    for f in llvm::functions(m) {
+        if LLVMIsDeclaration(f) != 0 {
+            continue;
+        }
+        for (k, v) in [
+            ("target-cpu", cpu.as_str()),
+            ("tune-cpu", cpu.as_str()),
+            ("target-features", features.as_str()),
+        ] {
+            let index = llvm_sys::LLVMAttributeFunctionIndex;
+            LLVMRemoveStringAttributeAtIndex(f, index, k.as_ptr() as *const _, k.len() as u32);
+            let attr = LLVMCreateStringAttribute(
+                ctx,
+                k.as_ptr() as *const _,
+                k.len() as u32,
+                v.as_ptr() as *const _,
+                v.len() as u32,
+            );
+            LLVMAddAttributeAtIndex(f, index, attr);
+        }
     }
 }
 
