@@ -158,8 +158,8 @@ fn compile(
     unsafe {
         let m = program.load(ctx.0)?;
         let result = (|| {
-            set_target_cpu(m, &host_cpu());
             let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
+            set_target_cpu(m, &host_cpu());
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
