@@ -22,9 +22,13 @@ pub fn print(run: &Run) {
         );
     }
     let reference = &run.targets[run.reference()].label;
+    let ratios = if run.others().is_empty() {
+        String::new()
+    } else {
+        format!("; ratios are speed-ups, above 1 when {reference} is faster")
+    };
     println!(
-        "kernels: best of {} runs each; build and latency rows: lower is better; \
-         ratios are speed-ups, above 1 when {reference} is faster\n",
+        "kernels: best of {} runs each; build and latency rows: lower is better{ratios}\n",
         run.reps
     );
     let mut header = vec!["benchmark".to_string(), "unit".to_string()];
