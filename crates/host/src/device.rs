@@ -1,23 +1,31 @@
 //! The host device: this machine's CPU as an OpenCL device.
 
+use crate::queue::{Executor, HostQueue, HostSemaphore};
 use crate::thread_pool::ThreadPool;
 use mux::{Allocation, DeviceInfo, Kernel, NdRange};
+use std::sync::Arc;
 
 /// The size of a transparent huge page on x86-64.
 const HUGE_PAGE: usize = 2 << 20;
 
 pub struct HostDevice {
     info: DeviceInfo,
-    pool: ThreadPool,
+    pool: Arc<ThreadPool>,
+    executor: Arc<Executor>,
 }
 
 impl HostDevice {
     pub fn new() -> HostDevice {
         let info = crate::device_info::probe(crate::jit::host_cpu().0);
-        // The thread that enqueues a run works too: one worker fewer than cores.
+        // The thread that runs an ND-range works too: one worker fewer than cores.
         let workers = (info.compute_units as usize).saturating_sub(1);
+        let pool = Arc::new(ThreadPool::new(workers));
+        // Command buffers run on a few threads of their own, so that
+        // independent ones overlap (a copy beside a kernel).
+        let executor = Executor::new(2, pool.clone(), info.local_mem_size);
         HostDevice {
-            pool: ThreadPool::new(workers),
+            pool,
+            executor,
             info,
         }
     }
@@ -50,20 +58,39 @@ impl mux::Device for HostDevice {
     }
 
     fn run(&self, kernel: &dyn Kernel, args: &[u8], range: &NdRange) -> mux::Result<()> {
-        let local_bytes = kernel.static_local_memory() + range.dynamic_local_memory;
-        if local_bytes as u64 > self.info.local_mem_size {
-            return Err(mux::Error::OutOfResources);
-        }
-        // SAFETY: the API layer packed `args` for this kernel.
-        unsafe {
-            self.pool.run(
-                kernel,
-                args.as_ptr(),
-                range.schedule_info(),
-                range.total_groups(),
-                local_bytes,
-            )
-        };
-        Ok(())
+        run_nd_range(&self.pool, self.info.local_mem_size, kernel, args, range)
     }
+
+    fn create_queue(&self) -> Arc<dyn mux::Queue> {
+        Arc::new(HostQueue::new(self.executor.clone()))
+    }
+
+    fn create_semaphore(&self) -> mux::SemaphoreRef {
+        Arc::new(HostSemaphore::default())
+    }
+}
+
+/// Runs every work-group of `range` on the pool.
+pub(crate) fn run_nd_range(
+    pool: &ThreadPool,
+    local_mem_size: u64,
+    kernel: &dyn Kernel,
+    args: &[u8],
+    range: &NdRange,
+) -> mux::Result<()> {
+    let local_bytes = kernel.static_local_memory() + range.dynamic_local_memory;
+    if local_bytes as u64 > local_mem_size {
+        return Err(mux::Error::OutOfResources);
+    }
+    // SAFETY: the API layer packed `args` for this kernel.
+    unsafe {
+        pool.run(
+            kernel,
+            args.as_ptr(),
+            range.schedule_info(),
+            range.total_groups(),
+            local_bytes,
+        )
+    };
+    Ok(())
 }

@@ -7,6 +7,7 @@ mod device_info;
 mod fp_control;
 mod jit;
 mod kernel;
+mod queue;
 mod target;
 mod thread_pool;
 

@@ -19,7 +19,8 @@ struct Job {
     chunk: u64,
     next: AtomicU64,
     finished: AtomicU64,
-    done: Mutex<bool>,
+    /// (finished, the caller is waiting for it).
+    done: Mutex<(bool, bool)>,
     done_cv: Condvar,
 }
 
@@ -60,8 +61,12 @@ impl Job {
                 };
                 let done = self.finished.fetch_add(last - first, Ordering::AcqRel) + (last - first);
                 if done == self.total {
-                    *self.done.lock().unwrap() = true;
-                    self.done_cv.notify_all();
+                    let mut d = self.done.lock().unwrap();
+                    d.0 = true;
+                    // Only a caller already asleep needs waking.
+                    if d.1 {
+                        self.done_cv.notify_all();
+                    }
                 }
             }
         })
@@ -145,7 +150,7 @@ impl ThreadPool {
             chunk,
             next: AtomicU64::new(0),
             finished: AtomicU64::new(0),
-            done: Mutex::new(false),
+            done: Mutex::new((false, false)),
             done_cv: Condvar::new(),
         });
         if groups > chunk {
@@ -157,10 +162,14 @@ impl ThreadPool {
         }
         job.work();
         let mut done = job.done.lock().unwrap();
-        while !*done {
+        while !done.0 {
+            done.1 = true;
             done = job.done_cv.wait(done).unwrap();
         }
-        self.shared.state.lock().unwrap().job = None;
+        drop(done);
+        if groups > chunk {
+            self.shared.state.lock().unwrap().job = None;
+        }
     }
 }
 

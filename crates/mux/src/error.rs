@@ -12,6 +12,10 @@ pub enum Error {
     InvalidValue,
     /// Compilation for the device failed; the text says why.
     Compile(String),
+    /// A dispatch did not run: a semaphore it waited on signalled failure.
+    WaitFailed,
+    /// Host work of the API layer failed with this (API-level) status.
+    Status(i32),
 }
 
 impl fmt::Display for Error {
@@ -21,6 +25,8 @@ impl fmt::Display for Error {
             Error::OutOfResources => write!(f, "out of host resources"),
             Error::InvalidValue => write!(f, "invalid value"),
             Error::Compile(s) => write!(f, "compilation failed: {s}"),
+            Error::WaitFailed => write!(f, "a command waited on failed"),
+            Error::Status(s) => write!(f, "command failed with status {s}"),
         }
     }
 }

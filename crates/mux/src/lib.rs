@@ -6,11 +6,13 @@ mod device_info;
 mod error;
 mod memory;
 mod ndrange;
+mod queue;
 
 pub use device_info::*;
 pub use error::Error;
 pub use memory::Allocation;
 pub use ndrange::{NdRange, ScheduleInfo};
+pub use queue::{Command, CommandBuffer, Completion, HostWork, Queue, Semaphore, SemaphoreRef};
 
 use std::sync::Arc;
 
@@ -27,6 +29,12 @@ pub trait Device: Send + Sync {
     /// Runs every work-group of `range` with the packed arguments `args`
     /// and returns when all have finished.
     fn run(&self, kernel: &dyn Kernel, args: &[u8], range: &NdRange) -> Result<()>;
+
+    /// A new queue to dispatch command buffers to.
+    fn create_queue(&self) -> Arc<dyn Queue>;
+
+    /// A new, unsignalled semaphore.
+    fn create_semaphore(&self) -> SemaphoreRef;
 }
 
 /// One kernel, compiled for one local size: a work-group function.
