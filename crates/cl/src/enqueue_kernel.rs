@@ -4,7 +4,7 @@
 use crate::entry::{ensure, status};
 use crate::kernel::{ArgValue, Kernel};
 use crate::object::{self, ClObject};
-use crate::queue::{enqueue, Queue};
+use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 use mux::NdRange;
 use opencl_sys::*;
@@ -216,27 +216,27 @@ unsafe fn enqueue_range(
         dynamic_local_memory: dynamic_local,
     };
     let empty = global.iter().any(|&g| g == 0);
-    let compiled = if empty {
-        None
+    let payload = if empty {
+        Payload::Host(Box::new(|| Ok(())))
     } else {
-        Some(specialize(&k, device, local)?)
-    };
-    let mux_device = device.mux.clone();
-    let context = q.context.clone();
-    let name = k.info.name.clone();
-    let work = Box::new(move || {
-        let _alive = buffers;
-        if let Some(c) = compiled {
-            // SAFETY: the block was packed for this kernel.
-            let args = std::slice::from_raw_parts(block.as_ptr(), block.size());
-            mux_device.run(c.as_ref(), args, &range).map_err(|e| {
-                context.report(&format!("kernel {name} failed to run: {e}"));
-                CL_OUT_OF_RESOURCES
-            })?;
+        Payload::NdRange {
+            kernel: specialize(&k, device, local)?,
+            args: block,
+            range,
+            // The memory objects the arguments name live until it has run.
+            keep: Box::new(buffers),
         }
-        Ok(())
-    });
-    enqueue(&q, command, num_events, event_list, event, false, work)
+    };
+    enqueue_payload(
+        &q,
+        command,
+        num_events,
+        event_list,
+        event,
+        false,
+        Ordering::Normal,
+        payload,
+    )
 }
 
 /// The work-group function for `local`, compiled once per program.
@@ -245,8 +245,14 @@ fn specialize(
     device: &crate::device::Device,
     local: [usize; 3],
 ) -> Result<Arc<dyn mux::Kernel>, cl_int> {
+    if let Some((size, c)) = &*k.last_specialized.lock().unwrap() {
+        if *size == local {
+            return Ok(c.clone());
+        }
+    }
     let key = (k.info.name.clone(), local);
     if let Some(c) = k.program.specialized.lock().unwrap().get(&key) {
+        *k.last_specialized.lock().unwrap() = Some((local, c.clone()));
         return Ok(c.clone());
     }
     let compiled = device
@@ -258,6 +264,7 @@ fn specialize(
         .lock()
         .unwrap()
         .insert(key, compiled.clone());
+    *k.last_specialized.lock().unwrap() = Some((local, compiled.clone()));
     Ok(compiled)
 }
 

@@ -12,11 +12,19 @@ use std::sync::{Arc, Condvar, Mutex};
 
 type Callback = unsafe extern "C" fn(cl_event, cl_int, *mut c_void);
 
+/// The runtime's own reaction to an event ending (a command of another
+/// queue waiting for it), with the final status.
+pub type Hook = Box<dyn FnOnce(cl_int) + Send>;
+
 struct State {
     status: cl_int,
     /// QUEUED, SUBMIT, START, END, COMPLETE, in nanoseconds.
     times: [u64; 5],
     callbacks: Vec<(cl_int, Callback, usize)>,
+    hooks: Vec<Hook>,
+    /// Threads blocked in `wait`: only then is a status change announced
+    /// (waking nobody still costs a system call).
+    waiters: usize,
 }
 
 pub struct Event {
@@ -25,6 +33,8 @@ pub struct Event {
     pub command_type: cl_command_type,
     state: Mutex<State>,
     changed: Condvar,
+    /// Timestamps are taken only for a queue with profiling enabled.
+    profiled: bool,
 }
 
 impl Kind for Event {
@@ -38,7 +48,10 @@ impl Event {
         command_type: cl_command_type,
         status: cl_int,
     ) -> Event {
-        let now = now_ns();
+        let profiled = queue
+            .as_ref()
+            .is_some_and(|q| q.properties & CL_QUEUE_PROFILING_ENABLE != 0);
+        let now = if profiled { now_ns() } else { 0 };
         Event {
             context,
             queue,
@@ -47,8 +60,11 @@ impl Event {
                 status,
                 times: [now, 0, 0, 0, 0],
                 callbacks: Vec::new(),
+                hooks: Vec::new(),
+                waiters: 0,
             }),
             changed: Condvar::new(),
+            profiled,
         }
     }
 
@@ -59,45 +75,87 @@ impl Event {
     /// Moves the event to `status` and runs the callbacks it makes due,
     /// outside the lock. Completed and failed events do not change again.
     pub fn set_status(this: &Arc<ClObject<Event>>, status: cl_int) {
-        let due = {
+        let (due, hooks) = {
             let mut st = this.state.lock().unwrap();
             if st.status <= CL_COMPLETE {
                 return;
             }
+            // Statuses only move forward (QUEUED > SUBMITTED > RUNNING).
+            if status > CL_COMPLETE && status >= st.status {
+                return;
+            }
             st.status = status;
-            let now = now_ns();
-            match status {
-                CL_SUBMITTED => st.times[1] = now,
-                CL_RUNNING => st.times[2] = now,
-                _ => {
-                    if st.times[2] == 0 {
-                        st.times[2] = now;
+            if this.profiled {
+                let now = now_ns();
+                match status {
+                    CL_SUBMITTED => st.times[1] = now,
+                    CL_RUNNING => st.times[2] = now,
+                    _ => {
+                        if st.times[2] == 0 {
+                            st.times[2] = now;
+                        }
+                        st.times[3] = now;
+                        st.times[4] = now;
                     }
-                    st.times[3] = now;
-                    st.times[4] = now;
                 }
+            }
+            if st.waiters > 0 {
+                this.changed.notify_all();
             }
             let (due, keep): (Vec<_>, Vec<_>) = st
                 .callbacks
                 .drain(..)
                 .partition(|(when, _, _)| status <= *when);
             st.callbacks = keep;
-            due
+            let hooks = if status <= CL_COMPLETE {
+                std::mem::take(&mut st.hooks)
+            } else {
+                Vec::new()
+            };
+            (due, hooks)
         };
-        this.changed.notify_all();
         let h = object::handle(this);
         for (_, cb, data) in due {
             // SAFETY: the application's callback, with its own user data.
             unsafe { cb(h, status, data as *mut c_void) };
         }
+        for hook in hooks {
+            hook(status);
+        }
+    }
+
+    /// Runs `hook` with the final status once the event completes or
+    /// fails (at once if it has).
+    pub fn on_end(&self, hook: Hook) {
+        let mut st = self.state.lock().unwrap();
+        if st.status <= CL_COMPLETE {
+            let status = st.status;
+            drop(st);
+            hook(status);
+        } else {
+            st.hooks.push(hook);
+        }
+    }
+
+    /// The status, for the queue deciding what a command waits on.
+    pub fn has_ended(&self) -> bool {
+        self.status() <= CL_COMPLETE
     }
 
     /// Blocks until the event completes or fails; returns its final status.
     pub fn wait(&self) -> cl_int {
+        // Waiting is an implicit flush of the event's queue.
+        if let Some(q) = &self.queue {
+            if self.status() > CL_COMPLETE {
+                q.flush();
+            }
+        }
         let mut st = self.state.lock().unwrap();
+        st.waiters += 1;
         while st.status > CL_COMPLETE {
             st = self.changed.wait(st).unwrap();
         }
+        st.waiters -= 1;
         st.status
     }
 }

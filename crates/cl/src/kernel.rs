@@ -25,6 +25,9 @@ pub struct Kernel {
     pub module: Arc<ProgramModule>,
     pub info: KernelInfo,
     pub args: Mutex<Vec<Option<ArgValue>>>,
+    /// The work-group function last used, with its local size: most
+    /// enqueues repeat the previous one's size.
+    pub last_specialized: Mutex<Option<([usize; 3], mux::KernelRef)>>,
 }
 
 impl Kind for Kernel {
@@ -69,6 +72,7 @@ fn make(
         module,
         info,
         args: Mutex::new(vec![None; n]),
+        last_specialized: Mutex::new(None),
     });
     object::handle(&k)
 }

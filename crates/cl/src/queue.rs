@@ -1,7 +1,12 @@
-//! Command queues. Commands run in order on the queue's own thread; each
-//! first waits for the events it depends on, then does its work and
-//! completes its event. Enqueueing submits at once, so `clFlush` has
-//! nothing left to do and `clFinish` waits for everything enqueued so far.
+//! Command queues over mux queues (seed 001). Enqueued commands are
+//! recorded into a command buffer; a flush (`clFlush`, a blocking call,
+//! `clFinish`, or a wait on one of its events) dispatches it to the
+//! device's queue. In an in-order queue each dispatch waits on the
+//! previous one's semaphore, and commands join the current buffer unless
+//! they wait on something outside the queue; in an out-of-order queue each
+//! command is its own dispatch, so independent ones overlap. Each command's
+//! event is run through SUBMITTED, RUNNING and COMPLETE (or a failure) as
+//! its buffer runs; signal semaphores are reused once their dispatch ends.
 
 use crate::context::Context;
 use crate::device::Device;
@@ -9,25 +14,48 @@ use crate::entry::{self, ensure, status};
 use crate::event::Event;
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
+use mux::{CommandBuffer, SemaphoreRef};
 use opencl_sys::*;
 use std::ffi::c_void;
-use std::sync::mpsc::{channel, Sender};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 
 /// The work of one command. An error fails its event with that status.
 pub type Work = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
 
-struct Command {
-    event: Arc<ClObject<Event>>,
-    waits: Vec<Arc<ClObject<Event>>>,
-    work: Work,
+/// What a command does on the device.
+pub enum Payload {
+    Host(Work),
+    NdRange {
+        kernel: mux::KernelRef,
+        args: mux::Allocation,
+        range: mux::NdRange,
+        /// Dropped once the range has run (the memory its arguments name).
+        keep: Box<dyn std::any::Any + Send>,
+    },
 }
 
-/// Commands enqueued and finished, for `clFinish`.
+/// Commands recorded and not yet dispatched, with what they wait on.
 #[derive(Default)]
-struct Progress {
-    counts: Mutex<(u64, u64)>,
-    changed: Condvar,
+struct Batch {
+    commands: CommandBuffer,
+    events: Vec<Arc<ClObject<Event>>>,
+    /// Semaphores outside the queue's own order (other queues' events,
+    /// user events, an out-of-order queue's barrier).
+    waits: Vec<SemaphoreRef>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Recorded, not dispatched: one batch in order, one per command out of order.
+    batches: Vec<Batch>,
+    /// In order: the semaphore of the latest dispatch still running.
+    last: Option<SemaphoreRef>,
+    /// Out of order: dispatches still running, for markers and barriers.
+    running: Vec<SemaphoreRef>,
+    /// Out of order: the latest barrier, which later commands wait on.
+    barrier: Option<SemaphoreRef>,
+    /// Signal semaphores of ended dispatches, reset for reuse.
+    free: Vec<SemaphoreRef>,
 }
 
 pub struct Queue {
@@ -35,45 +63,97 @@ pub struct Queue {
     pub device: Arc<ClObject<Device>>,
     pub properties: cl_command_queue_properties,
     properties_array: Vec<cl_queue_properties>,
-    sender: Mutex<Option<Sender<Command>>>,
-    progress: Arc<Progress>,
+    mux: Arc<dyn mux::Queue>,
+    state: Arc<Mutex<State>>,
 }
 
 impl Kind for Queue {
     const INVALID: cl_int = CL_INVALID_COMMAND_QUEUE;
 
     fn on_last_release(q: &Arc<ClObject<Self>>) {
-        // Pending commands still run; the thread ends after the last one.
+        // Releasing a queue finishes its work first.
         q.finish();
-        q.sender.lock().unwrap().take();
-    }
-}
-
-fn run_commands(commands: std::sync::mpsc::Receiver<Command>, progress: Arc<Progress>) {
-    for c in commands {
-        let failed = c.waits.iter().any(|e| e.wait() < 0);
-        let result = if failed {
-            Err(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-        } else {
-            Event::set_status(&c.event, CL_RUNNING);
-            (c.work)()
-        };
-        Event::set_status(&c.event, result.err().unwrap_or(CL_COMPLETE));
-        let mut n = progress.counts.lock().unwrap();
-        n.1 += 1;
-        drop(n);
-        progress.changed.notify_all();
     }
 }
 
 impl Queue {
-    /// Waits until every command enqueued so far has finished.
-    pub fn finish(&self) {
-        let mut n = self.progress.counts.lock().unwrap();
-        let target = n.0;
-        while n.1 < target {
-            n = self.progress.changed.wait(n).unwrap();
+    fn in_order(&self) -> bool {
+        self.properties & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE == 0
+    }
+
+    /// Dispatches everything recorded.
+    pub fn flush(&self) {
+        let mut st = self.state.lock().unwrap();
+        let batches = std::mem::take(&mut st.batches);
+        for batch in batches {
+            self.dispatch(&mut st, batch);
         }
+    }
+
+    /// Flushes, then waits until every command so far has ended.
+    pub fn finish(&self) {
+        self.flush();
+        self.mux.wait_all();
+    }
+
+    /// Hands `batch` to the device: after the previous dispatch (in order)
+    /// and whatever it waits on. Called with the state locked, so that a
+    /// semaphore is never handed out after its dispatch ended and it was
+    /// reused.
+    fn dispatch(&self, st: &mut State, batch: Batch) {
+        if batch.commands.is_empty() {
+            return;
+        }
+        let mut waits = batch.waits;
+        if self.in_order() {
+            waits.extend(st.last.take());
+        }
+        let signal = st
+            .free
+            .pop()
+            .unwrap_or_else(|| self.device.mux.create_semaphore());
+        if self.in_order() {
+            st.last = Some(signal.clone());
+        } else {
+            st.running.push(signal.clone());
+        }
+        for e in &batch.events {
+            Event::set_status(e, CL_SUBMITTED);
+        }
+        let events = batch.events;
+        let state = self.state.clone();
+        let sem = signal.clone();
+        let context = self.context.clone();
+        let done = Box::new(move |result: mux::Result<()>| {
+            // Commands the buffer did not reach: a failed wait, or a
+            // failed command before them.
+            let status = match result {
+                Ok(()) => CL_COMPLETE,
+                Err(e) => {
+                    if !matches!(e, mux::Error::WaitFailed | mux::Error::Status(_)) {
+                        // The device failed: the context's callback hears why.
+                        context.report(&format!("a command failed on the device: {e}"));
+                    }
+                    CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+                }
+            };
+            for e in &events {
+                Event::set_status(e, status);
+            }
+            // The semaphore has been signalled and its waiters run: no
+            // one holds it any more, so it can serve again.
+            let mut st = state.lock().unwrap();
+            if st.last.as_ref().is_some_and(|l| Arc::ptr_eq(l, &sem)) {
+                st.last = None;
+            }
+            st.running.retain(|r| !Arc::ptr_eq(r, &sem));
+            if st.barrier.as_ref().is_some_and(|b| Arc::ptr_eq(b, &sem)) {
+                st.barrier = None;
+            }
+            sem.reset();
+            st.free.push(sem);
+        });
+        self.mux.dispatch(batch.commands, waits, signal, done);
     }
 }
 
@@ -96,6 +176,25 @@ pub unsafe fn wait_list(
     Ok(events)
 }
 
+/// A semaphore signalled when `event` ends (successfully or not).
+fn semaphore_for(queue: &Queue, event: &Arc<ClObject<Event>>) -> SemaphoreRef {
+    let s = queue.device.mux.create_semaphore();
+    let signal = s.clone();
+    event.on_end(Box::new(move |status| signal.signal(status == CL_COMPLETE)));
+    s
+}
+
+/// How a command is ordered beside the others.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Ordering {
+    /// After its wait list (and, in order, after what came before).
+    Normal,
+    /// A marker or barrier with no wait list: after everything enqueued
+    /// before it; a barrier also before everything after it.
+    Marker,
+    Barrier,
+}
+
 /// Enqueues `work` on `queue` after the events of the wait list; writes the
 /// command's event to `event_out` if asked; waits for it if `blocking`.
 ///
@@ -110,6 +209,33 @@ pub unsafe fn enqueue(
     blocking: bool,
     work: Work,
 ) -> Result<(), cl_int> {
+    enqueue_payload(
+        queue,
+        command_type,
+        num_events,
+        event_list,
+        event_out,
+        blocking,
+        Ordering::Normal,
+        Payload::Host(work),
+    )
+}
+
+/// [`enqueue`] for any payload and ordering.
+///
+/// # Safety
+/// Pointers as the calling entry point received them.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn enqueue_payload(
+    queue: &Arc<ClObject<Queue>>,
+    command_type: cl_command_type,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event_out: *mut cl_event,
+    blocking: bool,
+    ordering: Ordering,
+    payload: Payload,
+) -> Result<(), cl_int> {
     let waits = wait_list(&queue.context, num_events, event_list)?;
     let event = object::new(Event::new(
         queue.context.clone(),
@@ -117,27 +243,106 @@ pub unsafe fn enqueue(
         command_type,
         CL_QUEUED,
     ));
-    {
-        let sender = queue.sender.lock().unwrap();
-        let sender = sender.as_ref().ok_or(CL_INVALID_COMMAND_QUEUE)?;
-        queue.progress.counts.lock().unwrap().0 += 1;
-        Event::set_status(&event, CL_SUBMITTED);
-        sender
-            .send(Command {
-                event: event.clone(),
-                waits,
-                work,
-            })
-            .map_err(|_| CL_OUT_OF_RESOURCES)?;
+    // Events of other queues must be on their way before this one waits
+    // for them, or nothing would ever dispatch them.
+    for w in &waits {
+        if let Some(other) = &w.queue {
+            if !Arc::ptr_eq(other, queue) {
+                other.flush();
+            }
+        }
     }
+    let in_order = queue.in_order();
+    let mut st = queue.state.lock().unwrap();
+    // What this command waits on beyond its queue's own order.
+    let mut outside: Vec<SemaphoreRef> = waits
+        .iter()
+        .filter(|w| !w.has_ended() || w.status() < 0)
+        .filter(|w| !(in_order && w.queue.as_ref().is_some_and(|q| Arc::ptr_eq(q, queue))))
+        .map(|w| semaphore_for(queue, w))
+        .collect();
+    if !in_order {
+        // Recorded, not dispatched: flush them so that they can be waited on.
+        if ordering != Ordering::Normal || !outside.is_empty() {
+            let batches = std::mem::take(&mut st.batches);
+            for b in batches {
+                queue.dispatch(&mut st, b);
+            }
+        }
+        if ordering != Ordering::Normal && num_events == 0 {
+            outside.extend(st.running.iter().cloned());
+        }
+        outside.extend(st.barrier.clone());
+    }
+    // A command that waits on something outside the queue starts a new
+    // buffer: the commands before it must not wait for that too.
+    let joins = in_order && outside.is_empty() && !st.batches.is_empty();
+    if !joins {
+        if in_order {
+            let batches = std::mem::take(&mut st.batches);
+            for b in batches {
+                queue.dispatch(&mut st, b);
+            }
+        }
+        st.batches.push(Batch {
+            waits: outside,
+            ..Batch::default()
+        });
+    }
+    let batch = st.batches.last_mut().expect("a batch was just made");
+    record(&mut batch.commands, &event, payload);
+    batch.events.push(event.clone());
+    if !in_order && ordering == Ordering::Barrier {
+        // Later commands wait for the barrier: dispatch it now, and keep
+        // its semaphore.
+        let b = st.batches.pop().expect("the barrier's batch");
+        queue.dispatch(&mut st, b);
+        st.barrier = st.running.last().cloned();
+    }
+    drop(st);
     if !event_out.is_null() {
         *event_out = object::register(&event);
     }
     if blocking {
+        queue.flush();
         let s = event.wait();
         ensure(s >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)?;
     }
     Ok(())
+}
+
+/// Records `payload` between the updates of its event.
+fn record(commands: &mut CommandBuffer, event: &Arc<ClObject<Event>>, payload: Payload) {
+    let e = event.clone();
+    commands.push(mux::Command::Host(Box::new(move || {
+        Event::set_status(&e, CL_RUNNING);
+        Ok(())
+    })));
+    let e = event.clone();
+    match payload {
+        Payload::Host(work) => commands.push(mux::Command::Host(Box::new(move || {
+            let result = work();
+            Event::set_status(&e, result.err().unwrap_or(CL_COMPLETE));
+            result.map_err(mux::Error::Status)
+        }))),
+        Payload::NdRange {
+            kernel,
+            args,
+            range,
+            keep,
+        } => {
+            commands.push(mux::Command::NdRange {
+                kernel,
+                args,
+                range,
+            });
+            commands.push(mux::Command::Host(Box::new(move || {
+                drop(keep);
+                Event::set_status(&e, CL_COMPLETE);
+                Ok(())
+            })));
+        }
+    }
 }
 
 const KNOWN_PROPERTIES: cl_command_queue_properties = CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
@@ -159,20 +364,14 @@ fn make(
         properties & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT) == 0,
         CL_INVALID_QUEUE_PROPERTIES,
     )?;
-    let (tx, rx) = channel();
-    let progress = Arc::new(Progress::default());
-    let p = progress.clone();
-    std::thread::Builder::new()
-        .name("ferrocl-queue".into())
-        .spawn(move || run_commands(rx, p))
-        .map_err(|_| CL_OUT_OF_HOST_MEMORY)?;
+    let mux = dev.mux.create_queue();
     let q = object::create(Queue {
         context: ctx,
         device: dev,
         properties,
         properties_array,
-        sender: Mutex::new(Some(tx)),
-        progress,
+        mux,
+        state: Arc::default(),
     });
     Ok(object::handle(&q))
 }
@@ -263,7 +462,10 @@ pub unsafe extern "C" fn set_command_queue_property(
 }
 
 pub unsafe extern "C" fn flush(queue: cl_command_queue) -> cl_int {
-    status(|| object::get::<Queue>(queue).map(|_| ()))
+    status(|| {
+        object::get::<Queue>(queue)?.flush();
+        Ok(())
+    })
 }
 
 pub unsafe extern "C" fn finish(queue: cl_command_queue) -> cl_int {
@@ -273,6 +475,29 @@ pub unsafe extern "C" fn finish(queue: cl_command_queue) -> cl_int {
     })
 }
 
+/// A marker or barrier: nothing to do but to end in order. With an empty
+/// wait list it follows everything enqueued before it.
+unsafe fn enqueue_sync_point(
+    queue: cl_command_queue,
+    command_type: cl_command_type,
+    ordering: Ordering,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+) -> Result<(), cl_int> {
+    let q = object::get::<Queue>(queue)?;
+    enqueue_payload(
+        &q,
+        command_type,
+        num_events,
+        event_list,
+        event,
+        false,
+        ordering,
+        Payload::Host(Box::new(|| Ok(()))),
+    )
+}
+
 pub unsafe extern "C" fn enqueue_marker_with_wait_list(
     queue: cl_command_queue,
     num_events: cl_uint,
@@ -280,16 +505,13 @@ pub unsafe extern "C" fn enqueue_marker_with_wait_list(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let q = object::get::<Queue>(queue)?;
-        // In order: waiting for everything before it is what the queue does anyway.
-        enqueue(
-            &q,
+        enqueue_sync_point(
+            queue,
             CL_COMMAND_MARKER,
+            Ordering::Marker,
             num_events,
             event_list,
             event,
-            false,
-            Box::new(|| Ok(())),
         )
     })
 }
@@ -301,15 +523,13 @@ pub unsafe extern "C" fn enqueue_barrier_with_wait_list(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let q = object::get::<Queue>(queue)?;
-        enqueue(
-            &q,
+        enqueue_sync_point(
+            queue,
             CL_COMMAND_BARRIER,
+            Ordering::Barrier,
             num_events,
             event_list,
             event,
-            false,
-            Box::new(|| Ok(())),
         )
     })
 }
@@ -317,30 +537,26 @@ pub unsafe extern "C" fn enqueue_barrier_with_wait_list(
 pub unsafe extern "C" fn enqueue_marker(queue: cl_command_queue, event: *mut cl_event) -> cl_int {
     status(|| {
         ensure(!event.is_null(), CL_INVALID_VALUE)?;
-        let q = object::get::<Queue>(queue)?;
-        enqueue(
-            &q,
+        enqueue_sync_point(
+            queue,
             CL_COMMAND_MARKER,
+            Ordering::Marker,
             0,
             std::ptr::null(),
             event,
-            false,
-            Box::new(|| Ok(())),
         )
     })
 }
 
 pub unsafe extern "C" fn enqueue_barrier(queue: cl_command_queue) -> cl_int {
     status(|| {
-        let q = object::get::<Queue>(queue)?;
-        enqueue(
-            &q,
+        enqueue_sync_point(
+            queue,
             CL_COMMAND_BARRIER,
+            Ordering::Barrier,
             0,
             std::ptr::null(),
             std::ptr::null_mut(),
-            false,
-            Box::new(|| Ok(())),
         )
     })
 }
@@ -351,16 +567,16 @@ pub unsafe extern "C" fn enqueue_wait_for_events(
     event_list: *const cl_event,
 ) -> cl_int {
     status(|| {
-        let q = object::get::<Queue>(queue)?;
+        object::get::<Queue>(queue)?;
         ensure(num_events > 0 && !event_list.is_null(), CL_INVALID_VALUE)?;
-        enqueue(
-            &q,
-            CL_COMMAND_MARKER,
+        // A barrier on those events (OpenCL 1.0's clEnqueueWaitForEvents).
+        enqueue_sync_point(
+            queue,
+            CL_COMMAND_BARRIER,
+            Ordering::Barrier,
             num_events,
             event_list,
             std::ptr::null_mut(),
-            false,
-            Box::new(|| Ok(())),
         )
     })
 }
