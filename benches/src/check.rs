@@ -59,33 +59,3 @@ fn within<G: Debug, W: Debug>(
         _ => Ok(()),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exact_names_the_first_difference() {
-        assert!(exact(&[1, 2, 3], &[1, 2, 3]).is_ok());
-        let e = exact(&[1, 5, 7], &[1, 2, 3]).unwrap_err();
-        assert_eq!(e, "2 of 3 wrong, first [1]: got 5, want 2");
-        assert!(exact(&[1], &[1, 2]).is_err());
-    }
-
-    #[test]
-    fn close_uses_both_tolerances_and_rejects_nan() {
-        assert!(close(&[1.0f32, 100.0], &[1.001, 100.05], 1e-2, 1e-3).is_ok());
-        assert!(close(&[1.1f32], &[1.0], 1e-2, 1e-3).is_err());
-        assert!(close(&[f32::NAN], &[1.0], 1.0, 1.0).is_err());
-    }
-
-    #[test]
-    fn mostly_equal_allows_a_fraction() {
-        let want = [0u32; 100];
-        let mut got = [0u32; 100];
-        got[3] = 1;
-        assert!(mostly_equal(&got, &want, 0.01).is_ok());
-        got[4] = 1;
-        assert!(mostly_equal(&got, &want, 0.01).is_err());
-    }
-}

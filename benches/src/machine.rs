@@ -16,16 +16,6 @@ pub struct Machine {
 }
 
 impl Machine {
-    /// The better figure of two measurements: other work on the machine
-    /// only ever lowers them.
-    pub fn best_of(self, other: Machine) -> Machine {
-        Machine {
-            fma_gflops_f32: self.fma_gflops_f32.max(other.fma_gflops_f32),
-            triad_gbs: self.triad_gbs.max(other.triad_gbs),
-            ..self
-        }
-    }
-
     /// Double precision runs the same FMA units with half the lanes.
     pub fn fma_gflops_f64(&self) -> f64 {
         self.fma_gflops_f32 / 2.0

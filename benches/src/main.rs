@@ -47,7 +47,7 @@ struct Args {
 
 /// The whole-program figures, in the order they must run: the cold build
 /// has to be the first build in the process.
-const PROGRAM_ROWS: [&str; 3] = ["build-cold", "build-second", "launch-latency"];
+const PROGRAM_ROWS: [&str; 4] = ["build-cold", "build-second", "launch-latency", "throughput"];
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -121,22 +121,13 @@ fn main() -> ExitCode {
         progress("launch-latency");
         rows.push(runner::launch_latency(&targets, 10, 300));
     }
+    if selected("throughput") {
+        progress("throughput");
+        rows.push(runner::throughput(&targets, 10, 2000));
+    }
     for b in benchmarks.iter().filter(|b| selected(b.name())) {
         progress(b.name());
         rows.push(runner::kernel(b.as_ref(), &targets, reps));
-    }
-
-    // Measured again now that the kernels are done: on a busy machine one
-    // measurement alone may land in a burst of someone else's work.
-    let machine = machine.map(|m| {
-        eprintln!("measuring the machine again...");
-        m.best_of(machine::measure(kernels::TRIAD_LEN))
-    });
-    if let Some(m) = &machine {
-        eprintln!(
-            "best of both: FMA peak {:.1} GFLOP/s, triad {:.1} GB/s",
-            m.fma_gflops_f32, m.triad_gbs
-        );
     }
 
     let run = report::Run {

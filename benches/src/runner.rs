@@ -246,3 +246,56 @@ pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Ro
         cells,
     }
 }
+
+/// Mean time per kernel when `per_block` empty kernels are enqueued and
+/// then finished with one clFinish, in alternating blocks: what batching
+/// commands buys.
+pub fn throughput(targets: &[Target], blocks: usize, per_block: usize) -> Row {
+    let mut states: Vec<Result<Launch, Outcome>> = targets
+        .iter()
+        .map(|t| {
+            let program = t.build(latency::SOURCE).map_err(Outcome::BuildFailed)?;
+            let l =
+                Launch::new(&program, latency::EMPTY, &[], &[1], None).map_err(Outcome::Failed)?;
+            (0..per_block)
+                .try_for_each(|_| l.enqueue(t))
+                .and_then(|_| t.finish())
+                .map_err(Outcome::Failed)?;
+            Ok(l)
+        })
+        .collect();
+    let mut block_us = vec![Vec::new(); targets.len()];
+    for _ in 0..blocks {
+        for (i, t) in targets.iter().enumerate() {
+            let Ok(l) = &states[i] else { continue };
+            let start = Instant::now();
+            let r = (0..per_block)
+                .try_for_each(|_| l.enqueue(t))
+                .and_then(|_| t.finish());
+            match r {
+                Ok(()) => block_us[i].push(ms_since(start) * 1e3 / per_block as f64),
+                Err(e) => states[i] = Err(Outcome::Failed(e)),
+            }
+        }
+    }
+    let cells = states
+        .into_iter()
+        .zip(block_us)
+        .map(|(s, us)| {
+            s.map(|_| {
+                let mean = us.iter().sum::<f64>() / us.len() as f64;
+                timing(mean, us.iter().map(|u| u / 1e3).collect(), None)
+            })
+            .into()
+        })
+        .collect();
+    Row {
+        name: "throughput".into(),
+        unit: Unit::Us,
+        peak: Peak::None,
+        note: format!(
+            "mean time per empty kernel, {per_block} enqueued then one clFinish, {blocks} blocks"
+        ),
+        cells,
+    }
+}

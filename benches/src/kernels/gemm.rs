@@ -90,10 +90,10 @@ impl Gemm {
         Self::new(Variant::SgemmNaive, 256)
     }
     pub fn sgemm_tiled() -> Self {
-        Self::new(Variant::SgemmTiled, 448)
+        Self::new(Variant::SgemmTiled, 384)
     }
     pub fn dgemm_naive() -> Self {
-        Self::new(Variant::DgemmNaive, 320)
+        Self::new(Variant::DgemmNaive, 384)
     }
 
     fn host(&self) -> &Host {

@@ -26,8 +26,8 @@ kernel void mandelbrot_escape(int max_iter, float x0, float y0, float step,
 }
 "#;
 
-const W: usize = 640;
-const H: usize = 640;
+const W: usize = 768;
+const H: usize = 768;
 const MAX_ITER: i32 = 256;
 const X0: f32 = -2.0;
 const Y0: f32 = -1.5;

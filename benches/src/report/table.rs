@@ -9,28 +9,6 @@ use crate::runner::Outcome;
 const REASON_CHARS: usize = 40;
 
 pub fn print(run: &Run) {
-    if let Some(m) = run.machine {
-        println!(
-            "machine: {}, {} cores; FMA peak {:.1} GFLOP/s float ({}), {:.1} double; \
-             STREAM triad {:.1} GB/s",
-            m.cpu,
-            m.cores,
-            m.fma_gflops_f32,
-            m.isa,
-            m.fma_gflops_f64(),
-            m.triad_gbs
-        );
-    }
-    let reference = &run.targets[run.reference()].label;
-    let ratios = if run.others().is_empty() {
-        String::new()
-    } else {
-        format!("; ratios are speed-ups, above 1 when {reference} is faster")
-    };
-    println!(
-        "kernels: best of {} runs each; build and latency rows: lower is better{ratios}\n",
-        run.reps
-    );
     let mut header = vec!["benchmark".to_string(), "unit".to_string()];
     header.extend(run.targets.iter().map(|t| t.label.clone()));
     header.extend(run.others().iter().map(|&o| run.ratio_label(o)));
