@@ -40,6 +40,9 @@ impl Device {
                 .iter()
                 .map(|e| (e.name.clone(), e.version)),
         );
+        // The runtime's own extensions, beside the compiler's.
+        let (name, (major, minor, patch)) = crate::command_buffer::EXTENSION;
+        v.push((name.to_string(), make_version(major, minor, patch)));
         v
     }
 }
@@ -188,6 +191,17 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_OPENCL_C_VERSION => Info::string("OpenCL C 1.2 ferrocl"),
         CL_DEVICE_OPENCL_C_ALL_VERSIONS => Info::name_versions(&c_versions),
         CL_DEVICE_OPENCL_C_FEATURES => Info::name_versions(&features),
+        CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => Info::value::<
+            cl_device_command_buffer_capabilities_khr,
+        >(crate::command_buffer::CAPABILITIES),
+        CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
+            Info::value::<cl_command_queue_properties>(0)
+        }
+        CL_DEVICE_COMMAND_BUFFER_SUPPORTED_QUEUE_PROPERTIES_KHR => {
+            Info::value::<cl_command_queue_properties>(
+                crate::command_buffer::SUPPORTED_QUEUE_PROPERTIES,
+            )
+        }
         CL_DEVICE_EXTENSIONS => Info::string(&ext_string),
         CL_DEVICE_EXTENSIONS_WITH_VERSION => Info::name_versions(&extensions),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),

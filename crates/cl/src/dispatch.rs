@@ -156,7 +156,7 @@ fn extension_function(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
         "clGetPlatformInfo" => platform::get_platform_info as *mut c_void,
-        _ => std::ptr::null_mut(),
+        _ => command_buffer::function(name).unwrap_or(std::ptr::null_mut()),
     }
 }
 

@@ -112,6 +112,72 @@ fn overlaps(a: usize, b: usize, size_a: usize, size_b: usize) -> bool {
     a < b + size_b && b < a + size_a
 }
 
+/// A command's work that can run more than once (a user command buffer
+/// replays its commands on every enqueue).
+pub type Action = Arc<dyn Fn() -> Result<(), cl_int> + Send + Sync>;
+
+/// Validates `clEnqueueCopyBuffer`'s arguments against `q`; the copy to do.
+pub unsafe fn copy_buffer_action(
+    q: &Arc<ClObject<Queue>>,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_offset: usize,
+    dst_offset: usize,
+    size: usize,
+) -> Result<Action, cl_int> {
+    let src = object::get::<Mem>(src_buffer)?;
+    let dst = object::get::<Mem>(dst_buffer)?;
+    same_context(q, &src)?;
+    same_context(q, &dst)?;
+    ensure(size > 0, CL_INVALID_VALUE)?;
+    in_bounds(&src, src_offset, size)?;
+    in_bounds(&dst, dst_offset, size)?;
+    let (sr, so) = src.root();
+    let (dr, d_o) = dst.root();
+    ensure(
+        !(sr == dr && overlaps(so + src_offset, d_o + dst_offset, size, size)),
+        CL_MEM_COPY_OVERLAP,
+    )?;
+    Ok(Arc::new(move || {
+        // SAFETY: both ranges were checked against their buffers.
+        unsafe { std::ptr::copy(src.ptr().add(src_offset), dst.ptr().add(dst_offset), size) };
+        Ok(())
+    }))
+}
+
+/// Validates `clEnqueueFillBuffer`'s arguments against `q`; the fill to do.
+/// The pattern is copied now: the application may reuse it at once.
+pub unsafe fn fill_buffer_action(
+    q: &Arc<ClObject<Queue>>,
+    buffer: cl_mem,
+    pattern: *const c_void,
+    pattern_size: usize,
+    offset: usize,
+    size: usize,
+) -> Result<Action, cl_int> {
+    let m = object::get::<Mem>(buffer)?;
+    same_context(q, &m)?;
+    ensure(!pattern.is_null(), CL_INVALID_VALUE)?;
+    ensure(
+        pattern_size.is_power_of_two() && pattern_size <= 128,
+        CL_INVALID_VALUE,
+    )?;
+    ensure(
+        offset % pattern_size == 0 && size % pattern_size == 0,
+        CL_INVALID_VALUE,
+    )?;
+    in_bounds(&m, offset, size)?;
+    let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
+    Ok(Arc::new(move || {
+        // SAFETY: the range was checked against the buffer.
+        let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr().add(offset), size) };
+        for chunk in dst.chunks_exact_mut(pattern_size) {
+            chunk.copy_from_slice(&bytes);
+        }
+        Ok(())
+    }))
+}
+
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn enqueue_copy_buffer(
     queue: cl_command_queue,
@@ -125,22 +191,8 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src) = lookup(queue, src_buffer)?;
-        let dst = object::get::<Mem>(dst_buffer)?;
-        same_context(&q, &dst)?;
-        ensure(size > 0, CL_INVALID_VALUE)?;
-        in_bounds(&src, src_offset, size)?;
-        in_bounds(&dst, dst_offset, size)?;
-        let (sr, so) = src.root();
-        let (dr, d_o) = dst.root();
-        ensure(
-            !(sr == dr && overlaps(so + src_offset, d_o + dst_offset, size, size)),
-            CL_MEM_COPY_OVERLAP,
-        )?;
-        let work = Box::new(move || {
-            std::ptr::copy(src.ptr().add(src_offset), dst.ptr().add(dst_offset), size);
-            Ok(())
-        });
+        let q = object::get::<Queue>(queue)?;
+        let action = copy_buffer_action(&q, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
         enqueue(
             &q,
             CL_COMMAND_COPY_BUFFER,
@@ -148,7 +200,7 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
             event_list,
             event,
             false,
-            work,
+            Box::new(move || action()),
         )
     })
 }
@@ -166,26 +218,8 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = lookup(queue, buffer)?;
-        ensure(!pattern.is_null(), CL_INVALID_VALUE)?;
-        ensure(
-            pattern_size.is_power_of_two() && pattern_size <= 128,
-            CL_INVALID_VALUE,
-        )?;
-        ensure(
-            offset % pattern_size == 0 && size % pattern_size == 0,
-            CL_INVALID_VALUE,
-        )?;
-        in_bounds(&m, offset, size)?;
-        // The pattern is copied now: the application may reuse it at once.
-        let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
-        let work = Box::new(move || {
-            let dst = std::slice::from_raw_parts_mut(m.ptr().add(offset), size);
-            for chunk in dst.chunks_exact_mut(pattern_size) {
-                chunk.copy_from_slice(&bytes);
-            }
-            Ok(())
-        });
+        let q = object::get::<Queue>(queue)?;
+        let action = fill_buffer_action(&q, buffer, pattern, pattern_size, offset, size)?;
         enqueue(
             &q,
             CL_COMMAND_FILL_BUFFER,
@@ -193,7 +227,7 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
             event_list,
             event,
             false,
-            work,
+            Box::new(move || action()),
         )
     })
 }
@@ -414,26 +448,21 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, src) = lookup(queue, src_buffer)?;
-        let dst = object::get::<Mem>(dst_buffer)?;
-        same_context(&q, &dst)?;
-        let region = read_region(region)?;
-        let s = Rect::new(src_origin, region, src_row_pitch, src_slice_pitch)?;
-        let d = Rect::new(dst_origin, region, dst_row_pitch, dst_slice_pitch)?;
-        ensure(s.end <= src.size && d.end <= dst.size, CL_INVALID_VALUE)?;
-        if Arc::ptr_eq(&src, &dst) {
-            ensure(
-                s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch,
-                CL_INVALID_VALUE,
-            )?;
-            let boxes_meet =
-                (0..3).all(|i| overlaps(s.origin[i], d.origin[i], region[i], region[i]));
-            ensure(!boxes_meet, CL_MEM_COPY_OVERLAP)?;
-        }
-        let work = Box::new(move || {
-            copy_rect(src.ptr(), s, dst.ptr(), d, region);
-            Ok(())
-        });
+        let q = object::get::<Queue>(queue)?;
+        let action = copy_buffer_rect_action(
+            &q,
+            src_buffer,
+            dst_buffer,
+            src_origin,
+            dst_origin,
+            region,
+            [
+                src_row_pitch,
+                src_slice_pitch,
+                dst_row_pitch,
+                dst_slice_pitch,
+            ],
+        )?;
         enqueue(
             &q,
             CL_COMMAND_COPY_BUFFER_RECT,
@@ -441,9 +470,43 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
             event_list,
             event,
             false,
-            work,
+            Box::new(move || action()),
         )
     })
+}
+
+/// Validates `clEnqueueCopyBufferRect`'s arguments against `q` (`pitches`:
+/// source row and slice, then destination row and slice); the copy to do.
+pub unsafe fn copy_buffer_rect_action(
+    q: &Arc<ClObject<Queue>>,
+    src_buffer: cl_mem,
+    dst_buffer: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    pitches: [usize; 4],
+) -> Result<Action, cl_int> {
+    let src = object::get::<Mem>(src_buffer)?;
+    let dst = object::get::<Mem>(dst_buffer)?;
+    same_context(q, &src)?;
+    same_context(q, &dst)?;
+    let region = read_region(region)?;
+    let s = Rect::new(src_origin, region, pitches[0], pitches[1])?;
+    let d = Rect::new(dst_origin, region, pitches[2], pitches[3])?;
+    ensure(s.end <= src.size && d.end <= dst.size, CL_INVALID_VALUE)?;
+    if Arc::ptr_eq(&src, &dst) {
+        ensure(
+            s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch,
+            CL_INVALID_VALUE,
+        )?;
+        let boxes_meet = (0..3).all(|i| overlaps(s.origin[i], d.origin[i], region[i], region[i]));
+        ensure(!boxes_meet, CL_MEM_COPY_OVERLAP)?;
+    }
+    Ok(Arc::new(move || {
+        // SAFETY: both rectangles were checked against their buffers.
+        unsafe { copy_rect(src.ptr(), s, dst.ptr(), d, region) };
+        Ok(())
+    }))
 }
 
 #[allow(clippy::too_many_arguments)]

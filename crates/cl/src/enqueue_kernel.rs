@@ -140,6 +140,62 @@ unsafe fn enqueue_range(
     event: *mut cl_event,
 ) -> Result<(), cl_int> {
     let q = object::get::<Queue>(queue)?;
+    let payload = prepare_range(
+        &q,
+        kernel,
+        work_dim,
+        global_work_offset,
+        global_work_size,
+        local_work_size,
+    )?
+    .into_payload();
+    enqueue_payload(
+        &q,
+        command,
+        num_events,
+        event_list,
+        event,
+        false,
+        Ordering::Normal,
+        payload,
+    )
+}
+
+/// An ND-range ready to run: the kernel's arguments as they were when it
+/// was prepared, its work-group function, and the memory it names.
+pub struct PreparedRange {
+    /// `None` for an empty range: nothing to run.
+    pub kernel: Option<mux::KernelRef>,
+    pub args: Arc<mux::Allocation>,
+    pub range: NdRange,
+    pub buffers: Vec<Arc<ClObject<crate::memory::Mem>>>,
+}
+
+impl PreparedRange {
+    pub fn into_payload(self) -> Payload {
+        match self.kernel {
+            None => Payload::Host(Box::new(|| Ok(()))),
+            Some(kernel) => Payload::NdRange {
+                kernel,
+                args: self.args,
+                range: self.range,
+                // The memory objects the arguments name live until it has run.
+                keep: Box::new(self.buffers),
+            },
+        }
+    }
+}
+
+/// Validates an ND-range of `kernel` for `q` (spec 5.10 errors), picks
+/// the local size if none is given, packs the arguments and specializes.
+pub unsafe fn prepare_range(
+    q: &Arc<ClObject<Queue>>,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    local_work_size: *const usize,
+) -> Result<PreparedRange, cl_int> {
     let k = object::get::<Kernel>(kernel)?;
     ensure(
         Arc::ptr_eq(&q.context, &k.program.context),
@@ -216,27 +272,17 @@ unsafe fn enqueue_range(
         dynamic_local_memory: dynamic_local,
     };
     let empty = global.iter().any(|&g| g == 0);
-    let payload = if empty {
-        Payload::Host(Box::new(|| Ok(())))
+    let kernel = if empty {
+        None
     } else {
-        Payload::NdRange {
-            kernel: specialize(&k, device, local)?,
-            args: block,
-            range,
-            // The memory objects the arguments name live until it has run.
-            keep: Box::new(buffers),
-        }
+        Some(specialize(&k, device, local)?)
     };
-    enqueue_payload(
-        &q,
-        command,
-        num_events,
-        event_list,
-        event,
-        false,
-        Ordering::Normal,
-        payload,
-    )
+    Ok(PreparedRange {
+        kernel,
+        args: Arc::new(block),
+        range,
+        buffers,
+    })
 }
 
 /// The work-group function for `local`, compiled once per program.

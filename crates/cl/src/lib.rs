@@ -3,6 +3,7 @@
 //! codes, then works through `mux` (devices, kernels) and `compiler`
 //! (programs). Applications reach it through the ICD loader.
 
+mod command_buffer;
 mod context;
 mod device;
 mod dispatch;

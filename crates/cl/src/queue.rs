@@ -27,11 +27,14 @@ pub enum Payload {
     Host(Work),
     NdRange {
         kernel: mux::KernelRef,
-        args: mux::Allocation,
+        args: Arc<mux::Allocation>,
         range: mux::NdRange,
         /// Dropped once the range has run (the memory its arguments name).
         keep: Box<dyn std::any::Any + Send>,
     },
+    /// A user command buffer's commands (`cl_khr_command_buffer`): one
+    /// command of the queue, dispatched in a command buffer of its own.
+    Commands(Vec<mux::Command>),
 }
 
 /// Commands recorded and not yet dispatched, with what they wait on.
@@ -42,6 +45,8 @@ struct Batch {
     /// Semaphores outside the queue's own order (other queues' events,
     /// user events, an out-of-order queue's barrier).
     waits: Vec<SemaphoreRef>,
+    /// Holds a user command buffer: nothing else joins it.
+    sealed: bool,
 }
 
 #[derive(Default)]
@@ -276,7 +281,9 @@ pub unsafe fn enqueue_payload(
     }
     // A command that waits on something outside the queue starts a new
     // buffer: the commands before it must not wait for that too.
-    let joins = in_order && outside.is_empty() && !st.batches.is_empty();
+    let alone = matches!(payload, Payload::Commands(_));
+    let joins =
+        in_order && outside.is_empty() && !alone && st.batches.last().is_some_and(|b| !b.sealed);
     if !joins {
         if in_order {
             let batches = std::mem::take(&mut st.batches);
@@ -286,6 +293,7 @@ pub unsafe fn enqueue_payload(
         }
         st.batches.push(Batch {
             waits: outside,
+            sealed: alone,
             ..Batch::default()
         });
     }
@@ -338,6 +346,15 @@ fn record(commands: &mut CommandBuffer, event: &Arc<ClObject<Event>>, payload: P
             });
             commands.push(mux::Command::Host(Box::new(move || {
                 drop(keep);
+                Event::set_status(&e, CL_COMPLETE);
+                Ok(())
+            })));
+        }
+        Payload::Commands(list) => {
+            for c in list {
+                commands.push(c);
+            }
+            commands.push(mux::Command::Host(Box::new(move || {
                 Event::set_status(&e, CL_COMPLETE);
                 Ok(())
             })));

@@ -17,7 +17,7 @@ pub enum Command {
     /// arguments `args`.
     NdRange {
         kernel: KernelRef,
-        args: Allocation,
+        args: Arc<Allocation>,
         range: NdRange,
     },
     Host(HostWork),
