@@ -31,21 +31,20 @@ fn choose_local_size(global: [usize; 3], max: usize, width: usize, units: usize)
     let total: usize = global.iter().product();
     let enough_groups = units.max(1) * 4;
     // Divisors of the global x size up to `limit`, largest first.
-    let divisors: Vec<usize> = (1..=limit.min(global[0]))
-        .rev()
-        .filter(|d| global[0] % d == 0)
-        .collect();
-    let vector = |d: &&usize| *d % width == 0;
-    let mut x = divisors
-        .iter()
+    let divisors = || {
+        (1..=limit.min(global[0]))
+            .rev()
+            .filter(move |d| global[0] % d == 0)
+    };
+    let vector = |d: &usize| *d % width == 0;
+    let mut x = divisors()
         .find(vector)
-        .or(divisors.first())
-        .copied()
+        .or_else(|| divisors().next())
         .unwrap_or(1);
     // Fewer items per group while that still leaves whole vectors.
     while total / x < enough_groups {
-        match divisors.iter().filter(vector).find(|&&d| d < x) {
-            Some(&smaller) => x = smaller,
+        match divisors().filter(vector).find(|&d| d < x) {
+            Some(smaller) => x = smaller,
             None => break,
         }
     }
@@ -73,20 +72,23 @@ fn pack(
     let mut local = 0usize;
     let mut keep = Vec::new();
     for (v, off) in args.iter().zip(offsets) {
-        let bytes: Vec<u8> = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
+        let word;
+        let bytes: &[u8] = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
             ArgValue::Buffer(m) => {
                 let p = m.as_ref().map_or(std::ptr::null_mut(), |m| m.ptr());
                 if let Some(m) = m {
                     keep.push(m.clone());
                 }
-                (p as usize).to_ne_bytes().to_vec()
+                word = (p as u64).to_ne_bytes();
+                &word
             }
             ArgValue::Local(n) => {
                 let at = local;
                 local += n.next_multiple_of(LOCAL_ALIGN);
-                (at as u64).to_ne_bytes().to_vec()
+                word = (at as u64).to_ne_bytes();
+                &word
             }
-            ArgValue::Bytes(b) => b.clone(),
+            ArgValue::Bytes(b) => b,
         };
         // SAFETY: the layout gives each argument room for its bytes.
         unsafe {

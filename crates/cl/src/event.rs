@@ -102,11 +102,16 @@ impl Event {
             if st.waiters > 0 {
                 this.changed.notify_all();
             }
-            let (due, keep): (Vec<_>, Vec<_>) = st
-                .callbacks
-                .drain(..)
-                .partition(|(when, _, _)| status <= *when);
-            st.callbacks = keep;
+            let due: Vec<_> = if st.callbacks.is_empty() {
+                Vec::new()
+            } else {
+                let (due, keep): (Vec<_>, Vec<_>) = st
+                    .callbacks
+                    .drain(..)
+                    .partition(|(when, _, _)| status <= *when);
+                st.callbacks = keep;
+                due
+            };
             let hooks = if status <= CL_COMPLETE {
                 std::mem::take(&mut st.hooks)
             } else {
