@@ -197,17 +197,57 @@ pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
 /// Mean enqueue + clFinish time of an empty kernel on a one-item range, in
 /// alternating blocks of `per_block` launches.
 pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Row {
+    empty_kernels(
+        targets,
+        blocks,
+        per_block,
+        |l, t| (0..per_block).try_for_each(|_| l.enqueue(t).and_then(|_| t.finish())),
+        "launch-latency",
+        format!(
+            "mean enqueue + clFinish of an empty kernel over {} launches",
+            blocks * per_block
+        ),
+    )
+}
+
+/// Mean time per kernel when `per_block` empty kernels are enqueued and
+/// then finished with one clFinish, in alternating blocks: what batching
+/// commands buys.
+pub fn throughput(targets: &[Target], blocks: usize, per_block: usize) -> Row {
+    empty_kernels(
+        targets,
+        blocks,
+        per_block,
+        |l, t| {
+            (0..per_block)
+                .try_for_each(|_| l.enqueue(t))
+                .and_then(|_| t.finish())
+        },
+        "throughput",
+        format!(
+            "mean time per empty kernel, {per_block} enqueued then one clFinish, {blocks} blocks"
+        ),
+    )
+}
+
+/// Runs `block` (which launches `per_block` empty kernels) once to warm up,
+/// then `blocks` times on each target in turn; the row holds the mean time
+/// per launch in microseconds.
+fn empty_kernels(
+    targets: &[Target],
+    blocks: usize,
+    per_block: usize,
+    block: impl Fn(&Launch, &Target) -> Result<(), String>,
+    name: &str,
+    note: String,
+) -> Row {
     let mut states: Vec<Result<Launch, Outcome>> = targets
         .iter()
         .map(|t| {
             let program = t.build(latency::SOURCE).map_err(Outcome::BuildFailed)?;
             let l =
                 Launch::new(&program, latency::EMPTY, &[], &[1], None).map_err(Outcome::Failed)?;
-            for _ in 0..per_block {
-                l.enqueue(t)
-                    .and_then(|_| t.finish())
-                    .map_err(Outcome::Failed)?;
-            }
+            block(&l, t).map_err(Outcome::Failed)?;
             Ok(l)
         })
         .collect();
@@ -216,8 +256,7 @@ pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Ro
         for (i, t) in targets.iter().enumerate() {
             let Ok(l) = &states[i] else { continue };
             let start = Instant::now();
-            let r = (0..per_block).try_for_each(|_| l.enqueue(t).and_then(|_| t.finish()));
-            match r {
+            match block(l, t) {
                 Ok(()) => block_us[i].push(ms_since(start) * 1e3 / per_block as f64),
                 Err(e) => states[i] = Err(Outcome::Failed(e)),
             }
@@ -236,66 +275,10 @@ pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Ro
         })
         .collect();
     Row {
-        name: "launch-latency".into(),
+        name: name.into(),
         unit: Unit::Us,
         peak: Peak::None,
-        note: format!(
-            "mean enqueue + clFinish of an empty kernel over {} launches",
-            blocks * per_block
-        ),
-        cells,
-    }
-}
-
-/// Mean time per kernel when `per_block` empty kernels are enqueued and
-/// then finished with one clFinish, in alternating blocks: what batching
-/// commands buys.
-pub fn throughput(targets: &[Target], blocks: usize, per_block: usize) -> Row {
-    let mut states: Vec<Result<Launch, Outcome>> = targets
-        .iter()
-        .map(|t| {
-            let program = t.build(latency::SOURCE).map_err(Outcome::BuildFailed)?;
-            let l =
-                Launch::new(&program, latency::EMPTY, &[], &[1], None).map_err(Outcome::Failed)?;
-            (0..per_block)
-                .try_for_each(|_| l.enqueue(t))
-                .and_then(|_| t.finish())
-                .map_err(Outcome::Failed)?;
-            Ok(l)
-        })
-        .collect();
-    let mut block_us = vec![Vec::new(); targets.len()];
-    for _ in 0..blocks {
-        for (i, t) in targets.iter().enumerate() {
-            let Ok(l) = &states[i] else { continue };
-            let start = Instant::now();
-            let r = (0..per_block)
-                .try_for_each(|_| l.enqueue(t))
-                .and_then(|_| t.finish());
-            match r {
-                Ok(()) => block_us[i].push(ms_since(start) * 1e3 / per_block as f64),
-                Err(e) => states[i] = Err(Outcome::Failed(e)),
-            }
-        }
-    }
-    let cells = states
-        .into_iter()
-        .zip(block_us)
-        .map(|(s, us)| {
-            s.map(|_| {
-                let mean = us.iter().sum::<f64>() / us.len() as f64;
-                timing(mean, us.iter().map(|u| u / 1e3).collect(), None)
-            })
-            .into()
-        })
-        .collect();
-    Row {
-        name: "throughput".into(),
-        unit: Unit::Us,
-        peak: Peak::None,
-        note: format!(
-            "mean time per empty kernel, {per_block} enqueued then one clFinish, {blocks} blocks"
-        ),
+        note,
         cells,
     }
 }
