@@ -252,3 +252,40 @@ fn device_reports_the_atomics_extensions() {
         );
     }
 }
+
+#[test]
+fn a_histogram_in_local_memory_counts_every_item() {
+    // Many work-items of a group hit the same local bins; the group's
+    // counts are then added into the global bins.
+    let e = Env::new();
+    let src = r#"
+    __kernel void k(__global const uint* in, volatile __global uint* bins) {
+        __local uint local_bins[64];
+        uint lid = (uint)get_local_id(0);
+        for (uint b = lid; b < 64u; b += (uint)get_local_size(0)) local_bins[b] = 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        atomic_inc(&local_bins[in[get_global_id(0)] % 64u]);
+        atomic_add(&local_bins[(in[get_global_id(0)] >> 8) % 64u], 2u);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint b = lid; b < 64u; b += (uint)get_local_size(0)) atomic_add(&bins[b], local_bins[b]);
+    }"#;
+    let n = 1 << 16;
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect();
+    let mut want = vec![0u32; 64];
+    for v in &input {
+        want[(v % 64) as usize] += 1;
+        want[((v >> 8) % 64) as usize] += 2;
+    }
+    let inb = e.buffer_from(&input);
+    let bins = e.buffer_from(&[0u32; 64]);
+    let (_p, k) = e.kernel(src, "k");
+    ok(set_mem(k.get(), 0, &inb), "arg 0");
+    ok(set_mem(k.get(), 1, &bins), "arg 1");
+    for wg in [256usize, 64, 16] {
+        e.write(&bins, 0, &[0u32; 64]);
+        e.run(&k, &[n], Some(&[wg]));
+        assert_eq!(e.read::<u32>(&bins, 0, 64), want, "work-group size {wg}");
+    }
+}

@@ -14,11 +14,14 @@
 //!   loop nest per barrier region);
 //! - [`inline_all`]: everything the kernel calls is inlined into the wrapper;
 //! - [`mux_builtins`]: `__mux_get_local_id` & co. become loads and constants;
+//! - [`local_atomics`]: atomics on `__local` memory (the thread's own)
+//!   become plain reads and writes;
 //! - [`local_memory`]: `__local` variables move into the work-group's block.
 
 pub mod barriers;
 pub mod constant_expr;
 pub mod inline_all;
+pub mod local_atomics;
 pub mod local_memory;
 pub mod mux_builtins;
 pub mod uniformity;
@@ -70,6 +73,7 @@ pub unsafe fn build_work_group_function(
     };
     let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref())?;
     inline_all::run(m, wg)?;
+    local_atomics::run(wg);
     let static_local_memory = local_memory::run(m, wg)?;
     mux_builtins::run(m, wg, local_size)?;
     compiler::llvm::verify(m)?;
