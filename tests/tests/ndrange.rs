@@ -650,3 +650,33 @@ __kernel void big2(__global uint* out) {
         }
     }
 }
+
+#[test]
+fn a_null_local_size_follows_the_work_group_size_hint_where_it_fits() {
+    let e = Env::new();
+    let src = r#"
+    __kernel __attribute__((work_group_size_hint(8, 2, 1)))
+    void k(__global uint* out) {
+        size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0);
+        out[i] = (uint)(get_local_size(0) * 100 + get_local_size(1));
+    }"#;
+    let (_p, k) = e.kernel(src, "k");
+    for (global, want) in [([64usize, 4usize], Some(802u32)), ([63, 3], None)] {
+        let n = global[0] * global[1];
+        let out = e.buffer_from(&vec![0u32; n]);
+        ok(set_mem(k.get(), 0, &out), "arg");
+        e.run(&k, &global, None);
+        let got = e.read::<u32>(&out, 0, n);
+        match want {
+            Some(w) => assert_eq!(got, vec![w; n], "{global:?}"),
+            // The hint does not divide the range: some size that does.
+            None => {
+                let (lx, ly) = ((got[0] / 100) as usize, (got[0] % 100) as usize);
+                assert!(
+                    global[0] % lx == 0 && global[1] % ly == 0,
+                    "{global:?}: {lx}x{ly}"
+                );
+            }
+        }
+    }
+}

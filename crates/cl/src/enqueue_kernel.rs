@@ -229,7 +229,12 @@ pub unsafe fn prepare_range(
     let info = device.info();
     let max = k.max_work_group_size(device);
     let local = if local_work_size.is_null() {
-        match k.info.reqd_work_group_size {
+        // The kernel's own hint, where it fits the range and the device.
+        let hint = k.info.work_group_size_hint.filter(|h| {
+            (0..3).all(|d| h[d] > 0 && global[d].max(1) % h[d] == 0)
+                && h.iter().product::<usize>() <= max
+        });
+        match k.info.reqd_work_group_size.or(hint) {
             Some(r) => r,
             None => choose_local_size(
                 global.map(|g| g.max(1)),
