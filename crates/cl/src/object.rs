@@ -50,9 +50,42 @@ pub trait Kind: Send + Sync + 'static {
     }
 }
 
-type Registry = HashMap<usize, Arc<dyn Any + Send + Sync>>;
+type Registry = HashMap<usize, Arc<dyn Any + Send + Sync>, BuildAddressHasher>;
 
-static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(|| RwLock::new(HashMap::new()));
+static REGISTRY: LazyLock<RwLock<Registry>> =
+    LazyLock::new(|| RwLock::new(HashMap::with_hasher(BuildAddressHasher)));
+
+/// Hashes the registry's keys, which are heap addresses the library chose
+/// (an application cannot pick them to collide): one multiply spreads the
+/// aligned low bits, where SipHash would cost more than the lookup.
+#[derive(Default, Clone, Copy)]
+struct BuildAddressHasher;
+
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl std::hash::BuildHasher for BuildAddressHasher {
+    type Hasher = AddressHasher;
+    fn build_hasher(&self) -> AddressHasher {
+        AddressHasher(0)
+    }
+}
+
+impl std::hash::Hasher for AddressHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// Makes a new object with one application reference and returns it.
 pub fn create<T: Kind>(body: T) -> Arc<ClObject<T>> {
