@@ -32,7 +32,7 @@ PYTHON="${FERROCL_PYTHON:-/usr/bin/python3}"
 PACKAGES=(
     llvm-22-dev libclang-22-dev libclang-cpp22-dev clang-22
     ocl-icd-opencl-dev opencl-headers clinfo
-    gcc g++ make pkg-config python3-venv libzstd-dev zlib1g-dev
+    gcc g++ make pkg-config python3-venv libzstd-dev zlib1g-dev libmpfr-dev libgmp-dev
 )
 
 want_python=0

@@ -1,37 +1,742 @@
-// A first part of the math library (OpenCL C 3.0 section 6.15.2). Functions
-// LLVM has intrinsics for use them, so they vectorize and fold.
-#include "mux.h"
+// The math library (OpenCL C 3.0 section 6.15.2) for float and double, every
+// vector width, with the pointer forms in every address space.
+//
+// Precision: each double function is built on operations that are exact or
+// within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
+// intrinsics, and exact IEEE operations), combined so that the result stays
+// within the spec's bound (OpenCL C 1.2 section 7.4). A float function
+// evaluates the double one and rounds once: double carries 29 more bits, so
+// its float result is within a hair of correctly rounded. Exact functions
+// (fmod, remquo, frexp, nextafter ...) are exact at either width.
+//
+// Vector forms run the scalar function lane by lane, so every lane equals
+// the scalar result bit for bit.
+#include "gentype.h"
 
-#define UNARY_INTRINSIC(name, builtin)                                        \
-  float OVERLOAD name(float x) { return builtin##f(x); }                      \
-  double OVERLOAD name(double x) { return builtin(x); }                       \
-  float2 OVERLOAD name(float2 x) { return (float2)(name(x.s0), name(x.s1)); } \
-  float4 OVERLOAD name(float4 x) { return (float4)(name(x.lo), name(x.hi)); } \
-  float8 OVERLOAD name(float8 x) { return (float8)(name(x.lo), name(x.hi)); } \
-  float16 OVERLOAD name(float16 x) { return (float16)(name(x.lo), name(x.hi)); }
+#define PI_HI 0x1.921fb54442d18p+1
+#define PI_LO 0x1.1a62633145c07p-53
 
-UNARY_INTRINSIC(sqrt, __builtin_sqrt)
-UNARY_INTRINSIC(fabs, __builtin_fabs)
-UNARY_INTRINSIC(floor, __builtin_floor)
-UNARY_INTRINSIC(ceil, __builtin_ceil)
-UNARY_INTRINSIC(trunc, __builtin_trunc)
-UNARY_INTRINSIC(rint, __builtin_rint)
-UNARY_INTRINSIC(round, __builtin_round)
-UNARY_INTRINSIC(sin, __builtin_sin)
-UNARY_INTRINSIC(cos, __builtin_cos)
-UNARY_INTRINSIC(exp, __builtin_exp)
-UNARY_INTRINSIC(log, __builtin_log)
+// ---------------------------------------------------------------------------
+// Lane-by-lane vector forms of scalar functions.
 
-float OVERLOAD rsqrt(float x) { return 1.0f / __builtin_sqrtf(x); }
-double OVERLOAD rsqrt(double x) { return 1.0 / __builtin_sqrt(x); }
+// HT(T, N): the type of half a T##N vector.
+#define HT(T, N) HT_##N(T)
+#define HT_2(T) T
+#define HT_4(T) T##2
+#define HT_8(T) T##4
+#define HT_16(T) T##8
 
-float OVERLOAD fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
-double OVERLOAD fma(double a, double b, double c) { return __builtin_fma(a, b, c); }
-float OVERLOAD mad(float a, float b, float c) { return a * b + c; }
-double OVERLOAD mad(double a, double b, double c) { return a * b + c; }
-float OVERLOAD fmin(float a, float b) { return __builtin_fminf(a, b); }
-double OVERLOAD fmin(double a, double b) { return __builtin_fmin(a, b); }
-float OVERLOAD fmax(float a, float b) { return __builtin_fmaxf(a, b); }
-double OVERLOAD fmax(double a, double b) { return __builtin_fmax(a, b); }
-float OVERLOAD pow(float a, float b) { return __builtin_powf(a, b); }
-double OVERLOAD pow(double a, double b) { return __builtin_pow(a, b); }
+#define SPLIT_WIDTHS(M, ...)                                                  \
+  M(2, __VA_ARGS__) M(4, __VA_ARGS__) M(8, __VA_ARGS__) M(16, __VA_ARGS__)
+
+// R name(F x)
+#define V1_N(N, name, R, F)                                                   \
+  R##N OVERLOAD name(F##N x) { return (R##N)(name(x.lo), name(x.hi)); }
+#define V1(name, R, F)                                                        \
+  SPLIT_WIDTHS(V1_N, name, R, F)                                              \
+  R##3 OVERLOAD name(F##3 x) {                                                \
+    return (R##3)(name(x.s0), name(x.s1), name(x.s2));                        \
+  }
+// F name(F x, G y)
+#define V2_N(N, name, F, G)                                                   \
+  F##N OVERLOAD name(F##N x, G##N y) {                                        \
+    return (F##N)(name(x.lo, y.lo), name(x.hi, y.hi));                        \
+  }
+#define V2(name, F, G)                                                        \
+  SPLIT_WIDTHS(V2_N, name, F, G)                                              \
+  F##3 OVERLOAD name(F##3 x, G##3 y) {                                        \
+    return (F##3)(name(x.s0, y.s0), name(x.s1, y.s1), name(x.s2, y.s2));      \
+  }
+// F name(F x, F y, F z)
+#define V3_N(N, name, F)                                                      \
+  F##N OVERLOAD name(F##N x, F##N y, F##N z) {                                \
+    return (F##N)(name(x.lo, y.lo, z.lo), name(x.hi, y.hi, z.hi));            \
+  }
+#define V3(name, F)                                                           \
+  SPLIT_WIDTHS(V3_N, name, F)                                                 \
+  F##3 OVERLOAD name(F##3 x, F##3 y, F##3 z) {                                \
+    return (F##3)(name(x.s0, y.s0, z.s0), name(x.s1, y.s1, z.s1),             \
+                  name(x.s2, y.s2, z.s2));                                    \
+  }
+// F##N name(F##N x, G y): a scalar second operand for every lane.
+#define VS_N(N, name, F, G)                                                   \
+  F##N OVERLOAD name(F##N x, G y) { return name(x, (G##N)y); }
+#define VS(name, F, G)                                                        \
+  VWIDTHS(VS_N, name, F, G)
+
+// F name(F x, private P *p), then the other address spaces through a
+// private temporary.
+#define VP1_N(N, name, F, P)                                                  \
+  F##N OVERLOAD name(F##N x, __private P##N *p) {                             \
+    HT(P, N) a, b;                                                            \
+    F##N r = (F##N)(name(x.lo, &a), name(x.hi, &b));                          \
+    *p = (P##N)(a, b);                                                        \
+    return r;                                                                 \
+  }
+#define VP1_AS(N, name, F, P, AS)                                             \
+  F##N OVERLOAD name(F##N x, AS P##N *p) {                                    \
+    P##N t;                                                                   \
+    F##N r = name(x, &t);                                                     \
+    *p = t;                                                                   \
+    return r;                                                                 \
+  }
+#define VP1_ALL_AS(N, name, F, P)                                             \
+  VP1_AS(N, name, F, P, __global)                                             \
+  VP1_AS(N, name, F, P, __local) VP1_GENERIC(N, name, F, P)
+#if defined(__opencl_c_generic_address_space)
+#define VP1_GENERIC(N, name, F, P) VP1_AS(N, name, F, P, )
+#define VP2_GENERIC(N, name, F, P) VP2_AS(N, name, F, P, )
+#else
+#define VP1_GENERIC(N, name, F, P)
+#define VP2_GENERIC(N, name, F, P)
+#endif
+#define VP1(name, F, P)                                                       \
+  SPLIT_WIDTHS(VP1_N, name, F, P)                                             \
+  F##3 OVERLOAD name(F##3 x, __private P##3 *p) {                             \
+    P a, b, c;                                                                \
+    F##3 r = (F##3)(name(x.s0, &a), name(x.s1, &b), name(x.s2, &c));          \
+    *p = (P##3)(a, b, c);                                                     \
+    return r;                                                                 \
+  }                                                                           \
+  WIDTHS(VP1_ALL_AS, name, F, P)
+
+// F name(F x, F y, private P *p) (remquo).
+#define VP2_N(N, name, F, P)                                                  \
+  F##N OVERLOAD name(F##N x, F##N y, __private P##N *p) {                     \
+    HT(P, N) a, b;                                                            \
+    F##N r = (F##N)(name(x.lo, y.lo, &a), name(x.hi, y.hi, &b));             \
+    *p = (P##N)(a, b);                                                        \
+    return r;                                                                 \
+  }
+#define VP2_AS(N, name, F, P, AS)                                             \
+  F##N OVERLOAD name(F##N x, F##N y, AS P##N *p) {                            \
+    P##N t;                                                                   \
+    F##N r = name(x, y, &t);                                                  \
+    *p = t;                                                                   \
+    return r;                                                                 \
+  }
+#define VP2_ALL_AS(N, name, F, P)                                             \
+  VP2_AS(N, name, F, P, __global)                                             \
+  VP2_AS(N, name, F, P, __local) VP2_GENERIC(N, name, F, P)
+#define VP2(name, F, P)                                                       \
+  SPLIT_WIDTHS(VP2_N, name, F, P)                                             \
+  F##3 OVERLOAD name(F##3 x, F##3 y, __private P##3 *p) {                     \
+    P a, b, c;                                                                \
+    F##3 r = (F##3)(name(x.s0, y.s0, &a), name(x.s1, y.s1, &b),               \
+                    name(x.s2, y.s2, &c));                                    \
+    *p = (P##3)(a, b, c);                                                     \
+    return r;                                                                 \
+  }                                                                           \
+  WIDTHS(VP2_ALL_AS, name, F, P)
+
+// A function of one argument for both types: double by IMPL, float by
+// IMPL in double rounded once.
+#define VIA_DOUBLE1(name, impl)                                               \
+  double OVERLOAD name(double x) { return impl(x); }                          \
+  float OVERLOAD name(float x) { return (float)impl((double)x); }             \
+  V1(name, double, double)                                                    \
+  V1(name, float, float)
+#define VIA_DOUBLE2(name, impl)                                               \
+  double OVERLOAD name(double x, double y) { return impl(x, y); }             \
+  float OVERLOAD name(float x, float y) {                                     \
+    return (float)impl((double)x, (double)y);                                 \
+  }                                                                           \
+  V2(name, double, double)                                                    \
+  V2(name, float, float)
+
+// ---------------------------------------------------------------------------
+// Helpers in double.
+
+#define FABS __builtin_fabs
+#define COPYSIGN __builtin_copysign
+#define ISNAN __builtin_isnan
+#define ISINF __builtin_isinf
+#define FLOOR __builtin_floor
+
+static double m_log1p(double x) {
+  // log(u) for u = 1 + x rounded, corrected by the rounding error c of u.
+  double u = 1.0 + x;
+  double c = FABS(x) < 1.0 ? (u - 1.0) - x : (u - x) - 1.0;
+  double r = __builtin_log(u) - c / u;
+  r = FABS(x) < 0x1p-54 ? x : r;
+  r = x == -1.0 ? -INFINITY : r;
+  return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
+}
+
+static double m_expm1(double x) {
+  double u = __builtin_exp(x);
+  double um1 = u - 1.0;
+  // Kahan: (u - 1) * x / log(u) cancels the rounding error of u.
+  double k = um1 * (x / __builtin_log(u));
+  double r = FABS(x) < 1.0 ? k : um1;
+  return u == 1.0 ? x : r;
+}
+
+static double m_cbrt(double x) {
+  double a = FABS(x);
+  bool tiny = a < 0x1p-600;
+  a = tiny ? a * 0x1p603 : a;
+  double y = __builtin_pow(a, 1.0 / 3.0);
+  // One Newton step on y^3 - a with the residual computed exactly.
+  double y2 = y * y;
+  double e2 = __builtin_fma(y, y, -y2);
+  double y3 = y2 * y;
+  double e3 = __builtin_fma(y2, y, -y3);
+  double res = ((y3 - a) + e3) + e2 * y;
+  y = y - res / (3.0 * y2);
+  y = tiny ? y * 0x1p-201 : y;
+  y = COPYSIGN(y, x);
+  return x == 0.0 || ISINF(x) || ISNAN(x) ? x + x : y;
+}
+
+static double m_hypot(double x, double y) {
+  double a = __builtin_fmax(FABS(x), FABS(y));
+  double b = __builtin_fmin(FABS(x), FABS(y));
+  int e;
+  __builtin_frexp(a, &e);
+  e = a == 0.0 || ISINF(a) || ISNAN(a) ? 0 : e;
+  double as = __builtin_ldexp(a, -e);
+  double bs = __builtin_ldexp(b, -e);
+  double r = __builtin_ldexp(__builtin_sqrt(__builtin_fma(as, as, bs * bs)), e);
+  r = ISNAN(x) || ISNAN(y) ? x + y : r;
+  return ISINF(x) || ISINF(y) ? INFINITY : r;
+}
+
+static double m_asinh(double x) {
+  double a = FABS(x);
+  double a2 = a * a;
+  double small = m_log1p(a + a2 / (1.0 + __builtin_sqrt(1.0 + a2)));
+  double mid = __builtin_log(2.0 * a + 1.0 / (a + __builtin_sqrt(a2 + 1.0)));
+  double big = __builtin_log(a) + M_LN2;
+  double r = a <= 2.0 ? small : a < 0x1p28 ? mid : big;
+  r = a < 0x1p-28 ? a : r;
+  return ISNAN(x) ? x : COPYSIGN(r, x);
+}
+
+static double m_acosh(double x) {
+  double t = x - 1.0;
+  double small = m_log1p(t + __builtin_sqrt(2.0 * t + t * t));
+  double mid = __builtin_log(2.0 * x - 1.0 / (x + __builtin_sqrt(x * x - 1.0)));
+  double big = __builtin_log(x) + M_LN2;
+  double r = x <= 2.0 ? small : x < 0x1p28 ? mid : big;
+  return x < 1.0 ? NAN : ISNAN(x) ? x : r;
+}
+
+static double m_atanh(double x) {
+  double a = FABS(x);
+  double small = 0.5 * m_log1p(2.0 * a + 2.0 * a * a / (1.0 - a));
+  double big = 0.5 * m_log1p(2.0 * a / (1.0 - a));
+  double r = a < 0.5 ? small : big;
+  r = a < 0x1p-28 ? a : r;
+  r = a > 1.0 ? NAN : r;
+  return ISNAN(x) ? x : COPYSIGN(r, x);
+}
+
+// pi * t as hi + lo.
+#define PI_MUL(t, hi, lo)                                                     \
+  double hi = PI_HI * (t);                                                    \
+  double lo = __builtin_fma(PI_HI, (t), -hi) + PI_LO * (t);
+
+// sin(pi t) and cos(pi t) for t in [0, 0.25].
+static double sinpi_k(double t) {
+  PI_MUL(t, h, l)
+  return __builtin_sin(h) + l * __builtin_cos(h);
+}
+static double cospi_k(double t) {
+  PI_MUL(t, h, l)
+  return __builtin_cos(h) - l * __builtin_sin(h);
+}
+
+static double m_sinpi(double x) {
+  double a = FABS(x);
+  double m = a - 2.0 * FLOOR(a * 0.5); // [0, 2)
+  double s = m >= 1.0 ? -1.0 : 1.0;
+  m = m >= 1.0 ? m - 1.0 : m;
+  double t = __builtin_fmin(m, 1.0 - m); // [0, 0.5]
+  double v = t <= 0.25 ? sinpi_k(t) : cospi_k(0.5 - t);
+  double r = s * v;
+  r = r == 0.0 ? 0.0 : r;
+  r = COPYSIGN(1.0, x) * r;
+  return ISINF(x) ? NAN : r;
+}
+
+static double m_cospi(double x) {
+  double a = FABS(x);
+  double m = a - 2.0 * FLOOR(a * 0.5);
+  double s = m >= 1.0 ? -1.0 : 1.0;
+  m = m >= 1.0 ? m - 1.0 : m; // [0, 1)
+  s = m > 0.5 ? -s : s;
+  m = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
+  double v = m <= 0.25 ? cospi_k(m) : sinpi_k(0.5 - m);
+  return ISINF(x) ? NAN : s * v + 0.0;
+}
+
+static double m_tanpi(double x) {
+  double a = FABS(x);
+  double k = FLOOR(a);
+  double m = a - k; // [0, 1)
+  bool kodd = k - 2.0 * FLOOR(k * 0.5) == 1.0;
+  double s = m > 0.5 ? -1.0 : 1.0;
+  double t = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
+  double u = t <= 0.25 ? t : 0.5 - t;
+  PI_MUL(u, h, l)
+  double th = __builtin_tan(h);
+  double tv = th + l * (1.0 + th * th);
+  double v = t <= 0.25 ? tv : 1.0 / tv;
+  double r = COPYSIGN(1.0, x) * s * v;
+  // Zeros: copysign(0, n) for even n, copysign(0, -n) for odd n.
+  double z = kodd ? -COPYSIGN(0.0, x) : COPYSIGN(0.0, x);
+  r = m == 0.0 ? z : r;
+  // n + 0.5: +inf for even n, -inf for odd n (n = floor(x)).
+  double fx = FLOOR(x);
+  bool fodd = fx - 2.0 * FLOOR(fx * 0.5) == 1.0;
+  r = m == 0.5 ? (fodd ? -INFINITY : INFINITY) : r;
+  return ISINF(x) ? NAN : r;
+}
+
+// erf by its series e^{-a^2} * sum (2a^2)^n a / (2n+1)!!, for a <= 2.5.
+static double erf_series(double a) {
+  double a2 = a * a;
+  double a2l = __builtin_fma(a, a, -a2);
+  double t = a, s = a, q = 2.0 * a2;
+  for (int n = 0; n < 48; n++) {
+    t = t * q / (double)(2 * n + 3);
+    s += t;
+  }
+  double e = __builtin_exp(-a2) * (1.0 - a2l);
+  return 0x1.20dd750429b6dp+0 * e * s; // 2/sqrt(pi)
+}
+
+// erfc by Laplace's continued fraction, for a >= 0.5.
+static double erfc_cf(double a) {
+  int terms = a < 1.0 ? 800 : a < 2.0 ? 200 : a < 4.0 ? 100 : 40;
+  double t = a;
+  for (int k = terms; k > 0; k--)
+    t = a + (0.5 * (double)k) / t;
+  double a2 = a * a;
+  double a2l = __builtin_fma(a, a, -a2);
+  double e = __builtin_exp(-a2) * (1.0 - a2l);
+  return e * 0x1.20dd750429b6dp-1 / t; // 1/sqrt(pi)
+}
+
+static double m_erf(double x) {
+  double a = FABS(x);
+  double r = a < 0x1p-28 ? a * 0x1.20dd750429b6dp+0
+             : a <= 2.5  ? erf_series(a)
+             : a < 6.0   ? 1.0 - erfc_cf(a)
+                         : 1.0;
+  return ISNAN(x) ? x : COPYSIGN(r, x);
+}
+
+static double m_erfc(double x) {
+  double a = FABS(x);
+  double c = a < 0.5 ? 1.0 - erf_series(a) : a < 27.3 ? erfc_cf(a) : 0.0;
+  double r = x < 0.0 ? 2.0 - c : c;
+  r = x < -6.0 ? 2.0 : r;
+  return ISNAN(x) ? x : r;
+}
+
+// log(Gamma(y + d)) - stirling's series part, for y >= 12.
+static double stirling_series(double y) {
+  double r = 1.0 / y, r2 = r * r;
+  double p = 1.0 / 156.0;
+  p = p * r2 - 691.0 / 360360.0;
+  p = p * r2 + 1.0 / 1188.0;
+  p = p * r2 - 1.0 / 1680.0;
+  p = p * r2 + 1.0 / 1260.0;
+  p = p * r2 - 1.0 / 360.0;
+  p = p * r2 + 1.0 / 12.0;
+  return p * r;
+}
+
+// s + e = a + b exactly.
+#define TWO_SUM(a, b, s, e)                                                   \
+  double s = (a) + (b);                                                       \
+  double e;                                                                   \
+  {                                                                           \
+    double bb_ = s - (a);                                                     \
+    e = ((a) - (s - bb_)) + ((b) - bb_);                                      \
+  }
+
+// Gamma(y + d) for y >= 12 and d tiny, as t * w * c (each part finite):
+// t = y^((y - 1/2)/2), w = t e^-y, c = sqrt(2 pi) e^series (1 + psi(y) d).
+static void stirling(double y, double d, double *t, double *w, double *c) {
+  *t = __builtin_pow(y, (y - 0.5) * 0.5);
+  *w = *t * __builtin_exp(-y);
+  double psi = __builtin_log(y) - 0.5 / y;
+  *c = 0x1.40d931ff62705p+1 * __builtin_exp(stirling_series(y)) *
+       (1.0 + psi * d);
+}
+
+// x (x + 1) ... (x + n - 1) as ph + pl, and x + n as y + d.
+static double rising(double x, double n, double *pl, double *y, double *d) {
+  double ph = 1.0, l_ = 0.0;
+  for (double k = 0.0; k < n; k += 1.0) {
+    TWO_SUM(x, k, s, e)
+    double h = ph * s;
+    double l = __builtin_fma(ph, s, -h) + ph * e + l_ * s;
+    ph = h + l;
+    l_ = l - (ph - h);
+  }
+  TWO_SUM(x, n, yy, dd)
+  *y = yy;
+  *d = dd;
+  *pl = l_;
+  return ph;
+}
+
+// Gamma(x) for x in (-20, 171.7) off the poles: Gamma(y) / x(x+1)...
+static double gamma_mid(double x) {
+  double n = __builtin_fmax(__builtin_ceil(12.0 - x), 0.0);
+  double pl, y, d, t, w, c;
+  double ph = rising(x, n, &pl, &y, &d);
+  stirling(y, d, &t, &w, &c);
+  double prod = ph * (1.0 + pl / ph);
+  return ((c * t) / prod) * w;
+}
+
+// Gamma(x) for x <= -20: pi / (sinpi(x) Gamma(1 - x)).
+static double gamma_neg(double x) {
+  TWO_SUM(1.0, -x, y, d)
+  double t, w, c;
+  stirling(y, d, &t, &w, &c);
+  double s = m_sinpi(x);
+  return ((M_PI / (s * c)) / t) / w;
+}
+
+static double m_tgamma(double x) {
+  double r = x > -20.0 ? gamma_mid(x) : gamma_neg(x);
+  r = x > 171.7 ? INFINITY : r;
+  r = x < -200.0 ? COPYSIGN(0.0, m_sinpi(x)) : r;
+  r = x == 0.0 ? COPYSIGN(INFINITY, x) : r;
+  r = (x < 0.0 && x == FLOOR(x)) || ISNAN(x) ? NAN : r;
+  return r;
+}
+
+// log|Gamma(x)| and the sign of Gamma(x).
+static double m_lgamma_r(double x, int *sign) {
+  double a = FABS(x);
+  double r;
+  int sg = 1;
+  if (a < 0x1p-60) {
+    r = -__builtin_log(a);
+    sg = x < 0.0 || (x == 0.0 && __builtin_signbit(x)) ? -1 : 1;
+  } else if (x >= 12.0) {
+    double ly = __builtin_log(x);
+    r = (x - 0.5) * ly - x + 0x1.d67f1c864beb5p-1 /* log(2pi)/2 */ +
+        stirling_series(x);
+    r = ISINF(x) ? INFINITY : r;
+  } else if (x > -20.0) {
+    double g = gamma_mid(x);
+    sg = g < 0.0 ? -1 : 1;
+    r = __builtin_log(FABS(g));
+  } else {
+    // log(pi / |sinpi(x)|) - lgamma(1 - x)
+    double y = 1.0 - x;
+    double s = m_sinpi(x);
+    sg = s < 0.0 ? -1 : 1;
+    double ly = __builtin_log(y);
+    double lg = (y - 0.5) * ly - y + 0x1.d67f1c864beb5p-1 + stirling_series(y);
+    r = __builtin_log(M_PI / FABS(s)) - lg;
+    r = ISINF(x) ? INFINITY : r;
+  }
+  bool pole = x <= 0.0 && x == FLOOR(x) && a >= 0x1p-60;
+  r = pole ? INFINITY : r;
+  sg = pole ? 0 : sg;
+  r = ISNAN(x) ? x : r;
+  sg = ISNAN(x) ? 0 : sg;
+  *sign = sg;
+  return r;
+}
+
+static double m_remquo(double x, double y, int *quo) {
+  double a = FABS(x), b = FABS(y);
+  double r = __builtin_fmod(a, b * 128.0); // quotient mod 128 stays in r
+  int q = 0;
+  for (int k = 6; k >= 0; k--) {
+    double bk = b * (double)(1 << k);
+    bool c = r >= bk;
+    r = c ? r - bk : r; // exact: bk <= r < 2 bk
+    q |= c ? 1 << k : 0;
+  }
+  // r in [0, b): round the quotient to nearest, ties to even.
+  bool up = r > b - r || (r == b - r && (q & 1));
+  r = up ? r - b : r;
+  q = (q + (up ? 1 : 0)) & 127;
+  q = (x < 0.0) != (y < 0.0) ? -q : q;
+  r = x < 0.0 || (x == 0.0 && __builtin_signbit(x)) ? -r : r;
+  bool bad = ISNAN(x) || ISNAN(y) || ISINF(x) || y == 0.0;
+  *quo = bad ? 0 : q;
+  return bad ? NAN : r;
+}
+
+static double m_remainder(double x, double y) {
+  int q;
+  return m_remquo(x, y, &q);
+}
+
+static double m_rootn(double x, int n) {
+  double a = FABS(x);
+  double dn = (double)n;
+  double rn = 1.0 / dn;
+  double y = __builtin_pow(a, rn);
+  // a^(1/n) = a^rn * a^(1/n - rn): the second factor is 1 + d log(a).
+  double d = __builtin_fma(-rn, dn, 1.0) / dn;
+  double corr = y * (d * __builtin_log(a));
+  y = y != 0.0 && !ISINF(y) && a != 1.0 ? y + corr : y;
+  bool odd = (n & 1) != 0;
+  y = odd ? COPYSIGN(y, x) : y;
+  return n == 0 || (x < 0.0 && !odd) ? NAN : y;
+}
+
+static double m_powr(double x, double y) {
+  double r = __builtin_pow(FABS(x), y);
+  bool bad = x < 0.0 || (x == 0.0 && y == 0.0) || (ISINF(x) && y == 0.0) ||
+             (x == 1.0 && ISINF(y)) || ISNAN(x) || ISNAN(y);
+  return bad ? NAN : r;
+}
+
+static double m_acospi(double x) { return __builtin_acos(x) / M_PI; }
+static double m_asinpi(double x) { return __builtin_asin(x) / M_PI; }
+static double m_atanpi(double x) { return __builtin_atan(x) / M_PI; }
+static double m_atan2pi(double y, double x) {
+  return __builtin_atan2(y, x) / M_PI;
+}
+static double m_lgamma(double x) {
+  int s;
+  return m_lgamma_r(x, &s);
+}
+
+#define I_SIN(x) __builtin_sin(x)
+#define I_COS(x) __builtin_cos(x)
+#define I_TAN(x) __builtin_tan(x)
+#define I_ASIN(x) __builtin_asin(x)
+#define I_ACOS(x) __builtin_acos(x)
+#define I_ATAN(x) __builtin_atan(x)
+#define I_SINH(x) __builtin_sinh(x)
+#define I_COSH(x) __builtin_cosh(x)
+#define I_TANH(x) __builtin_tanh(x)
+#define I_EXP(x) __builtin_exp(x)
+#define I_EXP2(x) __builtin_exp2(x)
+#define I_EXP10(x) __builtin_exp10(x)
+#define I_LOG(x) __builtin_log(x)
+#define I_LOG2(x) __builtin_log2(x)
+#define I_LOG10(x) __builtin_log10(x)
+#define I_ATAN2(y, x) __builtin_atan2(y, x)
+#define I_POW(x, y) __builtin_pow(x, y)
+#define I_FMOD(x, y) __builtin_fmod(x, y)
+
+VIA_DOUBLE1(sin, I_SIN)
+VIA_DOUBLE1(cos, I_COS)
+VIA_DOUBLE1(tan, I_TAN)
+VIA_DOUBLE1(asin, I_ASIN)
+VIA_DOUBLE1(acos, I_ACOS)
+VIA_DOUBLE1(atan, I_ATAN)
+VIA_DOUBLE1(sinh, I_SINH)
+VIA_DOUBLE1(cosh, I_COSH)
+VIA_DOUBLE1(tanh, I_TANH)
+VIA_DOUBLE1(asinh, m_asinh)
+VIA_DOUBLE1(acosh, m_acosh)
+VIA_DOUBLE1(atanh, m_atanh)
+VIA_DOUBLE1(asinpi, m_asinpi)
+VIA_DOUBLE1(acospi, m_acospi)
+VIA_DOUBLE1(atanpi, m_atanpi)
+VIA_DOUBLE1(sinpi, m_sinpi)
+VIA_DOUBLE1(cospi, m_cospi)
+VIA_DOUBLE1(tanpi, m_tanpi)
+VIA_DOUBLE1(exp, I_EXP)
+VIA_DOUBLE1(exp2, I_EXP2)
+VIA_DOUBLE1(exp10, I_EXP10)
+VIA_DOUBLE1(expm1, m_expm1)
+VIA_DOUBLE1(log, I_LOG)
+VIA_DOUBLE1(log2, I_LOG2)
+VIA_DOUBLE1(log10, I_LOG10)
+VIA_DOUBLE1(log1p, m_log1p)
+VIA_DOUBLE1(cbrt, m_cbrt)
+VIA_DOUBLE1(erf, m_erf)
+VIA_DOUBLE1(erfc, m_erfc)
+VIA_DOUBLE1(tgamma, m_tgamma)
+VIA_DOUBLE1(lgamma, m_lgamma)
+VIA_DOUBLE2(atan2, I_ATAN2)
+VIA_DOUBLE2(atan2pi, m_atan2pi)
+VIA_DOUBLE2(pow, I_POW)
+VIA_DOUBLE2(powr, m_powr)
+VIA_DOUBLE2(hypot, m_hypot)
+VIA_DOUBLE2(remainder, m_remainder)
+VIA_DOUBLE2(fmod, I_FMOD)
+
+double OVERLOAD pown(double x, int n) { return __builtin_pow(x, (double)n); }
+float OVERLOAD pown(float x, int n) {
+  return (float)__builtin_pow((double)x, (double)n);
+}
+double OVERLOAD rootn(double x, int n) { return m_rootn(x, n); }
+float OVERLOAD rootn(float x, int n) { return (float)m_rootn((double)x, n); }
+V2(pown, double, int)
+V2(pown, float, int)
+V2(rootn, double, int)
+V2(rootn, float, int)
+
+// ---------------------------------------------------------------------------
+// Pointer forms.
+
+double OVERLOAD sincos(double x, __private double *c) {
+  *c = __builtin_cos(x);
+  return __builtin_sin(x);
+}
+float OVERLOAD sincos(float x, __private float *c) {
+  *c = (float)__builtin_cos((double)x);
+  return (float)__builtin_sin((double)x);
+}
+double OVERLOAD lgamma_r(double x, __private int *s) { return m_lgamma_r(x, s); }
+float OVERLOAD lgamma_r(float x, __private int *s) {
+  return (float)m_lgamma_r((double)x, s);
+}
+double OVERLOAD remquo(double x, double y, __private int *q) {
+  return m_remquo(x, y, q);
+}
+float OVERLOAD remquo(float x, float y, __private int *q) {
+  return (float)m_remquo((double)x, (double)y, q);
+}
+
+#define SCALAR_PTR_FUNCS(F, I, ONE_MINUS)                                     \
+  F OVERLOAD fract(F x, __private F *ip) {                                    \
+    F fl = __builtin_elementwise_floor(x);                                    \
+    F r = __builtin_elementwise_min(x - fl, ONE_MINUS);                       \
+    r = x == (F)0 || ISINF(x) ? __builtin_copysign((F)0, x) : r;              \
+    *ip = fl;                                                                 \
+    return ISNAN(x) ? x : r;                                                  \
+  }                                                                           \
+  F OVERLOAD modf(F x, __private F *ip) {                                     \
+    F i = __builtin_elementwise_trunc(x);                                     \
+    F f = ISINF(x) ? (F)0 : x - i;                                            \
+    *ip = i;                                                                  \
+    return __builtin_copysign(f, x);                                          \
+  }                                                                           \
+  F OVERLOAD frexp(F x, __private int *e) {                                   \
+    int k;                                                                    \
+    F m = __builtin_frexp(x, &k);                                             \
+    *e = ISINF(x) || ISNAN(x) ? 0 : k;                                        \
+    return m;                                                                 \
+  }                                                                           \
+  int OVERLOAD ilogb(F x) {                                                   \
+    int k;                                                                    \
+    __builtin_frexp(x, &k);                                                   \
+    return x == (F)0 ? FP_ILOGB0 : ISINF(x) || ISNAN(x) ? FP_ILOGBNAN : k - 1; \
+  }                                                                           \
+  F OVERLOAD logb(F x) {                                                      \
+    int k;                                                                    \
+    __builtin_frexp(x, &k);                                                   \
+    F r = (F)(k - 1);                                                         \
+    r = x == (F)0 ? -(F)INFINITY : r;                                         \
+    return ISINF(x) ? (F)INFINITY : ISNAN(x) ? x : r;                         \
+  }                                                                           \
+  F OVERLOAD ldexp(F x, int n) { return __builtin_ldexp(x, n); }
+
+SCALAR_PTR_FUNCS(float, int, 0x1.fffffep-1f)
+SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
+
+#define PTR_TYPE(F)                                                           \
+  VP1(sincos, F, F)                                                           \
+  VP1(fract, F, F)                                                            \
+  VP1(modf, F, F)                                                             \
+  VP1(frexp, F, int)                                                          \
+  VP1(lgamma_r, F, int)                                                       \
+  VP2(remquo, F, int)                                                         \
+  V1(ilogb, int, F)                                                           \
+  V1(logb, F, F)                                                              \
+  V2(ldexp, F, int)                                                           \
+  VS(ldexp, F, int)
+PTR_TYPE(float)
+PTR_TYPE(double)
+
+// ---------------------------------------------------------------------------
+// Exact and simple functions: one body for the scalar and every vector.
+
+#define AS_T(T, v) __builtin_astype((v), T)
+
+// N: width; F, I: float and its same-size integer; SIGN, ONE: bit patterns.
+#define SIMPLE_FUNCS(N, F, I, U, QNAN)                                        \
+  F##N OVERLOAD fabs(F##N x) { return __builtin_elementwise_abs(x); }         \
+  F##N OVERLOAD copysign(F##N x, F##N y) {                                    \
+    return __builtin_elementwise_copysign(x, y);                              \
+  }                                                                           \
+  F##N OVERLOAD floor(F##N x) { return __builtin_elementwise_floor(x); }      \
+  F##N OVERLOAD ceil(F##N x) { return __builtin_elementwise_ceil(x); }        \
+  F##N OVERLOAD trunc(F##N x) { return __builtin_elementwise_trunc(x); }      \
+  F##N OVERLOAD rint(F##N x) { return __builtin_elementwise_rint(x); }        \
+  F##N OVERLOAD round(F##N x) { return __builtin_elementwise_round(x); }      \
+  F##N OVERLOAD sqrt(F##N x) { return __builtin_elementwise_sqrt(x); }        \
+  F##N OVERLOAD fma(F##N a, F##N b, F##N c) {                                 \
+    return __builtin_elementwise_fma(a, b, c);                                \
+  }                                                                           \
+  F##N OVERLOAD mad(F##N a, F##N b, F##N c) { return a * b + c; }             \
+  F##N OVERLOAD fmin(F##N x, F##N y) {                                        \
+    return __builtin_elementwise_min(x, y);                                   \
+  }                                                                           \
+  F##N OVERLOAD fmax(F##N x, F##N y) {                                        \
+    return __builtin_elementwise_max(x, y);                                   \
+  }                                                                           \
+  F##N OVERLOAD fdim(F##N x, F##N y) {                                        \
+    F##N r = x > y ? x - y : (F##N)0;                                         \
+    return x != x || y != y ? x + y : r;                                      \
+  }                                                                           \
+  F##N OVERLOAD maxmag(F##N x, F##N y) {                                      \
+    F##N ax = fabs(x), ay = fabs(y);                                          \
+    return ax > ay ? x : ay > ax ? y : fmax(x, y);                            \
+  }                                                                           \
+  F##N OVERLOAD minmag(F##N x, F##N y) {                                      \
+    F##N ax = fabs(x), ay = fabs(y);                                          \
+    return ax < ay ? x : ay < ax ? y : fmin(x, y);                            \
+  }                                                                           \
+  F##N OVERLOAD nan(U##N c) {                                                 \
+    return AS_T(F##N, AS_T(I##N, (U##N)QNAN | c));                            \
+  }                                                                           \
+  F##N OVERLOAD nextafter(F##N x, F##N y) {                                   \
+    I##N ix = AS_T(I##N, x), iy = AS_T(I##N, y);                              \
+    I##N up = ix + (I##N)1, dn = ix - (I##N)1;                                \
+    I##N r = (x < y) == (x > (F##N)0) ? up : dn;                              \
+    I##N sm = (iy & ((I##N)1 << (sizeof(I) * 8 - 1))) | (I##N)1;             \
+    r = x == (F##N)0 ? sm : r;                                                \
+    r = x == y ? iy : r;                                                      \
+    return x != x || y != y ? x + y : AS_T(F##N, r);                          \
+  }                                                                           \
+  F##N OVERLOAD rsqrt(F##N x) { return RSQRT_##F(N, x); }                     \
+  F##N OVERLOAD half_##divide(F##N x, F##N y) { return x / y; }               \
+  F##N OVERLOAD native_##divide(F##N x, F##N y) { return x / y; }             \
+  F##N OVERLOAD half_##recip(F##N x) { return (F##N)1 / x; }                  \
+  F##N OVERLOAD native_##recip(F##N x) { return (F##N)1 / x; }
+
+#define RSQRT_float(N, x)                                                     \
+  CONV(N, float##N, (double##N)1 / __builtin_elementwise_sqrt(                \
+                                      CONV(N, double##N, x)))
+#define RSQRT_double(N, x) ((double##N)1 / __builtin_elementwise_sqrt(x))
+
+WIDTHS(SIMPLE_FUNCS, float, int, uint, 0x7fc00000u)
+WIDTHS(SIMPLE_FUNCS, double, long, ulong, 0x7ff8000000000000ul)
+
+// fmax/fmin with a scalar second operand.
+VS(fmax, float, float)
+VS(fmin, float, float)
+VS(fmax, double, double)
+VS(fmin, double, double)
+
+// half_ and native_ forms (float only): the full-precision functions.
+#define HALF_NATIVE1(N, name)                                                 \
+  float##N OVERLOAD half_##name(float##N x) { return name(x); }               \
+  float##N OVERLOAD native_##name(float##N x) { return name(x); }
+#define HALF_NATIVE_ALL(N)                                                    \
+  HALF_NATIVE1(N, cos)                                                        \
+  HALF_NATIVE1(N, sin)                                                        \
+  HALF_NATIVE1(N, tan)                                                        \
+  HALF_NATIVE1(N, exp)                                                        \
+  HALF_NATIVE1(N, exp2)                                                       \
+  HALF_NATIVE1(N, exp10)                                                      \
+  HALF_NATIVE1(N, log)                                                        \
+  HALF_NATIVE1(N, log2)                                                       \
+  HALF_NATIVE1(N, log10)                                                      \
+  HALF_NATIVE1(N, rsqrt)                                                      \
+  HALF_NATIVE1(N, sqrt)                                                       \
+  float##N OVERLOAD half_powr(float##N x, float##N y) { return powr(x, y); }  \
+  float##N OVERLOAD native_powr(float##N x, float##N y) { return powr(x, y); }
+#define HALF_NATIVE_W(N, unused) HALF_NATIVE_ALL(N)
+WIDTHS(HALF_NATIVE_W, 0)

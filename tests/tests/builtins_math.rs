@@ -1,0 +1,940 @@
+//! The math builtins (OpenCL C 3.0 section 6.15.2) for float and double
+//! against MPFR's correctly rounded results, in ulps, within the spec's
+//! bounds (OpenCL 1.2 section 7.4, tables 7.1 and 7.2). Each function runs
+//! on at least 10^5 inputs (special values first, then random bit patterns,
+//! values near 0 and 1, denormals and large values) through one kernel per
+//! type; the vector forms are checked lane by lane against the scalar form.
+//!
+//! `FERROCL_EXHAUSTIVE=sin,exp,...` runs the named single-argument float
+//! functions on all 2^32 inputs instead (test `exhaustive_float`, ignored
+//! unless that variable is set).
+
+use ferrocl_tests::*;
+use rug::float::Round;
+use rug::ops::Pow;
+use rug::Float;
+
+const M: usize = 100_000;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ty {
+    F32,
+    F64,
+}
+
+impl Ty {
+    fn name(self) -> &'static str {
+        match self {
+            Ty::F32 => "float",
+            Ty::F64 => "double",
+        }
+    }
+    /// Precision, minimum exponent (of the smallest normal, as 2^(e-1)).
+    fn prec(self) -> (i32, i32) {
+        match self {
+            Ty::F32 => (24, -125),
+            Ty::F64 => (53, -1021),
+        }
+    }
+    fn max(self) -> f64 {
+        match self {
+            Ty::F32 => f32::MAX as f64,
+            Ty::F64 => f64::MAX,
+        }
+    }
+}
+
+/// The reference of one output.
+enum Ref {
+    /// Correctly rounded through MPFR (high precision value).
+    Mp(Float),
+    /// An exact value (bit-exact comparison, NaN matches any NaN).
+    Exact(f64),
+    /// Not checked (an unspecified output).
+    Skip,
+}
+
+const P: u32 = 160;
+
+fn mp(x: f64) -> Float {
+    Float::with_val(P, x)
+}
+
+type RefFn = fn(f64, f64, i32, Ty) -> Ref;
+
+struct Func {
+    name: &'static str,
+    /// OpenCL C statement(s) writing OUT (and OUT2 / IOUT) from A, B, N.
+    code: &'static str,
+    /// Bound in ulps for float and double; None: exact.
+    bound: (f64, f64),
+    /// How the second argument is drawn.
+    b_kind: BKind,
+    reference: RefFn,
+    /// Reference of the second output (OUT2 / IOUT), if any.
+    second: Option<RefFn>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum BKind {
+    None,
+    Any,
+    Int,
+}
+
+fn mpf(f: impl Fn(Float) -> Float, x: f64) -> Ref {
+    Ref::Mp(f(mp(x)))
+}
+
+fn funcs() -> Vec<Func> {
+    use BKind::*;
+    macro_rules! u {
+        ($name:expr, $b:expr, $f:expr) => {
+            Func {
+                name: $name,
+                code: concat!("OUT = ", $name, "(A);"),
+                bound: $b,
+                b_kind: None,
+                reference: |a, _, _, _| mpf($f, a),
+                second: Option::None,
+            }
+        };
+    }
+    macro_rules! bin {
+        ($name:expr, $b:expr, $f:expr) => {
+            Func {
+                name: $name,
+                code: concat!("OUT = ", $name, "(A, B);"),
+                bound: $b,
+                b_kind: Any,
+                reference: |a, b, _, _| $f(a, b),
+                second: Option::None,
+            }
+        };
+    }
+    let pi = || Float::with_val(P, rug::float::Constant::Pi);
+    vec![
+        u!("sin", (4.0, 4.0), |x| x.sin()),
+        u!("cos", (4.0, 4.0), |x| x.cos()),
+        u!("tan", (5.0, 5.0), |x| x.tan()),
+        u!("asin", (4.0, 4.0), |x| x.asin()),
+        u!("acos", (4.0, 4.0), |x| x.acos()),
+        u!("atan", (5.0, 5.0), |x| x.atan()),
+        u!("sinh", (4.0, 4.0), |x| x.sinh()),
+        u!("cosh", (4.0, 4.0), |x| x.cosh()),
+        u!("tanh", (5.0, 5.0), |x| x.tanh()),
+        u!("asinh", (4.0, 4.0), |x| x.asinh()),
+        u!("acosh", (4.0, 4.0), |x| x.acosh()),
+        u!("atanh", (5.0, 5.0), |x| x.atanh()),
+        u!("asinpi", (5.0, 5.0), |x| x.asin()
+            / Float::with_val(P, rug::float::Constant::Pi)),
+        u!("acospi", (5.0, 5.0), |x| x.acos()
+            / Float::with_val(P, rug::float::Constant::Pi)),
+        u!("atanpi", (5.0, 5.0), |x| x.atan()
+            / Float::with_val(P, rug::float::Constant::Pi)),
+        Func {
+            name: "sinpi",
+            code: "OUT = sinpi(A);",
+            bound: (4.0, 4.0),
+            b_kind: None,
+            reference: |a, _, _, _| trig_pi(a, |x| x.sin(), true),
+            second: Option::None,
+        },
+        Func {
+            name: "cospi",
+            code: "OUT = cospi(A);",
+            bound: (4.0, 4.0),
+            b_kind: None,
+            reference: |a, _, _, _| trig_pi(a, |x| x.cos(), false),
+            second: Option::None,
+        },
+        Func {
+            name: "tanpi",
+            code: "OUT = tanpi(A);",
+            bound: (6.0, 6.0),
+            b_kind: None,
+            reference: |a, _, _, _| tanpi_ref(a),
+            second: Option::None,
+        },
+        u!("exp", (3.0, 3.0), |x| x.exp()),
+        u!("exp2", (3.0, 3.0), |x| x.exp2()),
+        u!("exp10", (3.0, 3.0), |x| x.exp10()),
+        u!("expm1", (3.0, 3.0), |x| x.exp_m1()),
+        u!("log", (3.0, 3.0), |x| x.ln()),
+        u!("log2", (3.0, 3.0), |x| x.log2()),
+        u!("log10", (3.0, 3.0), |x| x.log10()),
+        u!("log1p", (2.0, 2.0), |x| x.ln_1p()),
+        u!("cbrt", (2.0, 2.0), |x| x.cbrt()),
+        u!("erf", (16.0, 16.0), |x| x.erf()),
+        u!("erfc", (16.0, 16.0), |x| x.erfc()),
+        u!("tgamma", (16.0, 16.0), |x| x.gamma()),
+        u!("sqrt", (3.0, 0.0), |x| x.sqrt()),
+        u!("rsqrt", (3.0, 2.0), |x| if x.is_zero() {
+            // 1 / sqrt(-0) = -inf
+            Float::with_val(P, 1) / x
+        } else {
+            x.recip_sqrt()
+        }),
+        Func {
+            name: "lgamma_r",
+            code: "OUT = lgamma_r(A, IOUT);",
+            // Undefined in the spec: checked to 16 ulps away from its zeros.
+            bound: (16.0, 16.0),
+            b_kind: None,
+            reference: |a, _, _, _| lgamma_ref(a),
+            second: Some(|a, _, _, _| {
+                if a.is_nan() || (a <= 0.0 && a == a.floor() && a != 0.0) || a.is_infinite() {
+                    Ref::Skip
+                } else {
+                    let (_, o) = mp(a).ln_abs_gamma();
+                    Ref::Exact(if o == std::cmp::Ordering::Less {
+                        -1.0
+                    } else {
+                        1.0
+                    })
+                }
+            }),
+        },
+        bin!("atan2", (6.0, 6.0), |a, b| Ref::Mp(mp(a).atan2(&mp(b)))),
+        bin!("atan2pi", (6.0, 6.0), |a, b| Ref::Mp(
+            mp(a).atan2(&mp(b)) / Float::with_val(P, rug::float::Constant::Pi)
+        )),
+        bin!("pow", (16.0, 16.0), |a, b| pow_ref(a, b)),
+        bin!("powr", (16.0, 16.0), |a: f64, b: f64| powr_ref(a, b)),
+        bin!("hypot", (4.0, 4.0), |a, b| Ref::Mp(mp(a).hypot(&mp(b)))),
+        bin!("fmod", (0.0, 0.0), |a, b| Ref::Exact(a % b)),
+        bin!("remainder", (0.0, 0.0), |a, b| Ref::Mp(
+            mp(a).remainder(&mp(b))
+        )),
+        bin!("fdim", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else if a > b {
+                a - b
+            } else {
+                0.0
+            }
+        )),
+        bin!("nextafter", (0.0, 0.0), |a, b| Ref::Exact(a + b)), // replaced per type
+        Func {
+            name: "remquo",
+            code: "OUT = remquo(A, B, IOUT);",
+            bound: (0.0, 0.0),
+            b_kind: Any,
+            reference: |a, b, _, _| Ref::Mp(mp(a).remainder(&mp(b))),
+            second: Some(|a, b, _, _| {
+                if !a.is_finite() || b.is_nan() || b == 0.0 {
+                    return Ref::Skip;
+                }
+                // The quotient's low 7 bits, with the sign of a / b.
+                let q = (mp(a) / mp(b)).round_even();
+                if q.clone().abs() > 2f64.powi(100) {
+                    return Ref::Skip;
+                }
+                let qa = q.clone().abs();
+                let m = (qa.clone() - (qa / 128u32).floor() * 128u32).to_f64() as i32;
+                Ref::Exact(if q < 0 { -m } else { m } as f64)
+            }),
+        },
+        Func {
+            name: "pown",
+            code: "OUT = pown(A, N);",
+            bound: (16.0, 16.0),
+            b_kind: Int,
+            reference: |a, _, n, _| pow_ref(a, n as f64),
+            second: Option::None,
+        },
+        Func {
+            name: "rootn",
+            code: "OUT = rootn(A, N);",
+            bound: (16.0, 16.0),
+            b_kind: Int,
+            reference: |a, _, n, _| rootn_ref(a, n),
+            second: Option::None,
+        },
+        Func {
+            name: "ldexp",
+            code: "OUT = ldexp(A, N);",
+            bound: (0.0, 0.0),
+            b_kind: Int,
+            reference: |a, _, n, _| {
+                if !a.is_finite() || a == 0.0 {
+                    Ref::Exact(a)
+                } else {
+                    Ref::Mp(mp(a) << n)
+                }
+            },
+            second: Option::None,
+        },
+        Func {
+            name: "sincos",
+            code: "OUT = sincos(A, OUT2);",
+            bound: (4.0, 4.0),
+            b_kind: None,
+            reference: |a, _, _, _| mpf(|x| x.sin(), a),
+            second: Some(|a, _, _, _| mpf(|x| x.cos(), a)),
+        },
+        Func {
+            name: "fract",
+            code: "OUT = fract(A, OUT2);",
+            bound: (0.0, 0.0),
+            b_kind: None,
+            reference: |a, _, _, t| {
+                let one_minus = match t {
+                    Ty::F32 => 1.0 - f32::EPSILON as f64 / 2.0,
+                    Ty::F64 => 1.0 - f64::EPSILON / 2.0,
+                };
+                Ref::Exact(if a.is_nan() {
+                    a
+                } else if a.is_infinite() || a == 0.0 {
+                    0f64.copysign(a)
+                } else {
+                    // x - floor(x) rounded to the type, then clamped below 1.
+                    let r = round_to(mp(a) - mp(a.floor()), t);
+                    r.min(one_minus)
+                })
+            },
+            second: Some(|a, _, _, _| Ref::Exact(a.floor())),
+        },
+        Func {
+            name: "modf",
+            code: "OUT = modf(A, OUT2);",
+            bound: (0.0, 0.0),
+            b_kind: None,
+            reference: |a, _, _, _| {
+                Ref::Exact(if a.is_infinite() {
+                    0f64.copysign(a)
+                } else {
+                    (a - a.trunc()).copysign(a)
+                })
+            },
+            second: Some(|a, _, _, _| Ref::Exact(a.trunc())),
+        },
+        Func {
+            name: "frexp",
+            code: "OUT = frexp(A, IOUT);",
+            bound: (0.0, 0.0),
+            b_kind: None,
+            reference: |a, _, _, _| Ref::Exact(frexp(a).0),
+            second: Some(|a, _, _, _| {
+                if a.is_finite() {
+                    Ref::Exact(frexp(a).1 as f64)
+                } else {
+                    Ref::Skip
+                }
+            }),
+        },
+        Func {
+            name: "ilogb",
+            code: "IOUT[0] = ilogb(A); OUT = 0;",
+            bound: (0.0, 0.0),
+            b_kind: None,
+            reference: |_, _, _, _| Ref::Exact(0.0),
+            second: Some(|a, _, _, _| {
+                Ref::Exact(if a.is_nan() || a.is_infinite() {
+                    i32::MAX as f64
+                } else if a == 0.0 {
+                    i32::MIN as f64
+                } else {
+                    (frexp(a).1 - 1) as f64
+                })
+            }),
+        },
+        Func {
+            name: "logb",
+            code: "OUT = logb(A);",
+            bound: (0.0, 0.0),
+            b_kind: None,
+            reference: |a, _, _, _| {
+                Ref::Exact(if a.is_nan() {
+                    a
+                } else if a.is_infinite() {
+                    f64::INFINITY
+                } else if a == 0.0 {
+                    f64::NEG_INFINITY
+                } else {
+                    (frexp(a).1 - 1) as f64
+                })
+            },
+            second: Option::None,
+        },
+        bin!("maxmag", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(
+            if a.abs() > b.abs() {
+                a
+            } else if b.abs() > a.abs() {
+                b
+            } else {
+                a.max(b)
+            }
+        )),
+        bin!("minmag", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(
+            if a.abs() < b.abs() {
+                a
+            } else if b.abs() < a.abs() {
+                b
+            } else {
+                a.min(b)
+            }
+        )),
+        bin!("copysign", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(
+            a.copysign(b)
+        )),
+        bin!("fmin", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(a.min(b))),
+        bin!("fmax", (0.0, 0.0), |a: f64, b: f64| Ref::Exact(a.max(b))),
+        u!("fabs", (0.0, 0.0), |x| x.abs()),
+        u!("floor", (0.0, 0.0), |x| x.floor()),
+        u!("ceil", (0.0, 0.0), |x| x.ceil()),
+        u!("trunc", (0.0, 0.0), |x| x.trunc()),
+        u!("round", (0.0, 0.0), |x| x.round()),
+        u!("rint", (0.0, 0.0), |x| x.round_even()),
+        Func {
+            name: "fma",
+            code: "OUT = fma(A, B, A * 0.75f);",
+            bound: (0.0, 0.0),
+            b_kind: Any,
+            reference: |a, b, _, t| {
+                let c = round_to(mp(a) * 0.75f64, t);
+                Ref::Mp(mp(a) * mp(b) + mp(c))
+            },
+            second: Option::None,
+        },
+    ]
+    .into_iter()
+    .map(|mut f| {
+        let _ = &pi;
+        if f.name == "nextafter" {
+            f.reference = |a, b, _, t| Ref::Exact(nextafter(a, b, t));
+        }
+        f
+    })
+    .collect()
+}
+
+fn frexp(a: f64) -> (f64, i32) {
+    if a == 0.0 || !a.is_finite() {
+        return (a, 0);
+    }
+    let e = mp(a).get_exp().unwrap();
+    (a * 2f64.powi(-e), e)
+}
+
+fn round_to(x: Float, t: Ty) -> f64 {
+    match t {
+        Ty::F32 => x.to_f32() as f64,
+        Ty::F64 => x.to_f64(),
+    }
+}
+
+fn nextafter(a: f64, b: f64, t: Ty) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    if a == b {
+        return b;
+    }
+    match t {
+        Ty::F32 => {
+            let x = a as f32;
+            let bits = if x == 0.0 {
+                ((b as f32).to_bits() & 0x8000_0000) | 1
+            } else if (a < b) == (x > 0.0) {
+                x.to_bits() + 1
+            } else {
+                x.to_bits() - 1
+            };
+            f32::from_bits(bits) as f64
+        }
+        Ty::F64 => {
+            let bits = if a == 0.0 {
+                (b.to_bits() & (1 << 63)) | 1
+            } else if (a < b) == (a > 0.0) {
+                a.to_bits() + 1
+            } else {
+                a.to_bits() - 1
+            };
+            f64::from_bits(bits)
+        }
+    }
+}
+
+/// sin(pi x) or cos(pi x) with the exact reduction of x mod 2, and the
+/// spec's signed zeros.
+fn trig_pi(a: f64, f: fn(Float) -> Float, odd: bool) -> Ref {
+    if !a.is_finite() {
+        return Ref::Exact(f64::NAN);
+    }
+    let m = a.abs() % 2.0; // exact
+    let pi = Float::with_val(P, rug::float::Constant::Pi);
+    let v = f(pi * mp(m));
+    let exact_zero = if odd {
+        m == 0.0 || m == 1.0
+    } else {
+        m == 0.5 || m == 1.5
+    };
+    if exact_zero {
+        return Ref::Exact(if odd { 0f64.copysign(a) } else { 0.0 });
+    }
+    Ref::Mp(if odd && a < 0.0 { -v } else { v })
+}
+
+fn tanpi_ref(a: f64) -> Ref {
+    if !a.is_finite() {
+        return Ref::Exact(f64::NAN);
+    }
+    let m = a.abs() % 2.0;
+    let fl = a.floor();
+    let odd_fl = fl % 2.0 != 0.0;
+    if m.fract() == 0.0 {
+        let odd = m == 1.0;
+        return Ref::Exact(if odd {
+            -(0f64.copysign(a))
+        } else {
+            0f64.copysign(a)
+        });
+    }
+    if m.fract() == 0.5 {
+        return Ref::Exact(if odd_fl {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    let pi = Float::with_val(P, rug::float::Constant::Pi);
+    let v = (pi * mp(m)).tan();
+    Ref::Mp(if a < 0.0 { -v } else { v })
+}
+
+fn lgamma_ref(a: f64) -> Ref {
+    if a.is_nan() {
+        return Ref::Exact(a);
+    }
+    if a.is_infinite() || (a <= 0.0 && a == a.floor()) {
+        return Ref::Exact(f64::INFINITY);
+    }
+    Ref::Mp(mp(a).ln_abs_gamma().0)
+}
+
+fn pow_ref(a: f64, b: f64) -> Ref {
+    // The C99 / OpenCL special cases are MPFR's too.
+    Ref::Mp(mp(a).pow(&mp(b)))
+}
+
+fn powr_ref(a: f64, b: f64) -> Ref {
+    if a < 0.0
+        || a.is_nan()
+        || b.is_nan()
+        || (a == 0.0 && b == 0.0)
+        || (a.is_infinite() && b == 0.0)
+        || (a == 1.0 && b.is_infinite())
+    {
+        return Ref::Exact(f64::NAN);
+    }
+    Ref::Mp(mp(a.abs()).pow(&mp(b)))
+}
+
+fn rootn_ref(a: f64, n: i32) -> Ref {
+    if n == 0 || (a < 0.0 && n % 2 == 0) || a.is_nan() {
+        return Ref::Exact(f64::NAN);
+    }
+    let r = if n > 0 {
+        mp(a).root(n as u32)
+    } else {
+        mp(a).root(n.unsigned_abs()).recip()
+    };
+    Ref::Mp(r)
+}
+
+/// The error of `got` against `r` in ulps of the type (ulp of the
+/// reference, at least the smallest denormal's).
+fn ulps(got: f64, r: &Float, t: Ty) -> f64 {
+    let (p, emin) = t.prec();
+    if r.is_nan() {
+        return if got.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    let rounded = round_to(r.clone(), t);
+    if got.is_nan() {
+        return f64::INFINITY;
+    }
+    if got.is_infinite() || rounded.is_infinite() {
+        if got == rounded {
+            return 0.0;
+        }
+        // A finite result just below the overflow threshold.
+        if got.is_infinite() && r.clone().abs() > t.max() && got.signum() == r.to_f64().signum() {
+            return 1.0;
+        }
+        return f64::INFINITY;
+    }
+    if r.is_zero() {
+        return if got == 0.0 { 0.0 } else { f64::INFINITY };
+    }
+    let e = r.get_exp().unwrap().max(emin);
+    let diff = Float::with_val(P, mp(got) - r);
+    let ulp = Float::with_val(P, 1) << (e - p);
+    (diff / ulp).abs().to_f64()
+}
+
+fn next(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}
+
+fn specials(t: Ty) -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.0,
+        -2.0,
+        1.5,
+        -1.5,
+        3.0,
+        -3.0,
+        0.25,
+        -0.25,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        10.0,
+        -10.0,
+        100.0,
+        -100.5,
+        std::f64::consts::PI,
+        -std::f64::consts::PI,
+        170.5,
+        -170.5,
+        35.0,
+        -35.5,
+        1e-5,
+        -1e-5,
+    ];
+    match t {
+        Ty::F32 => v.extend([
+            f32::MAX as f64,
+            f32::MIN as f64,
+            f32::MIN_POSITIVE as f64,
+            -f32::MIN_POSITIVE as f64,
+            1e-45,
+            -1e-45,
+            1e-40,
+            -1e-40,
+            88.72,
+            -103.9,
+            0.99999994,
+            1.0000001,
+        ]),
+        Ty::F64 => v.extend([
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            1e-310,
+            -1e-310,
+            709.78,
+            -745.1,
+            1.0 - f64::EPSILON / 2.0,
+            1.0 + f64::EPSILON,
+        ]),
+    }
+    v
+}
+
+/// Inputs: specials, then random bit patterns, values in [-4, 4], values of
+/// magnitude 2^-30..2^30, denormals, values near 1, large values.
+fn inputs(t: Ty, seed: u64) -> Vec<f64> {
+    let mut v: Vec<f64> = specials(t)
+        .into_iter()
+        .map(|v| if t == Ty::F32 { v as f32 as f64 } else { v })
+        .collect();
+    let mut x = seed;
+    while v.len() < M {
+        let r = next(&mut x);
+        let u = (r >> 11) as f64 / (1u64 << 53) as f64; // [0, 1)
+        let s = if r & 1 == 1 { -1.0 } else { 1.0 };
+        let val = match v.len() % 6 {
+            0 => match t {
+                Ty::F32 => f32::from_bits((r >> 32) as u32) as f64,
+                Ty::F64 => f64::from_bits(r),
+            },
+            1 => s * u * 4.0,
+            2 => s * (1.0 + u) * 2f64.powi(((r >> 3) % 61) as i32 - 30),
+            3 => match t {
+                Ty::F32 => f32::from_bits(((r >> 40) as u32) & 0x807f_ffff) as f64,
+                Ty::F64 => f64::from_bits(r & 0x800f_ffff_ffff_ffff),
+            },
+            4 => 1.0 + s * u * 2f64.powi(-(((r >> 3) % 30) as i32)),
+            _ => s * (1.0 + u) * 2f64.powi(((r >> 3) % 120) as i32),
+        };
+        let val = if t == Ty::F32 { val as f32 as f64 } else { val };
+        if !val.is_nan() || r % 64 == 0 {
+            v.push(val);
+        }
+    }
+    v
+}
+
+fn kernel_source(fs: &[Func], t: Ty) -> String {
+    let ty = t.name();
+    let mut s = format!(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         __kernel void k(__global const {ty}* a, __global const {ty}* b,\n\
+         __global const int* n, __global {ty}* out, __global {ty}* out2, __global int* iout) {{\n\
+         size_t i = get_global_id(0);\n\
+         {ty} A = a[i], B = b[i]; int N = n[i];\n"
+    );
+    for (fi, f) in fs.iter().enumerate() {
+        let code = f
+            .code
+            .replace("OUT2", &format!("(out2 + {} + i)", fi * M))
+            .replace("IOUT", &format!("(iout + {} + i)", fi * M))
+            .replace("OUT", &format!("out[{} + i]", fi * M));
+        let code = if t == Ty::F64 {
+            code.replace("0.75f", "0.75")
+        } else {
+            code
+        };
+        s += &format!("  {{ {code} }}\n");
+    }
+    s + "}\n"
+}
+
+struct Run {
+    a: Vec<f64>,
+    b: Vec<f64>,
+    n: Vec<i32>,
+    out: Vec<f64>,
+    out2: Vec<f64>,
+    iout: Vec<i32>,
+}
+
+fn run(e: &Env, fs: &[Func], t: Ty) -> Run {
+    let a = inputs(t, 0x1234_5678_9abc_def1);
+    let mut b = inputs(t, 0x0fed_cba9_8765_4321);
+    b.rotate_left(7);
+    let mut x = 99u64;
+    let n: Vec<i32> = (0..M)
+        .map(|i| {
+            let r = next(&mut x);
+            match i % 3 {
+                0 => (r % 9) as i32 - 4,
+                1 => (r % 200) as i32 - 100,
+                _ => r as i32,
+            }
+        })
+        .collect();
+    let src = kernel_source(fs, t);
+    let (_p, k) = e.kernel(&src, "k");
+    let total = fs.len() * M;
+    macro_rules! bufs {
+        ($ty:ty) => {{
+            let av: Vec<$ty> = a.iter().map(|&v| v as $ty).collect();
+            let bv: Vec<$ty> = b.iter().map(|&v| v as $ty).collect();
+            let ma = e.buffer_from(&av);
+            let mb = e.buffer_from(&bv);
+            let mn = e.buffer_from(&n);
+            let mo = e.buffer(total * std::mem::size_of::<$ty>());
+            let mo2 = e.buffer(total * std::mem::size_of::<$ty>());
+            let mi = e.buffer_from(&vec![0i32; total]);
+            for (i, m) in [&ma, &mb, &mn, &mo, &mo2, &mi].iter().enumerate() {
+                ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+            }
+            e.run(&k, &[M], None);
+            let out: Vec<f64> = e
+                .read::<$ty>(&mo, 0, total)
+                .into_iter()
+                .map(|v| v as f64)
+                .collect();
+            let out2: Vec<f64> = e
+                .read::<$ty>(&mo2, 0, total)
+                .into_iter()
+                .map(|v| v as f64)
+                .collect();
+            (out, out2, e.read::<i32>(&mi, 0, total))
+        }};
+    }
+    let (out, out2, iout) = match t {
+        Ty::F32 => bufs!(f32),
+        Ty::F64 => bufs!(f64),
+    };
+    Run {
+        a,
+        b,
+        n,
+        out,
+        out2,
+        iout,
+    }
+}
+
+/// The largest error of each function and the failures, over all inputs.
+fn check(fs: &[Func], t: Ty, r: &Run) -> Vec<String> {
+    let threads = 2;
+    let results: Vec<(usize, f64, Vec<String>)> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|th| {
+                s.spawn(move || {
+                    let mut res = Vec::new();
+                    for (fi, f) in fs.iter().enumerate().filter(|(i, _)| i % threads == th) {
+                        let (mx, fails) = check_one(f, fi, t, r);
+                        res.push((fi, mx, fails));
+                    }
+                    res
+                })
+            })
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let mut fails = Vec::new();
+    let mut rows: Vec<_> = results.into_iter().collect();
+    rows.sort_by_key(|r| r.0);
+    for (fi, mx, f) in rows {
+        eprintln!("{:>10} {:>7}: max {mx:.3} ulp", fs[fi].name, t.name());
+        fails.extend(f);
+    }
+    fails
+}
+
+fn check_one(f: &Func, fi: usize, t: Ty, r: &Run) -> (f64, Vec<String>) {
+    let bound = match t {
+        Ty::F32 => f.bound.0,
+        Ty::F64 => f.bound.1,
+    };
+    let mut mx = 0f64;
+    let mut fails = Vec::new();
+    for i in 0..M {
+        let a = r.a[i];
+        let b = if f.b_kind == BKind::Any { r.b[i] } else { 0.0 };
+        let n = r.n[i];
+        let got = r.out[fi * M + i];
+        let mut check_val = |got: f64, rf: Ref, what: &str| {
+            let err = match rf {
+                Ref::Skip => 0.0,
+                Ref::Exact(w) => {
+                    let w = if f.name == "fdim" {
+                        round_to(mp(w), t)
+                    } else {
+                        w
+                    };
+                    if (w.is_nan() && got.is_nan()) || got.to_bits() == w.to_bits() {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+                Ref::Mp(w) => {
+                    let e = ulps(got, &w, t);
+                    // A bound of 0: correctly rounded.
+                    let e = if bound == 0.0 && e <= 0.5 { 0.0 } else { e };
+                    // Zeros of the result's sign must match when exact.
+                    if e == 0.0
+                        && got == 0.0
+                        && w.is_zero()
+                        && got.is_sign_negative() != w.is_sign_negative()
+                    {
+                        f64::INFINITY
+                    } else {
+                        e
+                    }
+                }
+            };
+            let err = if f.name == "lgamma_r" && what == "" && err > bound {
+                // Near lgamma's zeros only an absolute bound makes sense.
+                let w = lgamma_ref(a);
+                match w {
+                    Ref::Mp(w) => {
+                        let abs = (mp(got) - w).abs().to_f64();
+                        let eps = match t {
+                            Ty::F32 => 1e-6,
+                            Ty::F64 => 1e-14,
+                        };
+                        if abs < eps {
+                            0.0
+                        } else {
+                            err
+                        }
+                    }
+                    _ => err,
+                }
+            } else {
+                err
+            };
+            if err.is_finite() {
+                mx = mx.max(err);
+            }
+            if err > bound && fails.len() < 8 {
+                fails.push(format!(
+                    "{}{what}({a:e}, {b:e}, {n}) {}: got {got:e}, error {err} ulp > {bound}",
+                    f.name,
+                    t.name()
+                ));
+            }
+        };
+        check_val(got, (f.reference)(a, b, n, t), "");
+        if let Some(second) = f.second {
+            let g2 = if matches!(f.name, "sincos" | "fract" | "modf") {
+                r.out2[fi * M + i]
+            } else {
+                r.iout[fi * M + i] as f64
+            };
+            let mut rf = second(a, b, n, t);
+            if f.name == "remquo" {
+                // n >= 3 bits: compare the low 3 bits and the sign.
+                if let Ref::Exact(w) = rf {
+                    let w = w as i32;
+                    let g = g2 as i32;
+                    let okq = w.signum() * g.signum() >= 0 && (w.abs() & 7) == (g.abs() & 7);
+                    rf = Ref::Exact(if okq { g2 } else { w as f64 });
+                }
+            }
+            check_val(g2, rf, "[2nd]");
+        }
+    }
+    let _ = Round::Nearest;
+    (mx, fails)
+}
+
+fn check_type(t: Ty) {
+    // The JIT resolves the C library's math functions (which LLVM's math
+    // intrinsics become) among the process's global symbols; this process
+    // does not link libm itself, so make it global here.
+    // SAFETY: dlopen of a system library with a constant name.
+    unsafe {
+        libc::dlopen(c"libm.so.6".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL);
+    }
+    let e = Env::new();
+    let fs = funcs();
+    let r = run(&e, &fs, t);
+    let fails = check(&fs, t, &r);
+    assert!(
+        fails.is_empty(),
+        "{} failures:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
+}
+
+#[test]
+fn math_float_against_mpfr() {
+    check_type(Ty::F32);
+}
+
+/// Runs once the device reports cl_khr_fp64 (programs cannot use double
+/// before).
+#[test]
+fn math_double_against_mpfr() {
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
+    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
+        eprintln!("skipped: the device does not report cl_khr_fp64");
+        return;
+    }
+    check_type(Ty::F64);
+}
