@@ -182,6 +182,37 @@ static void check_ids_kernel(cl_context context, cl_command_queue queue, cl_prog
     clReleaseKernel(kernel);
 }
 
+/* Kernels may call the C math library (exp and pow are libm calls once
+ * compiled), though this program does not link libm itself. */
+static void check_math_kernel(cl_context context, cl_device_id device, cl_command_queue queue)
+{
+    static const char *src =
+        "kernel void m(global float *out) {\n"
+        "    float x = (float)get_global_id(0) * 0.25f;\n"
+        "    out[get_global_id(0)] = exp(x) + pow(x, 1.5f);\n"
+        "}\n";
+    enum { N = 16 };
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(context, 1, &src, NULL, &err);
+    CHECK_ERR(clBuildProgram(program, 1, &device, "", NULL, NULL), CL_SUCCESS);
+    cl_kernel kernel = clCreateKernel(program, "m", &err);
+    CHECK(err == CL_SUCCESS, "clCreateKernel(\"m\")", "returned %s (%d)", cl_error_name(err), err);
+    cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE, N * sizeof(float), NULL, &err);
+    float host[N] = {0};
+    if (kernel && out) {
+        const size_t global = N;
+        CHECK_ERR(clSetKernelArg(kernel, 0, sizeof(cl_mem), &out), CL_SUCCESS);
+        CHECK_ERR(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, NULL), CL_SUCCESS);
+        CHECK_ERR(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL), CL_SUCCESS);
+        /* exp(1) + pow(1, 1.5) at item 4; exp(0) + pow(0, 1.5) at item 0. */
+        int close = host[0] == 1.0f && host[4] > 3.7182f && host[4] < 3.7183f;
+        CHECK(close, "a kernel calling exp and pow computes them", "got %f and %f", host[0], host[4]);
+    }
+    clReleaseMemObject(out);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+}
+
 int main(void)
 {
     cl_int err;
@@ -382,6 +413,7 @@ int main(void)
 
     /* ---- a correct 3-D launch with a global offset ---- */
     check_ids_kernel(context, queue, program);
+    check_math_kernel(context, device, queue);
 
     CHECK_ERR(clFinish(queue), CL_SUCCESS);
     clReleaseKernel(kernel);

@@ -4,10 +4,6 @@
 //! on at least 10^5 inputs (special values first, then random bit patterns,
 //! values near 0 and 1, denormals and large values) through one kernel per
 //! type; the vector forms are checked lane by lane against the scalar form.
-//!
-//! `FERROCL_EXHAUSTIVE=sin,exp,...` runs the named single-argument float
-//! functions on all 2^32 inputs instead (test `exhaustive_float`, ignored
-//! unless that variable is set).
 
 use ferrocl_tests::*;
 use rug::float::Round;
@@ -901,13 +897,6 @@ fn check_one(f: &Func, fi: usize, t: Ty, r: &Run) -> (f64, Vec<String>) {
 }
 
 fn check_type(t: Ty) {
-    // The JIT resolves the C library's math functions (which LLVM's math
-    // intrinsics become) among the process's global symbols; this process
-    // does not link libm itself, so make it global here.
-    // SAFETY: dlopen of a system library with a constant name.
-    unsafe {
-        libc::dlopen(c"libm.so.6".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL);
-    }
     let e = Env::new();
     let fs = funcs();
     let r = run(&e, &fs, t);

@@ -32,6 +32,18 @@ fn jit() -> Result<LLVMOrcLLJITRef, String> {
             std::ptr::null_mut(),
         ))?;
         LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j), generator);
+        // The math library by name too: the loader may have opened this
+        // library (and so libm) with RTLD_LOCAL, and an application need
+        // not link libm itself, so the process's global symbols may lack it.
+        let mut libm = std::ptr::null_mut();
+        check(LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+            &mut libm,
+            c"libm.so.6".as_ptr(),
+            LLVMOrcLLJITGetGlobalPrefix(j),
+            None,
+            std::ptr::null_mut(),
+        ))?;
+        LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j), libm);
         Ok(Jit(j))
     });
     j.as_ref().map(|j| j.0).map_err(Clone::clone)
