@@ -79,7 +79,9 @@ impl std::hash::Hasher for AddressHasher {
     }
 
     fn write_usize(&mut self, n: usize) {
-        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
     }
 
     fn finish(&self) -> u64 {
