@@ -411,7 +411,10 @@ fn frexp(a: f64) -> (f64, i32) {
         return (a, 0);
     }
     let e = mp(a).get_exp().unwrap();
-    (a * 2f64.powi(-e), e)
+    // Scaled exactly by MPFR: 2^-e alone may not be a double (DBL_MAX, denormals).
+    let mut m = mp(a);
+    m >>= e;
+    (m.to_f64(), e)
 }
 
 fn round_to(x: Float, t: Ty) -> f64 {

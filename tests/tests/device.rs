@@ -328,6 +328,14 @@ fn device_fp64_extension_iff_double_fp_config() {
             "CL_DEVICE_DOUBLE_FP_CONFIG {cfg:#x} lacks the minimum {min:#x}"
         );
     }
+    // Vector widths for double are non-zero exactly when doubles are offered.
+    for q in [
+        CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE,
+        CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE,
+    ] {
+        let w = dinfo(q).u32();
+        assert_eq!(w != 0, has_ext, "vector width {q:#x} is {w}");
+    }
 }
 
 #[test]

@@ -23,6 +23,7 @@ use std::sync::Arc;
 /// is told of exactly these.
 pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_byte_addressable_store", (1, 0, 0)),
+    ("cl_khr_fp64", (1, 0, 0)),
     ("cl_khr_global_int32_base_atomics", (1, 0, 0)),
     ("cl_khr_global_int32_extended_atomics", (1, 0, 0)),
     ("cl_khr_local_int32_base_atomics", (1, 0, 0)),
@@ -32,7 +33,10 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
 ];
 
 /// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`).
-pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[("__opencl_c_int64", (3, 0, 0))];
+pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
+    ("__opencl_c_int64", (3, 0, 0)),
+    ("__opencl_c_fp64", (3, 0, 0)),
+];
 
 /// What a target needs from a kernel to build its work-group function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

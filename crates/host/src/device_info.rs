@@ -90,7 +90,8 @@ fn widths(bytes: u32) -> VectorWidths {
         int: bytes / 4,
         long: bytes / 8,
         float: bytes / 4,
-        double: 0,
+        double: bytes / 8,
+        // No cl_khr_fp16: 0, as the spec asks.
         half: 0,
     }
 }
@@ -148,7 +149,13 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         max_parameter_size: 4096,
         mem_base_addr_align_bits: 1024,
         single_fp_config: single,
-        double_fp_config: 0,
+        // What cl_khr_fp64 requires, all of which the host's doubles do.
+        double_fp_config: fp::FMA
+            | fp::ROUND_TO_NEAREST
+            | fp::ROUND_TO_ZERO
+            | fp::ROUND_TO_INF
+            | fp::INF_NAN
+            | fp::DENORM,
         half_fp_config: 0,
         profiling_timer_resolution_ns: 1,
         extensions: name_versions(compiler::OPENCL_C_EXTENSIONS),
