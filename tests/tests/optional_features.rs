@@ -451,27 +451,3 @@ fn no_default_device_queue_can_be_set() {
         "clSetDefaultDeviceCommandQueue without a context",
     );
 }
-
-#[test]
-fn native_kernels_are_not_offered() {
-    let e = Env::new();
-    let caps = dinfo(CL_DEVICE_EXECUTION_CAPABILITIES).u64();
-    assert_eq!(caps & CL_EXEC_NATIVE_KERNEL, 0);
-    unsafe extern "C" fn f(_: *mut c_void) {}
-    assert_code(
-        cl!(clEnqueueNativeKernel(
-            e.q(),
-            Some(f),
-            null_mut(),
-            0,
-            0,
-            null(),
-            null_mut(),
-            0,
-            null(),
-            null_mut()
-        )),
-        CL_INVALID_OPERATION,
-        "clEnqueueNativeKernel",
-    );
-}

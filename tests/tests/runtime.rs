@@ -345,3 +345,116 @@ fn threads_and_queues_with_dependencies_across_queues() {
         "took too long: deadlock?"
     );
 }
+
+#[repr(C)]
+struct NativeArgs {
+    buffer: *mut i32,
+    n: i32,
+    add: i32,
+}
+
+extern "C" fn native_add(args: *mut c_void) {
+    // SAFETY: the runtime's copy of a `NativeArgs`, its buffer replaced by
+    // a pointer to the memory object's contents.
+    unsafe {
+        let a = &*(args as *const NativeArgs);
+        for i in 0..a.n as usize {
+            *a.buffer.add(i) += a.add;
+        }
+    }
+}
+
+#[test]
+fn a_native_kernel_runs_in_queue_order_on_the_memory_objects_it_names() {
+    let e = Env::new();
+    let caps = ok(
+        device_info(device(), CL_DEVICE_EXECUTION_CAPABILITIES),
+        "caps",
+    )
+    .u64();
+    assert_ne!(caps & CL_EXEC_NATIVE_KERNEL, 0);
+    let (_p, k) = e.kernel(ADD, "add");
+    let a = e.buffer_from(&[1i32; 32]);
+    let before = add(e.q(), &k, &a, 10, 32, &[]);
+    let mut args = NativeArgs {
+        buffer: a.get() as *mut i32,
+        n: 32,
+        add: 100,
+    };
+    let mems = [a.get()];
+    let locs = [(&args.buffer as *const *mut i32).cast::<c_void>()];
+    let mut out = null_mut();
+    check(
+        cl!(clEnqueueNativeKernel(
+            e.q(),
+            Some(native_add),
+            (&mut args as *mut NativeArgs).cast(),
+            std::mem::size_of::<NativeArgs>(),
+            1,
+            mems.as_ptr(),
+            locs.as_ptr() as *mut *const c_void,
+            1,
+            &before.get(),
+            &mut out
+        )),
+        "clEnqueueNativeKernel",
+    );
+    let native = ev(out);
+    // The application's own copy is not touched.
+    args.add = -1;
+    native.wait();
+    let ty = ok(event_info(native.get(), CL_EVENT_COMMAND_TYPE), "type").u32();
+    assert_eq!(ty, CL_COMMAND_NATIVE_KERNEL);
+    assert_eq!(e.read::<i32>(&a, 0, 32), vec![111; 32]);
+    // Bad arguments.
+    let no_fn: Option<extern "C" fn(*mut c_void)> = None;
+    assert_code(
+        cl!(clEnqueueNativeKernel(
+            e.q(),
+            unsafe { std::mem::transmute(no_fn) },
+            null_mut(),
+            0,
+            0,
+            null(),
+            null_mut(),
+            0,
+            null(),
+            null_mut()
+        )),
+        CL_INVALID_VALUE,
+        "no function",
+    );
+    assert_code(
+        cl!(clEnqueueNativeKernel(
+            e.q(),
+            Some(native_add),
+            null_mut(),
+            8,
+            0,
+            null(),
+            null_mut(),
+            0,
+            null(),
+            null_mut()
+        )),
+        CL_INVALID_VALUE,
+        "a size without arguments",
+    );
+    let bad = [e.q() as cl_mem];
+    assert_code(
+        cl!(clEnqueueNativeKernel(
+            e.q(),
+            Some(native_add),
+            (&mut args as *mut NativeArgs).cast(),
+            std::mem::size_of::<NativeArgs>(),
+            1,
+            bad.as_ptr(),
+            locs.as_ptr() as *mut *const c_void,
+            0,
+            null(),
+            null_mut()
+        )),
+        CL_INVALID_MEM_OBJECT,
+        "a queue as a memory object",
+    );
+}

@@ -167,7 +167,7 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
             Info::bool(true)
         }
         CL_DEVICE_EXECUTION_CAPABILITIES => {
-            Info::value::<cl_device_exec_capabilities>(CL_EXEC_KERNEL)
+            Info::value::<cl_device_exec_capabilities>(CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL)
         }
         CL_DEVICE_QUEUE_ON_HOST_PROPERTIES => Info::value::<cl_command_queue_properties>(
             CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE,

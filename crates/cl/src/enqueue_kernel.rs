@@ -345,23 +345,70 @@ pub unsafe extern "C" fn enqueue_task(
     })
 }
 
-/// `CL_DEVICE_EXECUTION_CAPABILITIES` lacks `CL_EXEC_NATIVE_KERNEL`.
+/// `clEnqueueNativeKernel`: a host function run as a command of the queue
+/// (`CL_EXEC_NATIVE_KERNEL`). It gets a copy of `args`, in which the memory
+/// objects of `mem_list` are replaced by pointers to their memory.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn enqueue_native_kernel(
     queue: cl_command_queue,
-    _user_func: Option<unsafe extern "C" fn(*mut c_void)>,
-    _args: *mut c_void,
-    _cb_args: usize,
-    _num_mem_objects: cl_uint,
-    _mem_list: *const cl_mem,
-    _args_mem_loc: *mut *const c_void,
-    _num_events: cl_uint,
-    _event_list: *const cl_event,
-    _event: *mut cl_event,
+    user_func: Option<unsafe extern "C" fn(*mut c_void)>,
+    args: *mut c_void,
+    cb_args: usize,
+    num_mem_objects: cl_uint,
+    mem_list: *const cl_mem,
+    args_mem_loc: *mut *const c_void,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        object::get::<Queue>(queue)?;
-        Err(CL_INVALID_OPERATION)
+        let q = object::get::<Queue>(queue)?;
+        let func = user_func.ok_or(CL_INVALID_VALUE)?;
+        ensure(args.is_null() == (cb_args == 0), CL_INVALID_VALUE)?;
+        ensure(!args.is_null() || num_mem_objects == 0, CL_INVALID_VALUE)?;
+        ensure(
+            (num_mem_objects == 0) == mem_list.is_null()
+                && (num_mem_objects == 0) == args_mem_loc.is_null(),
+            CL_INVALID_VALUE,
+        )?;
+        // The copy, 16-byte aligned like any allocation the function expects.
+        let mut copy = vec![0u128; cb_args.div_ceil(16)];
+        if cb_args > 0 {
+            std::ptr::copy_nonoverlapping(args as *const u8, copy.as_mut_ptr().cast(), cb_args);
+        }
+        let mut mems = Vec::with_capacity(num_mem_objects as usize);
+        for i in 0..num_mem_objects as usize {
+            let m = object::get::<crate::memory::Mem>(*mem_list.add(i))
+                .map_err(|_| CL_INVALID_MEM_OBJECT)?;
+            ensure(Arc::ptr_eq(&m.context, &q.context), CL_INVALID_CONTEXT)?;
+            // Where in `args` the handle sits: the same place in the copy.
+            let at = (*args_mem_loc.add(i) as usize).wrapping_sub(args as usize);
+            ensure(
+                at.checked_add(std::mem::size_of::<*mut c_void>())
+                    .is_some_and(|end| end <= cb_args),
+                CL_INVALID_VALUE,
+            )?;
+            mems.push((m, at));
+        }
+        let work = Box::new(move || {
+            let base = copy.as_mut_ptr() as *mut u8;
+            for (m, at) in &mems {
+                // SAFETY: `at` was checked to leave room for a pointer.
+                unsafe { std::ptr::write_unaligned(base.add(*at) as *mut *mut u8, m.ptr()) };
+            }
+            // SAFETY: the application's function, with its own arguments.
+            unsafe { func(base.cast()) };
+            Ok(())
+        });
+        crate::queue::enqueue(
+            &q,
+            CL_COMMAND_NATIVE_KERNEL,
+            num_events,
+            event_list,
+            event,
+            false,
+            work,
+        )
     })
 }
 
