@@ -279,8 +279,18 @@ pub unsafe fn enqueue_payload(
         }
         outside.extend(st.barrier.clone());
     }
-    // A command that waits on something outside the queue starts a new
-    // buffer: the commands before it must not wait for that too.
+    // Which command buffer (seed 001's five cases, in order):
+    // - no outside waits, the pending buffer holds no user command buffer:
+    //   join it;
+    // - no outside waits, it holds one (sealed): a new buffer;
+    // - waits only on events of this in-order queue: those are behind it
+    //   already, so this is the first case;
+    // - waits outside the queue (other queues, user events), pending or
+    //   not: a new buffer, the pending one dispatched first, so that the
+    //   commands before do not wait for that too.
+    // Which semaphores a dispatch waits on (`dispatch`): the previous
+    // dispatch's while it runs (in order), plus one per outside event
+    // still pending; nothing once those have ended.
     let alone = matches!(payload, Payload::Commands(_));
     let joins =
         in_order && outside.is_empty() && !alone && st.batches.last().is_some_and(|b| !b.sealed);
