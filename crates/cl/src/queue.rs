@@ -89,9 +89,13 @@ impl Queue {
     /// Dispatches everything recorded.
     pub fn flush(&self) {
         let mut st = self.state.lock().unwrap();
-        let batches = std::mem::take(&mut st.batches);
-        for batch in batches {
-            self.dispatch(&mut st, batch);
+        self.dispatch_all(&mut st);
+    }
+
+    /// Dispatches every recorded batch, in order.
+    fn dispatch_all(&self, st: &mut State) {
+        for batch in std::mem::take(&mut st.batches) {
+            self.dispatch(st, batch);
         }
     }
 
@@ -269,10 +273,7 @@ pub unsafe fn enqueue_payload(
     if !in_order {
         // Recorded, not dispatched: flush them so that they can be waited on.
         if ordering != Ordering::Normal || !outside.is_empty() {
-            let batches = std::mem::take(&mut st.batches);
-            for b in batches {
-                queue.dispatch(&mut st, b);
-            }
+            queue.dispatch_all(&mut st);
         }
         if ordering != Ordering::Normal && num_events == 0 {
             outside.extend(st.running.iter().cloned());
@@ -296,10 +297,7 @@ pub unsafe fn enqueue_payload(
         in_order && outside.is_empty() && !alone && st.batches.last().is_some_and(|b| !b.sealed);
     if !joins {
         if in_order {
-            let batches = std::mem::take(&mut st.batches);
-            for b in batches {
-                queue.dispatch(&mut st, b);
-            }
+            queue.dispatch_all(&mut st);
         }
         st.batches.push(Batch {
             waits: outside,

@@ -173,15 +173,7 @@ fn compile(
             let codegen = program.codegen();
             if codegen.denorms_are_zero {
                 // Code generation may then assume denormals are flushed.
-                let (k, v) = ("denormal-fp-math-f32", "preserve-sign,preserve-sign");
-                let attr = LLVMCreateStringAttribute(
-                    LLVMGetModuleContext(m),
-                    k.as_ptr() as *const _,
-                    k.len() as u32,
-                    v.as_ptr() as *const _,
-                    v.len() as u32,
-                );
-                LLVMAddAttributeAtIndex(f, llvm_sys::LLVMAttributeFunctionIndex, attr);
+                set_string_attribute(f, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
             }
             let pipeline = if codegen.opt_disable {
                 "default<O0>"
@@ -206,7 +198,6 @@ fn compile(
 /// baseline): inlining needs them all alike, and the vectorizer and code
 /// generator then use the whole vector unit.
 unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &(String, String)) {
-    let ctx = LLVMGetModuleContext(m);
     for f in llvm::functions(m) {
         if LLVMIsDeclaration(f) != 0 {
             continue;
@@ -216,18 +207,23 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
             ("tune-cpu", cpu.as_str()),
             ("target-features", features.as_str()),
         ] {
-            let index = llvm_sys::LLVMAttributeFunctionIndex;
-            LLVMRemoveStringAttributeAtIndex(f, index, k.as_ptr() as *const _, k.len() as u32);
-            let attr = LLVMCreateStringAttribute(
-                ctx,
-                k.as_ptr() as *const _,
-                k.len() as u32,
-                v.as_ptr() as *const _,
-                v.len() as u32,
-            );
-            LLVMAddAttributeAtIndex(f, index, attr);
+            set_string_attribute(f, k, v);
         }
     }
+}
+
+/// Sets the function attribute `k` of `f` to `v`, replacing any it had.
+unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &str) {
+    let index = llvm_sys::LLVMAttributeFunctionIndex;
+    LLVMRemoveStringAttributeAtIndex(f, index, k.as_ptr() as *const _, k.len() as u32);
+    let attr = LLVMCreateStringAttribute(
+        LLVMGetTypeContext(LLVMTypeOf(f)),
+        k.as_ptr() as *const _,
+        k.len() as u32,
+        v.as_ptr() as *const _,
+        v.len() as u32,
+    );
+    LLVMAddAttributeAtIndex(f, index, attr);
 }
 
 /// With `FERROCL_DUMP_DIR` set, each optimized work-group function's IR is

@@ -180,7 +180,8 @@ unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
     f
 }
 
-unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+/// The blocks of `f`, entry first.
+pub(crate) unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
     let mut out = Vec::new();
     let mut bb = LLVMGetFirstBasicBlock(f);
     while !bb.is_null() {
@@ -190,7 +191,8 @@ unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
     out
 }
 
-unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+/// The blocks `bb` may branch to (none without a terminator).
+pub(crate) unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
     let term = LLVMGetBasicBlockTerminator(bb);
     if term.is_null() {
         return Vec::new();

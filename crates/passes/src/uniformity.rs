@@ -12,6 +12,7 @@
 //! post-dominator) or at that reconvergence point. A loop left on a varying
 //! condition is such a region, so its counters are varying too.
 
+use crate::barriers::{blocks, successors};
 use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -91,24 +92,15 @@ struct PostDominance {
 
 impl PostDominance {
     unsafe fn of(f: LLVMValueRef) -> PostDominance {
-        let mut blocks = Vec::new();
-        let mut bb = LLVMGetFirstBasicBlock(f);
-        while !bb.is_null() {
-            blocks.push(bb);
-            bb = LLVMGetNextBasicBlock(bb);
-        }
+        let blocks = blocks(f);
         let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
         let terminators: Vec<_> = blocks
             .iter()
             .map(|&b| LLVMGetBasicBlockTerminator(b))
             .collect();
-        let succs: Vec<Vec<usize>> = terminators
+        let succs: Vec<Vec<usize>> = blocks
             .iter()
-            .map(|&t| {
-                (0..LLVMGetNumSuccessors(t))
-                    .map(|k| index[&LLVMGetSuccessor(t, k)])
-                    .collect()
-            })
+            .map(|&b| successors(b).iter().map(|s| index[s]).collect())
             .collect();
         let n = blocks.len();
         // pdom(b) = {b} ∪ ⋂ pdom(succs); blocks without successors reach the exit.
@@ -164,6 +156,9 @@ impl PostDominance {
     ) -> HashSet<LLVMBasicBlockRef> {
         let mut out = HashSet::new();
         for (b, &t) in self.terminators.iter().enumerate() {
+            if t.is_null() {
+                continue;
+            }
             let conditional = match LLVMGetInstructionOpcode(t) {
                 LLVMOpcode::LLVMBr => LLVMIsConditional(t) != 0,
                 LLVMOpcode::LLVMSwitch => true,
