@@ -116,6 +116,31 @@ impl Executor {
         self.wake.notify_one();
     }
 
+    /// Runs a command buffer's commands in order, up to the first failure.
+    fn run_commands(&self, commands: CommandBuffer) -> mux::Result<()> {
+        commands
+            .into_commands()
+            .into_iter()
+            .try_for_each(|c| match c {
+                Command::NdRange {
+                    kernel,
+                    args,
+                    range,
+                } => {
+                    // SAFETY: the block is the packed arguments, all of it.
+                    let bytes = unsafe { std::slice::from_raw_parts(args.as_ptr(), args.size()) };
+                    run_nd_range(
+                        &self.pool,
+                        self.local_mem_size,
+                        kernel.as_ref(),
+                        bytes,
+                        &range,
+                    )
+                }
+                Command::Host(work) => work(),
+            })
+    }
+
     /// A ready dispatch of the queue whose pending count is `queue`.
     fn take_ready_of(&self, queue: &Arc<Pending>) -> Option<Ready> {
         let mut ready = self.ready.lock().unwrap();
@@ -142,28 +167,11 @@ impl Executor {
         let result = if r.failed_wait {
             Err(mux::Error::WaitFailed)
         } else {
-            r.commands
-                .into_commands()
-                .into_iter()
-                .try_for_each(|c| match c {
-                    Command::NdRange {
-                        kernel,
-                        args,
-                        range,
-                    } => {
-                        // SAFETY: the block is the packed arguments, all of it.
-                        let bytes =
-                            unsafe { std::slice::from_raw_parts(args.as_ptr(), args.size()) };
-                        run_nd_range(
-                            &self.pool,
-                            self.local_mem_size,
-                            kernel.as_ref(),
-                            bytes,
-                            &range,
-                        )
-                    }
-                    Command::Host(work) => work(),
-                })
+            let commands = r.commands;
+            // A panic must not take the executor thread, and with it every
+            // later dispatch and the waits on them: it fails this one.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run_commands(commands)))
+                .unwrap_or(Err(mux::Error::OutOfResources))
         };
         // Signal first: `done` may hand the semaphore back for reuse.
         r.signal.signal(result.is_ok());
@@ -344,6 +352,31 @@ mod tests {
         q.wait_all();
         assert!(!after.load(Ordering::SeqCst));
         assert_eq!(signal.state(), Some(false));
+    }
+
+    #[test]
+    fn a_panicking_command_fails_its_dispatch_and_the_queue_goes_on() {
+        let q = queue();
+        let (tx, rx) = channel();
+        let tx2 = tx.clone();
+        let signal: SemaphoreRef = Arc::new(HostSemaphore::default());
+        q.dispatch(
+            host(|| panic!("a command that panics")),
+            vec![],
+            signal.clone(),
+            Box::new(move |r| tx.send(r.is_ok()).unwrap()),
+        );
+        assert!(!rx.recv().unwrap());
+        let next: SemaphoreRef = Arc::new(HostSemaphore::default());
+        q.dispatch(
+            host(|| Ok(())),
+            vec![signal],
+            next,
+            Box::new(move |r| tx2.send(r.is_ok()).unwrap()),
+        );
+        // It waited on a failed semaphore, but it was dispatched and ended.
+        assert!(!rx.recv().unwrap());
+        q.wait_all();
     }
 
     #[test]
