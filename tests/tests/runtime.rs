@@ -171,6 +171,30 @@ fn a_failed_user_event_fails_every_command_that_depends_on_it() {
 }
 
 #[test]
+fn a_failure_spreads_through_wait_lists_only() {
+    let e = Env::new();
+    let (_p, k) = e.kernel(ADD, "add");
+    let a = e.buffer_from(&[0i32; 8]);
+    let b = e.buffer_from(&[0i32; 8]);
+    let gate = user_event(&e);
+    // Same queue, recorded before the gate fails: `failed` waits on it,
+    // `dependent` waits on `failed`, `independent` only follows in order.
+    let failed = add(e.q(), &k, &a, 1, 8, &[gate.get()]);
+    let independent = add(e.q(), &k, &b, 2, 8, &[]);
+    let dependent = add(e.q(), &k, &a, 4, 8, &[failed.get()]);
+    let after = add(e.q(), &k, &b, 8, 8, &[]);
+    check(cl!(clFlush(e.q())), "clFlush");
+    check(cl!(clSetUserEventStatus(gate.get(), -5)), "set failed");
+    after.wait();
+    assert!(failed.status() < 0, "failed: {}", failed.status());
+    assert!(dependent.status() < 0, "dependent: {}", dependent.status());
+    assert_eq!(independent.status(), CL_COMPLETE);
+    assert_eq!(after.status(), CL_COMPLETE);
+    assert_eq!(e.read::<i32>(&a, 0, 8), vec![0; 8]);
+    assert_eq!(e.read::<i32>(&b, 0, 8), vec![10; 8]);
+}
+
+#[test]
 fn a_chain_of_a_hundred_thousand_dependent_events_completes() {
     let e = Env::new();
     let queues = [
@@ -206,22 +230,20 @@ extern "C" fn enqueue_more(event: cl_event, status: cl_int, data: *mut c_void) {
     assert_eq!(status, CL_COMPLETE);
     let _ = event;
     let v = 1000i32;
-    unsafe {
-        let rt = raw();
-        rt.clSetKernelArg(
-            k,
-            0,
-            std::mem::size_of::<cl_mem>(),
-            (&m as *const cl_mem).cast(),
-        )
+    let rt = raw();
+    rt.clSetKernelArg(
+        k,
+        0,
+        std::mem::size_of::<cl_mem>(),
+        (&m as *const cl_mem).cast(),
+    )
+    .unwrap();
+    rt.clSetKernelArg(k, 1, 4, (&v as *const i32).cast())
         .unwrap();
-        rt.clSetKernelArg(k, 1, 4, (&v as *const i32).cast())
-            .unwrap();
-        let n = [4usize];
-        rt.clEnqueueNDRangeKernel(q, k, 1, null(), n.as_ptr(), null(), 0, null(), null_mut())
-            .unwrap();
-        rt.clFlush(q).unwrap();
-    }
+    let n = [4usize];
+    rt.clEnqueueNDRangeKernel(q, k, 1, null(), n.as_ptr(), null(), 0, null(), null_mut())
+        .unwrap();
+    rt.clFlush(q).unwrap();
 }
 
 #[test]

@@ -35,6 +35,10 @@ pub struct Event {
     changed: Condvar,
     /// Timestamps are taken only for a queue with profiling enabled.
     profiled: bool,
+    /// The command waits on events outside its queue's order, any of
+    /// which may fail it: a command of the same queue that waits on this
+    /// one must then hear of the failure too.
+    pub waits_outside: bool,
 }
 
 impl Kind for Event {
@@ -65,6 +69,7 @@ impl Event {
             }),
             changed: Condvar::new(),
             profiled,
+            waits_outside: false,
         }
     }
 

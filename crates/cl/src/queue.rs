@@ -246,12 +246,7 @@ pub unsafe fn enqueue_payload(
     payload: Payload,
 ) -> Result<(), cl_int> {
     let waits = wait_list(&queue.context, num_events, event_list)?;
-    let event = object::new(Event::new(
-        queue.context.clone(),
-        Some(queue.clone()),
-        command_type,
-        CL_QUEUED,
-    ));
+    let in_order = queue.in_order();
     // Events of other queues must be on their way before this one waits
     // for them, or nothing would ever dispatch them.
     for w in &waits {
@@ -261,15 +256,30 @@ pub unsafe fn enqueue_payload(
             }
         }
     }
-    let in_order = queue.in_order();
-    let mut st = queue.state.lock().unwrap();
-    // What this command waits on beyond its queue's own order.
+    // What this command waits on beyond its queue's own order: events
+    // still pending or failed, except those of this in-order queue that
+    // are behind it already and cannot fail for reasons of their own.
+    let behind = |w: &Arc<ClObject<Event>>| {
+        in_order
+            && w.queue.as_ref().is_some_and(|q| Arc::ptr_eq(q, queue))
+            && !w.waits_outside
+            && w.status() >= 0
+    };
     let mut outside: Vec<SemaphoreRef> = waits
         .iter()
         .filter(|w| !w.has_ended() || w.status() < 0)
-        .filter(|w| !(in_order && w.queue.as_ref().is_some_and(|q| Arc::ptr_eq(q, queue))))
+        .filter(|w| !behind(w))
         .map(|w| semaphore_for(queue, w))
         .collect();
+    let mut event = Event::new(
+        queue.context.clone(),
+        Some(queue.clone()),
+        command_type,
+        CL_QUEUED,
+    );
+    event.waits_outside = !outside.is_empty();
+    let event = object::new(event);
+    let mut st = queue.state.lock().unwrap();
     if !in_order {
         // Recorded, not dispatched: flush them so that they can be waited on.
         if ordering != Ordering::Normal || !outside.is_empty() {
@@ -288,13 +298,19 @@ pub unsafe fn enqueue_payload(
     //   already, so this is the first case;
     // - waits outside the queue (other queues, user events), pending or
     //   not: a new buffer, the pending one dispatched first, so that the
-    //   commands before do not wait for that too.
+    //   commands before do not wait for that too; and nothing joins it
+    //   after, so that a failed wait fails only the command that waited.
     // Which semaphores a dispatch waits on (`dispatch`): the previous
     // dispatch's while it runs (in order), plus one per outside event
     // still pending; nothing once those have ended.
     let alone = matches!(payload, Payload::Commands(_));
-    let joins =
-        in_order && outside.is_empty() && !alone && st.batches.last().is_some_and(|b| !b.sealed);
+    let joins = in_order
+        && outside.is_empty()
+        && !alone
+        && st
+            .batches
+            .last()
+            .is_some_and(|b| !b.sealed && b.waits.is_empty());
     if !joins {
         if in_order {
             queue.dispatch_all(&mut st);
@@ -336,10 +352,10 @@ fn record(commands: &mut CommandBuffer, event: &Arc<ClObject<Event>>, payload: P
     })));
     let e = event.clone();
     match payload {
+        // A failed command fails its own event; the queue goes on.
         Payload::Host(work) => commands.push(mux::Command::Host(Box::new(move || {
-            let result = work();
-            Event::set_status(&e, result.err().unwrap_or(CL_COMPLETE));
-            result.map_err(mux::Error::Status)
+            Event::set_status(&e, work().err().unwrap_or(CL_COMPLETE));
+            Ok(())
         }))),
         Payload::NdRange {
             kernel,

@@ -82,8 +82,11 @@ pub type Completion = Box<dyn FnOnce(Result<()>) + Send>;
 /// Where a device runs command buffers.
 pub trait Queue: Send + Sync {
     /// Runs `commands` once every semaphore of `wait` is signalled, then
-    /// signals `signal` (with the outcome), then calls `done`, which may
-    /// reset `signal` for reuse. Returns at once; the work happens on the
+    /// signals `signal` successfully, then calls `done` with the outcome;
+    /// `done` may reset `signal` for reuse. A failed dispatch does not
+    /// fail the dispatches ordered after it: `signal` stands for the end of
+    /// the work, not its success, and whoever depends on the success
+    /// signals a semaphore of its own from `done`. Returns at once; the work happens on the
     /// device's own threads.
     fn dispatch(
         &self,
