@@ -401,31 +401,29 @@ pub unsafe extern "C" fn enqueue_command_buffer(
             cb.simultaneous || cb.pending.load(AtomicOrdering::Acquire) == 0,
             CL_INVALID_OPERATION,
         )?;
-        let mut commands = Vec::with_capacity(r.commands.len() + 1);
+        let mut commands = mux::CommandBuffer::new();
+        // Checked when recorded: replaying them cannot fail.
+        let replay = |e: mux::Error| match e {
+            mux::Error::OutOfMemory => CL_OUT_OF_HOST_MEMORY,
+            _ => CL_OUT_OF_RESOURCES,
+        };
         for c in &r.commands {
             match c {
-                Recorded::Action(a) => {
-                    let a = a.clone();
-                    commands.push(mux::Command::Host(Box::new(move || {
-                        a().map_err(mux::Error::Status)
-                    })));
-                }
+                Recorded::Action(a) => a(&mut commands).map_err(replay)?,
                 Recorded::Range {
                     kernel,
                     args,
                     range,
                     keep,
                 } => {
-                    commands.push(mux::Command::NdRange {
-                        kernel: kernel.clone(),
-                        args: args.clone(),
-                        range: *range,
-                    });
+                    commands
+                        .nd_range(kernel.clone(), args.clone(), *range)
+                        .map_err(replay)?;
                     let keep = keep.clone();
-                    commands.push(mux::Command::Host(Box::new(move || {
+                    commands.host(Box::new(move || {
                         drop(keep);
                         Ok(())
-                    })));
+                    }));
                 }
                 Recorded::Barrier => {}
             }
@@ -433,10 +431,10 @@ pub unsafe extern "C" fn enqueue_command_buffer(
         drop(r);
         cb.pending.fetch_add(1, AtomicOrdering::AcqRel);
         let guard = PendingGuard(cb.pending.clone());
-        commands.push(mux::Command::Host(Box::new(move || {
+        commands.host(Box::new(move || {
             drop(guard);
             Ok(())
-        })));
+        }));
         enqueue_payload(
             &queue,
             CL_COMMAND_COMMAND_BUFFER_KHR,
@@ -445,7 +443,7 @@ pub unsafe extern "C" fn enqueue_command_buffer(
             event,
             false,
             Ordering::Normal,
-            Payload::Commands(commands),
+            Payload::Sealed(commands),
         )
     })
 }

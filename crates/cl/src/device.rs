@@ -1,4 +1,4 @@
-//! Devices: the host CPU, as `mux` describes it.
+//! Devices, as their `mux` targets describe them.
 
 use crate::entry::{ensure, status};
 use crate::info::{answer, Info};
@@ -47,9 +47,21 @@ impl Device {
     }
 }
 
+impl Device {
+    /// `CL_DEVICE_TYPE`.
+    pub fn device_type(&self) -> cl_device_type {
+        match self.info().kind {
+            mux::DeviceKind::Cpu => CL_DEVICE_TYPE_CPU,
+            mux::DeviceKind::Gpu => CL_DEVICE_TYPE_GPU,
+            mux::DeviceKind::Accelerator => CL_DEVICE_TYPE_ACCELERATOR,
+            mux::DeviceKind::Custom => CL_DEVICE_TYPE_CUSTOM,
+        }
+    }
+}
+
 pub fn create_host_device() -> Arc<ClObject<Device>> {
     object::create(Device {
-        mux: Arc::new(host::HostDevice::new()),
+        mux: mux::validating(Arc::new(host::HostDevice::new())),
         compiler: Arc::new(host::HostTarget::new()),
         platform: AtomicPtr::new(std::ptr::null_mut()),
     })
@@ -82,7 +94,13 @@ pub unsafe extern "C" fn get_device_ids(
         let matching: Vec<_> = p
             .devices
             .iter()
-            .filter(|_| device_type & (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT) != 0)
+            .enumerate()
+            // The first device is the default one.
+            .filter(|(i, d)| {
+                device_type & d.device_type() != 0
+                    || (*i == 0 && device_type & CL_DEVICE_TYPE_DEFAULT != 0)
+            })
+            .map(|(_, d)| d)
             .collect();
         ensure(!matching.is_empty(), CL_DEVICE_NOT_FOUND)?;
         if !devices.is_null() {
@@ -118,7 +136,7 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         .collect::<Vec<_>>()
         .join(" ");
     Ok(match param {
-        CL_DEVICE_TYPE => Info::value::<cl_device_type>(CL_DEVICE_TYPE_CPU),
+        CL_DEVICE_TYPE => Info::value::<cl_device_type>(d.device_type()),
         CL_DEVICE_VENDOR_ID => Info::value::<cl_uint>(i.vendor_id),
         CL_DEVICE_MAX_COMPUTE_UNITS => Info::value::<cl_uint>(i.compute_units),
         CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS => Info::value::<cl_uint>(3),

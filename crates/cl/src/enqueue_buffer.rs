@@ -1,23 +1,51 @@
 //! Buffer commands: read, write, copy, fill, their rectangular forms, and
-//! map/unmap. Mapping is free: the buffer's memory is the host's.
+//! map/unmap. Each is checked here for the spec's error codes, then
+//! recorded as `mux` commands (which check again against the device's
+//! objects) between the updates of its event.
 
 use crate::entry::{self, ensure, status};
-use crate::memory::Mem;
+use crate::memory::{Mapping, Mem};
 use crate::object::{self, ClObject};
-use crate::queue::{enqueue, Queue};
+use crate::queue::{enqueue, enqueue_payload, Ordering, Payload, Queue};
+use mux::{CommandBuffer, HostPtr};
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// A raw pointer moved into a command; the application keeps it valid
-/// until the command completes, as the spec requires.
-#[derive(Clone, Copy)]
-struct Ptr(usize);
-
-impl Ptr {
-    fn get(self) -> *mut u8 {
-        self.0 as *mut u8
+/// The spec's code for a command `mux` refused to record.
+fn refused(e: mux::Error) -> cl_int {
+    match e {
+        mux::Error::CopyOverlap => CL_MEM_COPY_OVERLAP,
+        mux::Error::OutOfMemory => CL_OUT_OF_HOST_MEMORY,
+        _ => CL_INVALID_VALUE,
     }
+}
+
+/// Enqueues device `commands`; `keep` lives until they have run.
+#[allow(clippy::too_many_arguments)]
+unsafe fn enqueue_commands(
+    q: &Arc<ClObject<Queue>>,
+    command_type: cl_command_type,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+    blocking: bool,
+    commands: CommandBuffer,
+    keep: Vec<Arc<ClObject<Mem>>>,
+) -> Result<(), cl_int> {
+    enqueue_payload(
+        q,
+        command_type,
+        num_events,
+        event_list,
+        event,
+        blocking,
+        Ordering::Normal,
+        Payload::Device {
+            commands,
+            keep: Box::new(keep),
+        },
+    )
 }
 
 fn same_context(q: &ClObject<Queue>, m: &ClObject<Mem>) -> Result<(), cl_int> {
@@ -56,19 +84,19 @@ pub unsafe extern "C" fn enqueue_read_buffer(
         ensure(!ptr.is_null(), CL_INVALID_VALUE)?;
         in_bounds(&m, offset, size)?;
         ensure(m.host_readable(), CL_INVALID_OPERATION)?;
-        let dst = Ptr(ptr as usize);
-        let work = Box::new(move || {
-            std::ptr::copy_nonoverlapping(m.ptr().add(offset), dst.get(), size);
-            Ok(())
-        });
-        enqueue(
+        let mut commands = CommandBuffer::new();
+        commands
+            .read_buffer(m.buffer.clone(), offset, HostPtr::new(ptr), size)
+            .map_err(refused)?;
+        enqueue_commands(
             &q,
             CL_COMMAND_READ_BUFFER,
             num_events,
             event_list,
             event,
             blocking != 0,
-            work,
+            commands,
+            vec![m],
         )
     })
 }
@@ -90,19 +118,19 @@ pub unsafe extern "C" fn enqueue_write_buffer(
         ensure(!ptr.is_null(), CL_INVALID_VALUE)?;
         in_bounds(&m, offset, size)?;
         ensure(m.host_writable(), CL_INVALID_OPERATION)?;
-        let src = Ptr(ptr as usize);
-        let work = Box::new(move || {
-            std::ptr::copy_nonoverlapping(src.get(), m.ptr().add(offset), size);
-            Ok(())
-        });
-        enqueue(
+        let mut commands = CommandBuffer::new();
+        commands
+            .write_buffer(m.buffer.clone(), offset, HostPtr::new(ptr), size)
+            .map_err(refused)?;
+        enqueue_commands(
             &q,
             CL_COMMAND_WRITE_BUFFER,
             num_events,
             event_list,
             event,
             blocking != 0,
-            work,
+            commands,
+            vec![m],
         )
     })
 }
@@ -112,9 +140,50 @@ fn overlaps(a: usize, b: usize, size_a: usize, size_b: usize) -> bool {
     a < b + size_b && b < a + size_a
 }
 
-/// A command's work that can run more than once (a user command buffer
-/// replays its commands on every enqueue).
-pub type Action = Arc<dyn Fn() -> Result<(), cl_int> + Send + Sync>;
+/// Records a command's device commands; recorded again on each enqueue
+/// of a user command buffer. What it names lives until they have run.
+pub type Action = Arc<dyn Fn(&mut CommandBuffer) -> mux::Result<()> + Send + Sync>;
+
+/// An action that records `record`, then holds `keep` until that has run.
+/// Recorded once at once, so that whatever `mux` refuses is refused now.
+fn action(
+    keep: Vec<Arc<ClObject<Mem>>>,
+    record: impl Fn(&mut CommandBuffer) -> mux::Result<()> + Send + Sync + 'static,
+) -> Result<Action, cl_int> {
+    record(&mut CommandBuffer::new()).map_err(refused)?;
+    Ok(Arc::new(move |commands: &mut CommandBuffer| {
+        record(commands)?;
+        let keep = keep.clone();
+        commands.host(Box::new(move || {
+            drop(keep);
+            Ok(())
+        }));
+        Ok(())
+    }))
+}
+
+/// Enqueues what `action` records.
+unsafe fn enqueue_action(
+    q: &Arc<ClObject<Queue>>,
+    command_type: cl_command_type,
+    num_events: cl_uint,
+    event_list: *const cl_event,
+    event: *mut cl_event,
+    action: Action,
+) -> Result<(), cl_int> {
+    let mut commands = CommandBuffer::new();
+    action(&mut commands).map_err(refused)?;
+    enqueue_commands(
+        q,
+        command_type,
+        num_events,
+        event_list,
+        event,
+        false,
+        commands,
+        Vec::new(),
+    )
+}
 
 /// Validates `clEnqueueCopyBuffer`'s arguments against `q`; the copy to do.
 pub unsafe fn copy_buffer_action(
@@ -132,17 +201,11 @@ pub unsafe fn copy_buffer_action(
     ensure(size > 0, CL_INVALID_VALUE)?;
     in_bounds(&src, src_offset, size)?;
     in_bounds(&dst, dst_offset, size)?;
-    let (sr, so) = src.root();
-    let (dr, d_o) = dst.root();
-    ensure(
-        !(sr == dr && overlaps(so + src_offset, d_o + dst_offset, size, size)),
-        CL_MEM_COPY_OVERLAP,
-    )?;
-    Ok(Arc::new(move || {
-        // SAFETY: both ranges were checked against their buffers.
-        unsafe { std::ptr::copy(src.ptr().add(src_offset), dst.ptr().add(dst_offset), size) };
-        Ok(())
-    }))
+    // Overlap (within one memory, sub-buffers included) `mux` refuses.
+    let (s, d) = (src.buffer.clone(), dst.buffer.clone());
+    action(vec![src, dst], move |c| {
+        c.copy_buffer(s.clone(), src_offset, d.clone(), dst_offset, size)
+    })
 }
 
 /// Validates `clEnqueueFillBuffer`'s arguments against `q`; the fill to do.
@@ -168,14 +231,10 @@ pub unsafe fn fill_buffer_action(
     )?;
     in_bounds(&m, offset, size)?;
     let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
-    Ok(Arc::new(move || {
-        // SAFETY: the range was checked against the buffer.
-        let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr().add(offset), size) };
-        for chunk in dst.chunks_exact_mut(pattern_size) {
-            chunk.copy_from_slice(&bytes);
-        }
-        Ok(())
-    }))
+    let b = m.buffer.clone();
+    action(vec![m], move |c| {
+        c.fill_buffer(b.clone(), offset, size, &bytes)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -193,14 +252,13 @@ pub unsafe extern "C" fn enqueue_copy_buffer(
     status(|| {
         let q = object::get::<Queue>(queue)?;
         let action = copy_buffer_action(&q, src_buffer, dst_buffer, src_offset, dst_offset, size)?;
-        enqueue(
+        enqueue_action(
             &q,
             CL_COMMAND_COPY_BUFFER,
             num_events,
             event_list,
             event,
-            false,
-            Box::new(move || action()),
+            action,
         )
     })
 }
@@ -220,14 +278,13 @@ pub unsafe extern "C" fn enqueue_fill_buffer(
     status(|| {
         let q = object::get::<Queue>(queue)?;
         let action = fill_buffer_action(&q, buffer, pattern, pattern_size, offset, size)?;
-        enqueue(
+        enqueue_action(
             &q,
             CL_COMMAND_FILL_BUFFER,
             num_events,
             event_list,
             event,
-            false,
-            Box::new(move || action()),
+            action,
         )
     })
 }
@@ -281,12 +338,12 @@ impl Rect {
         })
     }
 
-    /// The byte offset of row `y` of slice `z`; below `end` for rows
-    /// inside the region.
-    fn offset(&self, y: usize, z: usize) -> usize {
-        (self.origin[2] + z) * self.slice_pitch
-            + (self.origin[1] + y) * self.row_pitch
-            + self.origin[0]
+    fn to_mux(self) -> mux::Rect {
+        mux::Rect {
+            origin: self.origin,
+            row_pitch: self.row_pitch,
+            slice_pitch: self.slice_pitch,
+        }
     }
 }
 
@@ -295,15 +352,6 @@ unsafe fn read_region(region: *const usize) -> Result<[usize; 3], cl_int> {
     let r = [*region, *region.add(1), *region.add(2)];
     ensure(r.iter().all(|&x| x > 0), CL_INVALID_VALUE)?;
     Ok(r)
-}
-
-/// Copies `region` between two rectangles, row by row.
-unsafe fn copy_rect(src: *const u8, s: Rect, dst: *mut u8, d: Rect, region: [usize; 3]) {
-    for z in 0..region[2] {
-        for y in 0..region[1] {
-            std::ptr::copy(src.add(s.offset(y, z)), dst.add(d.offset(y, z)), region[0]);
-        }
-    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -338,21 +386,31 @@ unsafe fn rect_transfer(
         },
         CL_INVALID_OPERATION,
     )?;
-    let host = Ptr(ptr as usize);
-    let work = Box::new(move || {
-        if read {
-            copy_rect(m.ptr(), b, host.get(), h, region);
-        } else {
-            copy_rect(host.get(), h, m.ptr(), b, region);
-        }
-        Ok(())
-    });
+    let (buffer, host) = (m.buffer.clone(), HostPtr::new(ptr));
+    let mut commands = CommandBuffer::new();
     let kind = if read {
-        CL_COMMAND_READ_BUFFER_RECT
+        commands.read_buffer_rect(buffer, b.to_mux(), host, h.to_mux(), region)
     } else {
-        CL_COMMAND_WRITE_BUFFER_RECT
-    };
-    enqueue(&q, kind, num_events, event_list, event, blocking != 0, work)
+        commands.write_buffer_rect(buffer, b.to_mux(), host, h.to_mux(), region)
+    }
+    .map_err(refused)
+    .map(|()| {
+        if read {
+            CL_COMMAND_READ_BUFFER_RECT
+        } else {
+            CL_COMMAND_WRITE_BUFFER_RECT
+        }
+    })?;
+    enqueue_commands(
+        &q,
+        kind,
+        num_events,
+        event_list,
+        event,
+        blocking != 0,
+        commands,
+        vec![m],
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -463,14 +521,13 @@ pub unsafe extern "C" fn enqueue_copy_buffer_rect(
                 dst_slice_pitch,
             ],
         )?;
-        enqueue(
+        enqueue_action(
             &q,
             CL_COMMAND_COPY_BUFFER_RECT,
             num_events,
             event_list,
             event,
-            false,
-            Box::new(move || action()),
+            action,
         )
     })
 }
@@ -502,11 +559,10 @@ pub unsafe fn copy_buffer_rect_action(
         let boxes_meet = (0..3).all(|i| overlaps(s.origin[i], d.origin[i], region[i], region[i]));
         ensure(!boxes_meet, CL_MEM_COPY_OVERLAP)?;
     }
-    Ok(Arc::new(move || {
-        // SAFETY: both rectangles were checked against their buffers.
-        unsafe { copy_rect(src.ptr(), s, dst.ptr(), d, region) };
-        Ok(())
-    }))
+    let (sb, db) = (src.buffer.clone(), dst.buffer.clone());
+    action(vec![src, dst], move |c| {
+        c.copy_buffer_rect(sb.clone(), s.to_mux(), db.clone(), d.to_mux(), region)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -541,17 +597,29 @@ pub unsafe extern "C" fn enqueue_map_buffer(
             map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.host_writable(),
             CL_INVALID_OPERATION,
         )?;
-        let p = m.ptr().add(offset) as usize;
+        let (memory, at) = (m.buffer.memory().clone(), m.buffer.offset() + offset);
+        let p = memory.map(at, size).map_err(|_| CL_MAP_FAILURE)? as usize;
         let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+        let mapping = Mapping {
+            ptr: p,
+            size,
+            writing,
+            at,
+        };
         {
             // Regions mapped for writing must not overlap other mappings.
             let mut maps = m.maps.lock().unwrap();
             let clash = maps
                 .iter()
-                .any(|&(at, n, w)| (w || writing) && overlaps(at, p, n, size));
-            ensure(!clash, CL_INVALID_OPERATION)?;
-            maps.push((p, size, writing));
+                .any(|o| (o.writing || writing) && overlaps(o.ptr, p, o.size, size));
+            if clash {
+                let _ = memory.unmap(at, size);
+                return Err(CL_INVALID_OPERATION);
+            }
+            maps.push(mapping);
         }
+        // The pointer is the application's now; the command marks when
+        // the bytes behind it are the buffer's.
         let done = enqueue(
             &q,
             CL_COMMAND_MAP_BUFFER,
@@ -561,12 +629,12 @@ pub unsafe extern "C" fn enqueue_map_buffer(
             blocking != 0,
             Box::new(|| Ok(())),
         );
+        if done.is_err() {
+            let _ = memory.unmap(at, size);
+        }
         if let Err(e) = done {
             let mut maps = m.maps.lock().unwrap();
-            if let Some(i) = maps
-                .iter()
-                .position(|&(at, n, w)| (at, n, w) == (p, size, writing))
-            {
+            if let Some(i) = maps.iter().position(|o| *o == mapping) {
                 maps.remove(i);
             }
             return Err(e);
@@ -585,14 +653,16 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
 ) -> cl_int {
     status(|| {
         let (q, m) = lookup(queue, mem)?;
-        {
+        let mapping = {
             let mut maps = m.maps.lock().unwrap();
             let i = maps
                 .iter()
-                .position(|&(at, _, _)| at == mapped_ptr as usize)
+                .position(|o| o.ptr == mapped_ptr as usize)
                 .ok_or(CL_INVALID_VALUE)?;
-            maps.remove(i);
-        }
+            maps.remove(i)
+        };
+        // In order: what the host wrote becomes the device's here.
+        let memory = m.buffer.memory().clone();
         enqueue(
             &q,
             CL_COMMAND_UNMAP_MEM_OBJECT,
@@ -600,7 +670,11 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
             event_list,
             event,
             false,
-            Box::new(|| Ok(())),
+            Box::new(move || {
+                memory
+                    .unmap(mapping.at, mapping.size)
+                    .map_err(|_| CL_OUT_OF_RESOURCES)
+            }),
         )
     })
 }

@@ -75,11 +75,11 @@ fn pack(
         let word;
         let bytes: &[u8] = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
             ArgValue::Buffer(m) => {
-                let p = m.as_ref().map_or(std::ptr::null_mut(), |m| m.ptr());
+                let address = m.as_ref().map_or(0, |m| m.buffer.device_address());
                 if let Some(m) = m {
                     keep.push(m.clone());
                 }
-                word = (p as u64).to_ne_bytes();
+                word = address.to_ne_bytes();
                 &word
             }
             ArgValue::Local(n) => {
@@ -150,7 +150,7 @@ unsafe fn enqueue_range(
         global_work_size,
         local_work_size,
     )?
-    .into_payload();
+    .into_payload()?;
     enqueue_payload(
         &q,
         command,
@@ -174,17 +174,21 @@ pub struct PreparedRange {
 }
 
 impl PreparedRange {
-    pub fn into_payload(self) -> Payload {
-        match self.kernel {
+    pub fn into_payload(self) -> Result<Payload, cl_int> {
+        Ok(match self.kernel {
             None => Payload::Host(Box::new(|| Ok(()))),
-            Some(kernel) => Payload::NdRange {
-                kernel,
-                args: self.args,
-                range: self.range,
-                // The memory objects the arguments name live until it has run.
-                keep: Box::new(self.buffers),
-            },
-        }
+            Some(kernel) => {
+                let mut commands = mux::CommandBuffer::new();
+                commands
+                    .nd_range(kernel, self.args, self.range)
+                    .map_err(|_| CL_INVALID_WORK_GROUP_SIZE)?;
+                Payload::Device {
+                    commands,
+                    // The memory objects the arguments name live until it has run.
+                    keep: Box::new(self.buffers),
+                }
+            }
+        })
     }
 }
 
@@ -392,12 +396,24 @@ pub unsafe extern "C" fn enqueue_native_kernel(
         }
         let work = Box::new(move || {
             let base = copy.as_mut_ptr() as *mut u8;
+            // The function sees each memory object's bytes in host memory.
+            let mut mapped = Vec::with_capacity(mems.len());
             for (m, at) in &mems {
+                let (memory, offset) = (m.buffer.memory(), m.buffer.offset());
+                let p = memory
+                    .map(offset, m.size)
+                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+                mapped.push((memory, offset, m.size));
                 // SAFETY: `at` was checked to leave room for a pointer.
-                unsafe { std::ptr::write_unaligned(base.add(*at) as *mut *mut u8, m.ptr()) };
+                unsafe { std::ptr::write_unaligned(base.add(*at) as *mut *mut u8, p) };
             }
             // SAFETY: the application's function, with its own arguments.
             unsafe { func(base.cast()) };
+            for (memory, offset, size) in mapped {
+                memory
+                    .unmap(offset, size)
+                    .map_err(|_| CL_OUT_OF_RESOURCES)?;
+            }
             Ok(())
         });
         crate::queue::enqueue(

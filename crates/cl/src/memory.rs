@@ -1,6 +1,7 @@
-//! Buffers and sub-buffers. Device memory is host memory here, so a
-//! buffer's storage is a pointer both sides use: with `CL_MEM_USE_HOST_PTR`
-//! it is the application's own memory (zero-copy), else an aligned block.
+//! Buffers and sub-buffers, over the device's memory (`mux`): a buffer is
+//! the whole of a memory the device allocated, or that it uses in place of
+//! the application's (`CL_MEM_USE_HOST_PTR`); a sub-buffer is a range of
+//! its parent's memory.
 
 use crate::context::Context;
 use crate::entry::{self, ensure, status};
@@ -12,14 +13,15 @@ use std::sync::{Arc, Mutex};
 
 type Destructor = unsafe extern "C" fn(cl_mem, *mut c_void);
 
-enum Storage {
-    Owned(mux::Allocation),
-    /// The application's memory (`CL_MEM_USE_HOST_PTR`).
-    Host(usize),
-    Sub {
-        parent: Arc<ClObject<Mem>>,
-        offset: usize,
-    },
+/// A range of a buffer mapped into the host's address space.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Mapping {
+    /// What the application was given.
+    pub ptr: usize,
+    pub size: usize,
+    pub writing: bool,
+    /// Where the range starts in the buffer's memory.
+    pub at: usize,
 }
 
 pub struct Mem {
@@ -28,9 +30,12 @@ pub struct Mem {
     pub flags: cl_mem_flags,
     pub size: usize,
     host_ptr: usize,
-    storage: Storage,
-    /// Live mappings: pointer, bytes, and whether for writing.
-    pub maps: Mutex<Vec<(usize, usize, bool)>>,
+    /// What commands and kernel arguments name.
+    pub buffer: mux::BufferRef,
+    /// A sub-buffer's parent, and where it starts in it.
+    parent: Option<(Arc<ClObject<Mem>>, usize)>,
+    /// Live mappings.
+    pub maps: Mutex<Vec<Mapping>>,
     /// `CL_MEM_PROPERTIES` as given (empty if none).
     properties: Vec<cl_mem_properties>,
     destructors: Mutex<Vec<(Destructor, usize)>>,
@@ -53,23 +58,6 @@ impl Drop for Mem {
 }
 
 impl Mem {
-    /// Where the buffer's bytes are.
-    pub fn ptr(&self) -> *mut u8 {
-        match &self.storage {
-            Storage::Owned(a) => a.as_ptr(),
-            Storage::Host(p) => *p as *mut u8,
-            Storage::Sub { parent, offset } => unsafe { parent.ptr().add(*offset) },
-        }
-    }
-
-    /// The buffer that owns the memory and this one's offset in it.
-    pub fn root(&self) -> (*mut u8, usize) {
-        match &self.storage {
-            Storage::Sub { parent, offset } => (parent.ptr(), *offset),
-            _ => (self.ptr(), 0),
-        }
-    }
-
     pub fn host_readable(&self) -> bool {
         self.flags & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS) == 0
     }
@@ -116,19 +104,22 @@ unsafe fn create(
     ensure(size > 0 && size as u64 <= max, CL_INVALID_BUFFER_SIZE)?;
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
-    let storage = if flags & CL_MEM_USE_HOST_PTR != 0 {
-        Storage::Host(host_ptr as usize)
+    let device = &ctx.devices[0].mux;
+    let memory = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        device.memory_from_host(host_ptr as *mut u8, size)
     } else {
         let align = ctx.devices[0].info().mem_base_addr_align_bits as usize / 8;
-        let a = ctx.devices[0]
-            .mux
-            .allocate(size, align)
-            .map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
-        if flags & CL_MEM_COPY_HOST_PTR != 0 {
-            std::ptr::copy_nonoverlapping(host_ptr as *const u8, a.as_ptr(), size);
-        }
-        Storage::Owned(a)
-    };
+        device.allocate_memory(size, align)
+    }
+    .map_err(|_| CL_MEM_OBJECT_ALLOCATION_FAILURE)?;
+    if flags & CL_MEM_COPY_HOST_PTR != 0 {
+        let p = memory.map(0, size).map_err(|_| CL_OUT_OF_RESOURCES)?;
+        std::ptr::copy_nonoverlapping(host_ptr as *const u8, p, size);
+        memory.unmap(0, size).map_err(|_| CL_OUT_OF_RESOURCES)?;
+    }
+    let buffer = device
+        .create_buffer(memory, 0, size)
+        .map_err(|_| CL_OUT_OF_RESOURCES)?;
     let m = object::create(Mem {
         context: ctx,
         flags,
@@ -138,7 +129,8 @@ unsafe fn create(
         } else {
             0
         },
-        storage,
+        buffer,
+        parent: None,
         properties,
         maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
@@ -194,10 +186,7 @@ pub unsafe extern "C" fn create_sub_buffer(
 ) -> cl_mem {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let parent = object::get::<Mem>(buffer)?;
-        ensure(
-            !matches!(parent.storage, Storage::Sub { .. }),
-            CL_INVALID_MEM_OBJECT,
-        )?;
+        ensure(parent.parent.is_none(), CL_INVALID_MEM_OBJECT)?;
         ensure(
             valid_flags(flags) && flags & HOST_PTR == 0,
             CL_INVALID_VALUE,
@@ -239,15 +228,21 @@ pub unsafe extern "C" fn create_sub_buffer(
         } else {
             0
         };
+        let buffer = parent.context.devices[0]
+            .mux
+            .create_buffer(
+                parent.buffer.memory().clone(),
+                parent.buffer.offset() + region.origin,
+                region.size,
+            )
+            .map_err(|_| CL_OUT_OF_RESOURCES)?;
         let m = object::create(Mem {
             context: parent.context.clone(),
             flags: own,
             size: region.size,
             host_ptr,
-            storage: Storage::Sub {
-                parent: parent.clone(),
-                offset: region.origin,
-            },
+            buffer,
+            parent: Some((parent.clone(), region.origin)),
             properties: Vec::new(),
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
@@ -275,9 +270,9 @@ pub unsafe extern "C" fn get_mem_object_info(
     size_ret: *mut usize,
 ) -> cl_int {
     let result = object::get::<Mem>(mem).and_then(|m| {
-        let (parent, offset) = match &m.storage {
-            Storage::Sub { parent, offset } => (object::handle(parent), *offset),
-            _ => (std::ptr::null_mut(), 0),
+        let (parent, offset) = match &m.parent {
+            Some((parent, offset)) => (object::handle(parent), *offset),
+            None => (std::ptr::null_mut(), 0),
         };
         Ok(match param_name {
             CL_MEM_TYPE => Info::value::<cl_mem_object_type>(CL_MEM_OBJECT_BUFFER),

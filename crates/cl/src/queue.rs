@@ -24,17 +24,17 @@ pub type Work = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
 
 /// What a command does on the device.
 pub enum Payload {
+    /// Work of the API layer's own, run in the command's place.
     Host(Work),
-    NdRange {
-        kernel: mux::KernelRef,
-        args: Arc<mux::Allocation>,
-        range: mux::NdRange,
-        /// Dropped once the range has run (the memory its arguments name).
+    /// Device commands (a transfer, an ND-range).
+    Device {
+        commands: CommandBuffer,
+        /// Dropped once the commands have run: the objects they name.
         keep: Box<dyn std::any::Any + Send>,
     },
     /// A user command buffer's commands (`cl_khr_command_buffer`): one
     /// command of the queue, dispatched in a command buffer of its own.
-    Commands(Vec<mux::Command>),
+    Sealed(CommandBuffer),
 }
 
 /// Commands recorded and not yet dispatched, with what they wait on.
@@ -162,7 +162,7 @@ impl Queue {
             sem.reset();
             st.free.push(sem);
         });
-        self.mux.dispatch(batch.commands, waits, signal, done);
+        self.mux.dispatch(batch.commands, waits, signal, None, done);
     }
 }
 
@@ -303,7 +303,7 @@ pub unsafe fn enqueue_payload(
     // Which semaphores a dispatch waits on (`dispatch`): the previous
     // dispatch's while it runs (in order), plus one per outside event
     // still pending; nothing once those have ended.
-    let alone = matches!(payload, Payload::Commands(_));
+    let alone = matches!(payload, Payload::Sealed(_));
     let joins = in_order
         && outside.is_empty()
         && !alone
@@ -346,42 +346,31 @@ pub unsafe fn enqueue_payload(
 /// Records `payload` between the updates of its event.
 fn record(commands: &mut CommandBuffer, event: &Arc<ClObject<Event>>, payload: Payload) {
     let e = event.clone();
-    commands.push(mux::Command::Host(Box::new(move || {
+    commands.host(Box::new(move || {
         Event::set_status(&e, CL_RUNNING);
         Ok(())
-    })));
+    }));
     let e = event.clone();
     match payload {
         // A failed command fails its own event; the queue goes on.
-        Payload::Host(work) => commands.push(mux::Command::Host(Box::new(move || {
+        Payload::Host(work) => commands.host(Box::new(move || {
             Event::set_status(&e, work().err().unwrap_or(CL_COMPLETE));
             Ok(())
-        }))),
-        Payload::NdRange {
-            kernel,
-            args,
-            range,
-            keep,
-        } => {
-            commands.push(mux::Command::NdRange {
-                kernel,
-                args,
-                range,
-            });
-            commands.push(mux::Command::Host(Box::new(move || {
+        })),
+        Payload::Device { commands: c, keep } => {
+            commands.append(c);
+            commands.host(Box::new(move || {
                 drop(keep);
                 Event::set_status(&e, CL_COMPLETE);
                 Ok(())
-            })));
+            }));
         }
-        Payload::Commands(list) => {
-            for c in list {
-                commands.push(c);
-            }
-            commands.push(mux::Command::Host(Box::new(move || {
+        Payload::Sealed(c) => {
+            commands.append(c);
+            commands.host(Box::new(move || {
                 Event::set_status(&e, CL_COMPLETE);
                 Ok(())
-            })));
+            }));
         }
     }
 }

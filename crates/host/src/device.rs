@@ -1,16 +1,18 @@
 //! The host device: this machine's CPU as an OpenCL device.
 
+use crate::executable::HostExecutable;
+use crate::memory::{image_layout, HostBuffer, HostImage, HostMemory};
 use crate::queue::{Executor, HostQueue, HostSemaphore};
+use crate::sync::{HostFence, HostQueryPool};
 use crate::thread_pool::ThreadPool;
-use mux::{Allocation, DeviceInfo, Kernel, NdRange};
+use mux::{
+    BufferRef, DeviceInfo, ExecutableRef, FenceRef, ImageDesc, ImageLayout, ImageRef, Kernel,
+    MemoryRef, NdRange, QueryPoolRef,
+};
 use std::sync::Arc;
-
-/// The size of a transparent huge page on x86-64.
-const HUGE_PAGE: usize = 2 << 20;
 
 pub struct HostDevice {
     info: DeviceInfo,
-    pool: Arc<ThreadPool>,
     executor: Arc<Executor>,
 }
 
@@ -22,12 +24,8 @@ impl HostDevice {
         let pool = Arc::new(ThreadPool::new(workers));
         // Command buffers run on a few threads of their own, so that
         // independent ones overlap (a copy beside a kernel).
-        let executor = Executor::new(2, pool.clone(), info.local_mem_size);
-        HostDevice {
-            pool,
-            executor,
-            info,
-        }
+        let executor = Executor::new(2, pool, info.local_mem_size);
+        HostDevice { executor, info }
     }
 }
 
@@ -42,23 +40,50 @@ impl mux::Device for HostDevice {
         &self.info
     }
 
-    fn allocate(&self, size: usize, align: usize) -> mux::Result<Allocation> {
-        if size as u64 > self.info.max_mem_alloc_size {
-            return Err(mux::Error::InvalidValue);
-        }
-        if size < HUGE_PAGE {
-            return Allocation::host(size, align).ok_or(mux::Error::OutOfMemory);
-        }
-        // Large buffers on huge pages: kernels stream through them, and
-        // 4 KiB pages would cost a TLB miss every 4 KiB.
-        let a = Allocation::host(size, align.max(HUGE_PAGE)).ok_or(mux::Error::OutOfMemory)?;
-        // SAFETY: advice on memory we own; failure only means small pages.
-        unsafe { libc::madvise(a.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
-        Ok(a)
+    fn allocate_memory(&self, size: usize, align: usize) -> mux::Result<MemoryRef> {
+        Ok(Arc::new(HostMemory::allocate(size, align)?))
     }
 
-    fn run(&self, kernel: &dyn Kernel, args: &[u8], range: &NdRange) -> mux::Result<()> {
-        run_nd_range(&self.pool, self.info.local_mem_size, kernel, args, range)
+    unsafe fn memory_from_host(&self, ptr: *mut u8, size: usize) -> mux::Result<MemoryRef> {
+        Ok(Arc::new(HostMemory::Borrowed {
+            ptr: ptr as usize,
+            size,
+        }))
+    }
+
+    fn create_buffer(
+        &self,
+        memory: MemoryRef,
+        offset: usize,
+        size: usize,
+    ) -> mux::Result<BufferRef> {
+        Ok(Arc::new(HostBuffer {
+            memory,
+            offset,
+            size,
+        }))
+    }
+
+    fn image_layout(&self, desc: &ImageDesc) -> mux::Result<ImageLayout> {
+        image_layout(desc)
+    }
+
+    fn create_image(
+        &self,
+        memory: MemoryRef,
+        offset: usize,
+        desc: ImageDesc,
+    ) -> mux::Result<ImageRef> {
+        Ok(Arc::new(HostImage {
+            layout: image_layout(&desc)?,
+            desc,
+            memory,
+            offset,
+        }))
+    }
+
+    fn create_executable(&self, binary: &[u8]) -> mux::Result<ExecutableRef> {
+        Ok(Arc::new(HostExecutable::load(binary)?))
     }
 
     fn create_queue(&self) -> Arc<dyn mux::Queue> {
@@ -67,6 +92,14 @@ impl mux::Device for HostDevice {
 
     fn create_semaphore(&self) -> mux::SemaphoreRef {
         Arc::new(HostSemaphore::default())
+    }
+
+    fn create_fence(&self) -> FenceRef {
+        Arc::new(HostFence::default())
+    }
+
+    fn create_query_pool(&self, count: usize) -> mux::Result<QueryPoolRef> {
+        Ok(Arc::new(HostQueryPool::new(count)))
     }
 }
 

@@ -127,6 +127,7 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         _ => 0,
     };
     DeviceInfo {
+        kind: mux::DeviceKind::Cpu,
         name: cpuinfo_field("model name").unwrap_or_else(|| "CPU".into()),
         vendor,
         vendor_id,

@@ -132,14 +132,13 @@ impl Drop for TargetMachine {
 /// Code loaded into the JIT; removed from it when dropped.
 pub struct LoadedObject {
     tracker: LLVMOrcResourceTrackerRef,
-    pub address: u64,
 }
 
 unsafe impl Send for LoadedObject {}
 unsafe impl Sync for LoadedObject {}
 
-/// Loads `object` and returns the address of its symbol `symbol`.
-pub fn load(object: &[u8], symbol: &str) -> Result<LoadedObject, String> {
+/// Loads `object` and returns the addresses of its `symbols`.
+pub fn load(object: &[u8], symbols: &[&str]) -> Result<(LoadedObject, Vec<u64>), String> {
     let j = jit()?;
     // SAFETY: the JIT is live for the process; the buffer's ownership passes to ORC.
     unsafe {
@@ -151,15 +150,16 @@ pub fn load(object: &[u8], symbol: &str) -> Result<LoadedObject, String> {
             object.len(),
             name.as_ptr(),
         );
-        let mut loaded = LoadedObject {
-            tracker,
-            address: 0,
-        };
+        // Dropped on failure: whatever was loaded goes again.
+        let loaded = LoadedObject { tracker };
         check(LLVMOrcLLJITAddObjectFileWithRT(j, tracker, buf))?;
-        let mut address = 0;
-        check(LLVMOrcLLJITLookup(j, &mut address, cstr(symbol).as_ptr()))?;
-        loaded.address = address;
-        Ok(loaded)
+        let mut addresses = Vec::new();
+        for s in symbols {
+            let mut address = 0;
+            check(LLVMOrcLLJITLookup(j, &mut address, cstr(s).as_ptr()))?;
+            addresses.push(address);
+        }
+        Ok((loaded, addresses))
     }
 }
 

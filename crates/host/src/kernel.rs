@@ -1,6 +1,6 @@
 //! A kernel compiled for one local size: a JIT-loaded work-group function.
 
-use crate::jit::LoadedObject;
+use crate::executable::Code;
 use mux::ScheduleInfo;
 
 /// `void wg(ptr args, ptr schedule_info, ptr local, i64 first, i64 last, ptr storage)`.
@@ -13,19 +13,20 @@ pub struct HostKernel {
     /// `-cl-denorms-are-zero`: run with denormals flushed.
     flush_denormals: bool,
     // Keeps the code loaded while the kernel can run.
-    _code: LoadedObject,
+    _code: Code,
 }
 
 impl HostKernel {
     pub fn new(
-        code: LoadedObject,
+        code: Code,
+        address: u64,
         static_local_memory: usize,
         work_item_storage: usize,
         flush_denormals: bool,
     ) -> HostKernel {
         // SAFETY: the address is the work-group function the passes built,
         // with exactly this signature.
-        let entry = unsafe { std::mem::transmute::<usize, WorkGroupFn>(code.address as usize) };
+        let entry = unsafe { std::mem::transmute::<usize, WorkGroupFn>(address as usize) };
         HostKernel {
             entry,
             static_local_memory,

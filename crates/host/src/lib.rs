@@ -2,12 +2,16 @@
 //! machine, kernels compiled by LLVM and loaded with ORC LLJIT, and a thread
 //! pool that runs work-groups on every core.
 
+mod commands;
 mod device;
 mod device_info;
+mod executable;
 mod fp_control;
 mod jit;
 mod kernel;
+mod memory;
 mod queue;
+mod sync;
 mod target;
 mod thread_pool;
 

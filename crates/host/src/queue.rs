@@ -5,7 +5,7 @@
 
 use crate::device::run_nd_range;
 use crate::thread_pool::ThreadPool;
-use mux::{Command, CommandBuffer, Completion, Semaphore, SemaphoreRef};
+use mux::{Command, CommandBuffer, Completion, FenceRef, Semaphore, SemaphoreRef};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -65,6 +65,7 @@ impl Semaphore for HostSemaphore {
 struct Ready {
     commands: CommandBuffer,
     signal: SemaphoreRef,
+    fence: Option<FenceRef>,
     done: Completion,
     queue: Arc<Pending>,
     /// A semaphore waited on failed: report it, run nothing.
@@ -138,6 +139,11 @@ impl Executor {
                     )
                 }
                 Command::Host(work) => work(),
+                // SAFETY: the API layer keeps host pointers valid until the
+                // command has run.
+                other => {
+                    unsafe { crate::commands::run(other) }.map_err(|_| mux::Error::Unsupported)
+                }
             })
     }
 
@@ -176,6 +182,9 @@ impl Executor {
         // Signal first: `done` may hand the semaphore back for reuse. The
         // semaphore says the dispatch ended; how is `done`'s to hear.
         r.signal.signal(true);
+        if let Some(f) = &r.fence {
+            f.signal();
+        }
         (r.done)(result);
         r.queue.finished();
     }
@@ -201,12 +210,14 @@ impl mux::Queue for HostQueue {
         commands: CommandBuffer,
         wait: Vec<SemaphoreRef>,
         signal: SemaphoreRef,
+        fence: Option<FenceRef>,
         done: Completion,
     ) {
         *self.pending.count.lock().unwrap() += 1;
         let ready = Ready {
             commands,
             signal,
+            fence,
             done,
             queue: self.pending.clone(),
             failed_wait: false,
@@ -277,7 +288,7 @@ mod tests {
 
     fn host(f: impl FnOnce() -> mux::Result<()> + Send + 'static) -> CommandBuffer {
         let mut cb = CommandBuffer::new();
-        cb.push(Command::Host(Box::new(f)));
+        cb.host(Box::new(f));
         cb
     }
 
@@ -295,6 +306,7 @@ mod tests {
             }),
             vec![gate.clone()],
             done_sem.clone(),
+            None,
             Box::new(move |r| tx2.send(if r.is_ok() { "done" } else { "failed" }).unwrap()),
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -321,6 +333,7 @@ mod tests {
             }),
             vec![gate.clone()],
             signal.clone(),
+            None,
             Box::new(move |r| tx.send(r).unwrap()),
         );
         gate.signal(false);
@@ -337,17 +350,18 @@ mod tests {
         let mut cb = CommandBuffer::new();
         let after = Arc::new(AtomicBool::new(false));
         let a2 = after.clone();
-        cb.push(Command::Host(Box::new(|| Err(mux::Error::Status(-5)))));
-        cb.push(Command::Host(Box::new(move || {
+        cb.host(Box::new(|| Err(mux::Error::Status(-5))));
+        cb.host(Box::new(move || {
             a2.store(true, Ordering::SeqCst);
             Ok(())
-        })));
+        }));
         let (tx, rx) = channel();
         let signal: SemaphoreRef = Arc::new(HostSemaphore::default());
         q.dispatch(
             cb,
             vec![],
             signal.clone(),
+            None,
             Box::new(move |r| tx.send(r).unwrap()),
         );
         assert_eq!(rx.recv().unwrap(), Err(mux::Error::Status(-5)));
@@ -366,6 +380,7 @@ mod tests {
             host(|| panic!("a command that panics")),
             vec![],
             signal.clone(),
+            None,
             Box::new(move |r| tx.send(r.is_ok()).unwrap()),
         );
         assert!(!rx.recv().unwrap());
@@ -374,6 +389,7 @@ mod tests {
             host(|| Ok(())),
             vec![signal],
             next,
+            None,
             Box::new(move |r| tx2.send(r.is_ok()).unwrap()),
         );
         // Ordered after a failed dispatch, not failed by it.

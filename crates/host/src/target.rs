@@ -1,9 +1,10 @@
 //! The compiler half of the host device: specializes a kernel for a local
 //! size, optimizes it for this CPU, and loads it into the JIT.
 
+use crate::executable::{Binary, HostExecutable, KernelEntry};
 use crate::jit::{self, host_cpu};
 use crate::kernel::HostKernel;
-use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder, Reader, Writer};
+use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder};
 use compiler::llvm;
 use compiler::{Context, KernelInfo, ProgramModule, Specialization};
 use llvm_sys::core::*;
@@ -32,36 +33,6 @@ impl HostTarget {
 impl Default for HostTarget {
     fn default() -> Self {
         HostTarget::new()
-    }
-}
-
-/// A work-group function compiled to an object file: what the on-disk
-/// cache keeps of a specialization.
-struct Compiled {
-    symbol: String,
-    static_local_memory: usize,
-    work_item_storage: usize,
-    object: Vec<u8>,
-}
-
-impl Compiled {
-    fn to_entry(&self) -> Vec<u8> {
-        let mut w = Writer::default();
-        w.bytes(self.symbol.as_bytes())
-            .u64(self.static_local_memory as u64)
-            .u64(self.work_item_storage as u64)
-            .bytes(&self.object);
-        w.0
-    }
-
-    fn from_entry(entry: &[u8]) -> Option<Compiled> {
-        let mut r = Reader(entry);
-        Some(Compiled {
-            symbol: String::from_utf8(r.bytes()?.to_vec()).ok()?,
-            static_local_memory: usize::try_from(r.u64()?).ok()?,
-            work_item_storage: usize::try_from(r.u64()?).ok()?,
-            object: r.bytes()?.to_vec(),
-        })
     }
 }
 
@@ -95,12 +66,19 @@ impl HostTarget {
         if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
             return Ok(k);
         }
-        let compiled = match cache.get(&key).and_then(|e| Compiled::from_entry(&e)) {
-            Some(c) => c,
+        // The cache holds executables; one that does not load (damaged,
+        // or of an older format) is compiled again.
+        let cached = cache
+            .get(&key)
+            .filter(|b| Binary::from_bytes(b).is_some_and(|b| b.kernels.len() == 1));
+        let binary = match cached {
+            Some(b) => b,
             None => {
-                let c = compile(program, kernel, spec, &key).map_err(mux::Error::Compile)?;
-                cache.put(&key, &c.to_entry());
-                c
+                let b = compile(program, kernel, spec, &key)
+                    .map_err(mux::Error::Compile)?
+                    .to_bytes();
+                cache.put(&key, &b);
+                b
             }
         };
         let mut loaded = LOADED.lock().unwrap();
@@ -108,16 +86,26 @@ impl HostTarget {
         if let Some(k) = loaded.get(&key).and_then(Weak::upgrade) {
             return Ok(k);
         }
-        let code = jit::load(&compiled.object, &compiled.symbol).map_err(mux::Error::Compile)?;
-        let kernel = Arc::new(HostKernel::new(
-            code,
-            compiled.static_local_memory,
-            compiled.work_item_storage,
-            program.codegen().denorms_are_zero,
-        ));
+        let kernel = HostExecutable::load(&binary)?.host_kernel(&kernel.name)?;
         loaded.retain(|_, k| k.strong_count() > 0);
         loaded.insert(key, Arc::downgrade(&kernel));
         Ok(kernel)
+    }
+}
+
+impl HostTarget {
+    /// An executable holding `kernel` specialized for `spec`, for
+    /// `mux::Device::create_executable`: what the deferred path caches.
+    pub fn executable(
+        &self,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<Vec<u8>, mux::Error> {
+        let key = self.key(program, kernel, spec);
+        Ok(compile(program, kernel, spec, &key)
+            .map_err(mux::Error::Compile)?
+            .to_bytes())
     }
 }
 
@@ -143,13 +131,13 @@ impl compiler::Target for HostTarget {
 }
 
 /// Builds the work-group function of `kernel` for `spec`, optimizes it for
-/// this CPU and emits an object whose function is named after `key`.
+/// this CPU and emits an executable whose function is named after `key`.
 fn compile(
     program: &ProgramModule,
     kernel: &KernelInfo,
     spec: Specialization,
     key: &Key,
-) -> Result<Compiled, String> {
+) -> Result<Binary, String> {
     CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
     let ctx = Context::new();
     let tm = jit::target_machine(compiler::TRIPLE)?;
@@ -182,11 +170,15 @@ fn compile(
             };
             llvm::run_passes(m, pipeline, tm.0)?;
             dump_ir(m, &symbol);
-            Ok(Compiled {
+            Ok(Binary {
                 object: tm.emit_object(m)?,
-                symbol,
-                static_local_memory: wg.static_local_memory,
-                work_item_storage: wg.work_item_storage,
+                kernels: vec![KernelEntry {
+                    name: kernel.name.clone(),
+                    symbol,
+                    static_local_memory: wg.static_local_memory,
+                    work_item_storage: wg.work_item_storage,
+                    flush_denormals: codegen.denorms_are_zero,
+                }],
             })
         })();
         LLVMDisposeModule(m);

@@ -2,7 +2,8 @@
 
 use compiler::{arg_layout, BuildOptions, ProgramModule, Specialization, Target};
 use host::{HostDevice, HostTarget};
-use mux::{Device, NdRange};
+use mux::{CommandBuffer, Device, NdRange};
+use std::sync::Arc;
 
 fn build(src: &str) -> ProgramModule {
     let target = HostTarget::new();
@@ -13,6 +14,26 @@ fn build(src: &str) -> ProgramModule {
         &[],
     )
     .unwrap_or_else(|e| panic!("{}", e.log))
+}
+
+/// Runs `kernel` over `range` through a queue, and waits for it.
+fn run(device: &dyn Device, kernel: mux::KernelRef, args: &[u8], range: NdRange) {
+    let block = mux::Allocation::host(args.len(), 16).unwrap();
+    // SAFETY: the block holds `args.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(args.as_ptr(), block.as_ptr(), args.len()) };
+    let mut commands = CommandBuffer::new();
+    commands.nd_range(kernel, Arc::new(block), range).unwrap();
+    let fence = device.create_fence();
+    let (tx, rx) = std::sync::mpsc::channel();
+    device.create_queue().dispatch(
+        commands,
+        vec![],
+        device.create_semaphore(),
+        Some(fence.clone()),
+        Box::new(move |r| tx.send(r).unwrap()),
+    );
+    assert_eq!(fence.wait(None), Ok(true));
+    assert_eq!(rx.recv().unwrap(), Ok(()));
 }
 
 fn pack(values: &[&[u8]], kernel: &compiler::KernelInfo) -> Vec<u8> {
@@ -59,7 +80,7 @@ fn global_ids_in_three_dimensions_with_an_offset() {
         local_size: [4, 2, 1],
         dynamic_local_memory: 0,
     };
-    device.run(compiled.as_ref(), &args, &range).unwrap();
+    run(&device, compiled, &args, range);
     for z in 0..gz {
         for y in 0..gy {
             for x in 0..gx {
@@ -104,7 +125,7 @@ fn local_variables_and_local_arguments_are_per_work_group() {
         local_size: [16, 1, 1],
         dynamic_local_memory: 64,
     };
-    device.run(compiled.as_ref(), &args, &range).unwrap();
+    run(&device, compiled, &args, range);
     for (i, v) in out.iter().enumerate() {
         assert_eq!(*v, 3 * i as i32);
     }

@@ -41,10 +41,20 @@ pub struct Cache {
     pub line_size: u32,
 }
 
+/// What sort of device it is (`CL_DEVICE_TYPE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    Cpu,
+    Gpu,
+    Accelerator,
+    Custom,
+}
+
 /// What a device reports about itself. The API layer answers
 /// `clGetDeviceInfo` from this; nothing in it is guessed by the API layer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceInfo {
+    pub kind: DeviceKind,
     pub name: String,
     pub vendor: String,
     pub vendor_id: u32,

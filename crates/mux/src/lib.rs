@@ -1,67 +1,78 @@
 //! `mux`: the runtime abstraction between the OpenCL API layer (`cl`) and a
-//! target. A target implements [`Device`] and hands out [`Kernel`]s; the API
-//! layer never learns what kind of machine runs them. No LLVM here.
+//! target (seed 000, "ComputeMux Runtime"). A target implements the traits
+//! here: [`Device`], [`Memory`], [`Buffer`], [`Image`], [`Executable`],
+//! [`Kernel`], [`Queue`], [`Semaphore`], [`Fence`] and [`QueryPool`]. The
+//! API layer reaches a target only through [`validating`], which checks
+//! every call's arguments against the objects it names, and records
+//! commands through [`CommandBuffer`]'s methods, which check each command;
+//! so a target sees only calls that fit. Nothing here knows what kind of
+//! machine runs the work, and there is no LLVM here.
 
+mod command_buffer;
 mod device_info;
 mod error;
+mod executable;
+mod image;
 mod memory;
 mod ndrange;
+mod query_pool;
 mod queue;
+mod sync;
+mod validate;
 
+pub use command_buffer::{Command, CommandBuffer, HostWork, Rect};
 pub use device_info::*;
 pub use error::Error;
-pub use memory::Allocation;
+pub use executable::{Executable, ExecutableRef, Kernel, KernelRef};
+pub use image::{Image, ImageDesc, ImageKind, ImageLayout, ImageRef};
+pub use memory::{Allocation, Buffer, BufferRef, HostPtr, Memory, MemoryRef};
 pub use ndrange::{NdRange, ScheduleInfo};
-pub use queue::{Command, CommandBuffer, Completion, HostWork, Queue, Semaphore, SemaphoreRef};
+pub use query_pool::{Duration, QueryPool, QueryPoolRef};
+pub use queue::{Completion, Queue};
+pub use sync::{Fence, FenceRef, Semaphore, SemaphoreRef};
+pub use validate::validating;
 
 use std::sync::Arc;
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// A device: what it reports, memory it hands out, and kernels it runs.
+/// A device: what it reports, and the objects it makes.
 pub trait Device: Send + Sync {
     /// Everything the API layer reports about the device.
     fn info(&self) -> &DeviceInfo;
 
-    /// Memory the device can read and write, `align`-aligned and zeroed.
-    fn allocate(&self, size: usize, align: usize) -> Result<Allocation>;
+    /// Zeroed memory of `size` bytes, its device address `align`-aligned.
+    fn allocate_memory(&self, size: usize, align: usize) -> Result<MemoryRef>;
 
-    /// Runs every work-group of `range` with the packed arguments `args`
-    /// and returns when all have finished.
-    fn run(&self, kernel: &dyn Kernel, args: &[u8], range: &NdRange) -> Result<()>;
+    /// Memory over `size` bytes the host owns at `ptr` (OpenCL's
+    /// `CL_MEM_USE_HOST_PTR`); a device that cannot use them directly
+    /// keeps a copy in step on map and unmap.
+    ///
+    /// # Safety
+    /// `ptr` must stay valid for `size` bytes while the memory lives.
+    unsafe fn memory_from_host(&self, ptr: *mut u8, size: usize) -> Result<MemoryRef>;
+
+    /// A buffer over `[offset, offset + size)` of `memory`.
+    fn create_buffer(&self, memory: MemoryRef, offset: usize, size: usize) -> Result<BufferRef>;
+
+    /// How an image of `desc` is laid out, so that memory can be made for it.
+    fn image_layout(&self, desc: &ImageDesc) -> Result<ImageLayout>;
+
+    /// An image of `desc` in `memory` from `offset` on.
+    fn create_image(&self, memory: MemoryRef, offset: usize, desc: ImageDesc) -> Result<ImageRef>;
+
+    /// Loads a binary the target's compiler made.
+    fn create_executable(&self, binary: &[u8]) -> Result<ExecutableRef>;
 
     /// A new queue to dispatch command buffers to.
     fn create_queue(&self) -> Arc<dyn Queue>;
 
     /// A new, unsignalled semaphore.
     fn create_semaphore(&self) -> SemaphoreRef;
+
+    /// A new, unsignalled fence.
+    fn create_fence(&self) -> FenceRef;
+
+    /// A pool of `count` duration queries.
+    fn create_query_pool(&self, count: usize) -> Result<QueryPoolRef>;
 }
-
-/// One kernel, compiled for one local size: a work-group function.
-pub trait Kernel: Send + Sync {
-    /// Bytes of `__local` memory its own variables use, per work-group.
-    fn static_local_memory(&self) -> usize;
-
-    /// Bytes of per-work-item storage one work-group needs (values that
-    /// live across its barriers).
-    fn work_item_storage(&self) -> usize;
-
-    /// Runs work-groups `[first, last)` (linear ids, x fastest).
-    ///
-    /// # Safety
-    /// `args` must be the packed argument block this kernel was built for,
-    /// naming live memory; `local` must hold the work-group's local memory
-    /// and `storage` its [`work_item_storage`](Self::work_item_storage),
-    /// both for this call alone.
-    unsafe fn run_groups(
-        &self,
-        args: *const u8,
-        info: &ScheduleInfo,
-        local: *mut u8,
-        storage: *mut u8,
-        first: u64,
-        last: u64,
-    );
-}
-
-pub type KernelRef = Arc<dyn Kernel>;
