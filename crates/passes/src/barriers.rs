@@ -276,16 +276,17 @@ unsafe fn retarget_phi(
 }
 
 /// Blocks, their edges and dominators.
-struct Cfg {
-    blocks: Vec<LLVMBasicBlockRef>,
-    index: HashMap<LLVMBasicBlockRef, usize>,
-    succs: Vec<Vec<usize>>,
+pub(crate) struct Cfg {
+    pub blocks: Vec<LLVMBasicBlockRef>,
+    pub index: HashMap<LLVMBasicBlockRef, usize>,
+    pub succs: Vec<Vec<usize>>,
+    pub preds: Vec<Vec<usize>>,
     /// `dom[b][a]`: block `a` dominates block `b`.
-    dom: Vec<Vec<bool>>,
+    pub dom: Vec<Vec<bool>>,
 }
 
 impl Cfg {
-    unsafe fn of(f: LLVMValueRef) -> Cfg {
+    pub unsafe fn of(f: LLVMValueRef) -> Cfg {
         let blocks = blocks(f);
         let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
         let succs: Vec<Vec<usize>> = blocks
@@ -323,6 +324,7 @@ impl Cfg {
             blocks,
             index,
             succs,
+            preds,
             dom,
         }
     }

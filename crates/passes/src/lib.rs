@@ -23,6 +23,7 @@ pub mod constant_expr;
 pub mod inline_all;
 pub mod local_atomics;
 pub mod local_memory;
+pub mod loop_barriers;
 pub mod mux_builtins;
 pub mod uniformity;
 pub mod work_item_loops;
@@ -55,22 +56,23 @@ pub unsafe fn build_work_group_function(
     kernel: &KernelInfo,
     local_size: [usize; 3],
 ) -> Result<WorkGroupFunction, String> {
-    let regions = if kernel.uses_barrier {
-        let name = compiler::llvm::cstr(&kernel.name);
-        let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
-        if k.is_null() {
-            return Err(format!("kernel {} not found", kernel.name));
-        }
-        // Barriers in called functions become barriers in the kernel.
-        inline_all::run(m, k)?;
-        // Private variables into SSA values first: the barrier pass then
-        // keeps only what truly lives across a barrier, and computes ids
-        // and sizes again rather than storing them.
-        compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
-        barriers::run(m, k, local_size.iter().product())?
-    } else {
-        None
-    };
+    let name = compiler::llvm::cstr(&kernel.name);
+    let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
+    if k.is_null() {
+        return Err(format!("kernel {} not found", kernel.name));
+    }
+    // Barriers in called functions become barriers in the kernel.
+    inline_all::run(m, k)?;
+    // Private variables into SSA values first: the barrier pass then
+    // keeps only what truly lives across a barrier, and computes ids
+    // and sizes again rather than storing them.
+    compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
+    // A work-group of one work-item has nothing to vectorize across.
+    let items: usize = local_size.iter().product();
+    if items > 1 && loop_barriers_enabled() {
+        loop_barriers::run(m, k);
+    }
+    let regions = barriers::run(m, k, items)?;
     let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref())?;
     inline_all::run(m, wg)?;
     local_atomics::run(wg);
@@ -82,6 +84,15 @@ pub unsafe fn build_work_group_function(
         static_local_memory,
         work_item_storage: regions.map_or(0, |r| r.storage_bytes),
     })
+}
+
+/// `FERROCL_LOOP_BARRIERS=1` turns the implicit loop barriers on (the
+/// kernel cache key does not see it: use with `FERROCL_CACHE=0`). They
+/// are off by default: the loop counter is kept per work-item, so the
+/// region's exit test varies in the vectorizer's eyes and the work-item
+/// loop stays scalar, slower than the plain inner loop.
+fn loop_barriers_enabled() -> bool {
+    std::env::var_os("FERROCL_LOOP_BARRIERS").is_some_and(|v| v == "1")
 }
 
 #[cfg(test)]

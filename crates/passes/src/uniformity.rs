@@ -21,6 +21,8 @@ use std::collections::{HashMap, HashSet};
 
 pub struct Uniformity {
     varying: HashSet<LLVMValueRef>,
+    /// Blocks some work-items of a group may reach and others not.
+    partial: HashSet<LLVMBasicBlockRef>,
 }
 
 impl Uniformity {
@@ -33,7 +35,7 @@ impl Uniformity {
         let insts = llvm::instructions(f);
         let mut varying: HashSet<LLVMValueRef> = HashSet::new();
         loop {
-            let divergent = cfg.divergent_blocks(&varying);
+            let divergent = cfg.divergent_blocks(&varying, true);
             let mut changed = false;
             for &i in &insts {
                 if !varying.contains(&i) && is_varying(i, &varying, &divergent) {
@@ -42,7 +44,8 @@ impl Uniformity {
                 }
             }
             if !changed {
-                return Uniformity { varying };
+                let partial = cfg.divergent_blocks(&varying, false);
+                return Uniformity { varying, partial };
             }
         }
     }
@@ -50,6 +53,12 @@ impl Uniformity {
     /// Whether `v` has the same value for every work-item that computes it.
     pub fn is_uniform(&self, v: LLVMValueRef) -> bool {
         !self.varying.contains(&v)
+    }
+
+    /// Whether every work-item of a group that runs the kernel reaches
+    /// `bb` (as often as the others), or none does.
+    pub fn reached_by_all(&self, bb: LLVMBasicBlockRef) -> bool {
+        !self.partial.contains(&bb)
     }
 }
 
@@ -148,11 +157,12 @@ impl PostDominance {
     }
 
     /// Blocks that work-items may reach having taken different sides of a
-    /// varying branch: each such branch's region of influence and its
-    /// reconvergence point.
+    /// varying branch: each such branch's region of influence, and (with
+    /// `joins`) its reconvergence point.
     unsafe fn divergent_blocks(
         &self,
         varying: &HashSet<LLVMValueRef>,
+        joins: bool,
     ) -> HashSet<LLVMBasicBlockRef> {
         let mut out = HashSet::new();
         for (b, &t) in self.terminators.iter().enumerate() {
@@ -168,7 +178,7 @@ impl PostDominance {
                 continue;
             }
             let stop = self.ipdom[b];
-            if let Some(join) = stop {
+            if let (Some(join), true) = (stop, joins) {
                 out.insert(self.blocks[join]);
             }
             let mut work: Vec<usize> = self.succs[b].clone();

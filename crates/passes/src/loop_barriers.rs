@@ -1,0 +1,269 @@
+//! Implicit barriers in uniform loops. A work-item loop vectorizes only
+//! what is straight-line code per work-item: a kernel whose work lies in
+//! an inner loop (`for k < n: acc += a[..k] * b[k..]`) runs that loop one
+//! work-item at a time. When every work-item runs the loop the same number
+//! of times, a barrier at the top of its header changes nothing a kernel
+//! may observe (work-items without barriers may run in any interleaving),
+//! yet makes each iteration a barrier region: the region pass then runs
+//! iteration `k` for all the work-items in one vectorized work-item loop,
+//! with the loop's live values (the accumulator) in per-work-item storage
+//! laid out for contiguous vector access.
+//!
+//! A loop gets the barrier when it is innermost, holds no barrier of its
+//! own, is reached by all work-items or none, leaves only on uniform
+//! conditions, does per-work-item work (something in it is varying), and
+//! does not run a small constant number of times (such a loop is unrolled
+//! and vectorized whole by LLVM already).
+
+use crate::barriers::Cfg;
+use crate::uniformity::Uniformity;
+use compiler::llvm::{self, cstr};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+use std::collections::HashSet;
+
+/// A loop bound at or below this constant is left alone.
+const SMALL_TRIP_COUNT: u64 = 32;
+
+/// Adds the barriers to `kernel` (everything it calls inlined); returns
+/// how many loops got one.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns; `kernel` a
+/// function defined in it.
+pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef) -> usize {
+    let cfg = Cfg::of(kernel);
+    let uniformity = Uniformity::of(kernel);
+    let loops = natural_loops(&cfg);
+    let headers: HashSet<usize> = loops.iter().map(|l| l.header).collect();
+    let chosen: Vec<LLVMBasicBlockRef> = loops
+        .iter()
+        .filter(|l| {
+            l.body
+                .iter()
+                .all(|b| *b == l.header || !headers.contains(b))
+        })
+        .filter(|l| qualifies(&cfg, &uniformity, l))
+        .map(|l| cfg.blocks[l.header])
+        .collect();
+    if chosen.is_empty() {
+        return 0;
+    }
+    let barrier = barrier_function(m);
+    let ctx = LLVMGetModuleContext(m);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let ty = LLVMGlobalGetValueType(barrier);
+    for &header in &chosen {
+        LLVMPositionBuilderBefore(b, first_non_phi(header));
+        // No memory fence: the barrier orders work-items, nothing more.
+        let mut args = [LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0)];
+        LLVMBuildCall2(b, ty, barrier, args.as_mut_ptr(), 1, c"".as_ptr());
+    }
+    LLVMDisposeBuilder(b);
+    chosen.len()
+}
+
+unsafe fn first_non_phi(bb: LLVMBasicBlockRef) -> LLVMValueRef {
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !LLVMIsAPHINode(i).is_null() {
+        i = LLVMGetNextInstruction(i);
+    }
+    i
+}
+
+struct Loop {
+    header: usize,
+    body: HashSet<usize>,
+}
+
+/// Each block with back edges to it (from blocks it dominates) heads a
+/// loop: the blocks that reach those back edges without passing it.
+fn natural_loops(cfg: &Cfg) -> Vec<Loop> {
+    let mut loops = Vec::new();
+    for h in 0..cfg.blocks.len() {
+        let latches: Vec<usize> = cfg.preds[h]
+            .iter()
+            .copied()
+            .filter(|&p| cfg.dom[p][h])
+            .collect();
+        if latches.is_empty() {
+            continue;
+        }
+        let mut body: HashSet<usize> = HashSet::from([h]);
+        let mut work = latches;
+        while let Some(x) = work.pop() {
+            if body.insert(x) {
+                work.extend(&cfg.preds[x]);
+            }
+        }
+        loops.push(Loop { header: h, body });
+    }
+    loops
+}
+
+unsafe fn qualifies(cfg: &Cfg, u: &Uniformity, l: &Loop) -> bool {
+    if !u.reached_by_all(cfg.blocks[l.header]) {
+        return false;
+    }
+    let mut varying = false;
+    for &x in &l.body {
+        let bb = cfg.blocks[x];
+        let t = LLVMGetBasicBlockTerminator(bb);
+        let leaves = cfg.succs[x].iter().any(|s| !l.body.contains(s));
+        match LLVMGetInstructionOpcode(t) {
+            LLVMOpcode::LLVMBr if LLVMIsConditional(t) != 0 => {
+                let c = LLVMGetCondition(t);
+                if leaves && (!u.is_uniform(c) || small_bound(c)) {
+                    return false;
+                }
+            }
+            LLVMOpcode::LLVMBr => {}
+            LLVMOpcode::LLVMSwitch if leaves => return false,
+            LLVMOpcode::LLVMSwitch => {}
+            // A return or trap inside: not every iteration ends at the latch.
+            _ => return false,
+        }
+        let mut i = LLVMGetFirstInstruction(bb);
+        while !i.is_null() {
+            if llvm::called_function(i)
+                .is_some_and(|f| llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
+            {
+                return false;
+            }
+            varying |= !u.is_uniform(i);
+            i = LLVMGetNextInstruction(i);
+        }
+    }
+    varying
+}
+
+/// An exit test against a small constant: a short fixed loop.
+unsafe fn small_bound(condition: LLVMValueRef) -> bool {
+    if LLVMIsAICmpInst(condition).is_null() {
+        return false;
+    }
+    (0..2).any(|k| {
+        let o = LLVMGetOperand(condition, k);
+        !LLVMIsAConstantInt(o).is_null()
+            && LLVMConstIntGetSExtValue(o).unsigned_abs() <= SMALL_TRIP_COUNT
+    })
+}
+
+/// `void __mux_work_group_barrier(i32)`, declared if the module lacks it.
+unsafe fn barrier_function(m: LLVMModuleRef) -> LLVMValueRef {
+    let name = cstr(builtins::mux::WORK_GROUP_BARRIER);
+    let f = LLVMGetNamedFunction(m, name.as_ptr());
+    if !f.is_null() {
+        return f;
+    }
+    let ctx = LLVMGetModuleContext(m);
+    let mut params = [LLVMInt32TypeInContext(ctx)];
+    let ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), params.as_mut_ptr(), 1, 0);
+    LLVMAddFunction(m, name.as_ptr(), ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    const DECLS: &str = "
+declare i64 @__mux_get_local_id(i32)
+declare void @__mux_work_group_barrier(i32)
+";
+
+    fn barriers(ir: &Ir, f: &str) -> usize {
+        unsafe {
+            llvm::instructions(ir.function(f))
+                .into_iter()
+                .filter(|&i| {
+                    llvm::called_function(i)
+                        .is_some_and(|c| llvm::name(c) == builtins::mux::WORK_GROUP_BARRIER)
+                })
+                .count()
+        }
+    }
+
+    /// `acc += p[k * 64 + lid]` for `k < n`: a uniform loop of varying work.
+    fn gemm_like(bound: &str, guard: bool) -> String {
+        let entry = if guard {
+            "  %lid = call i64 @__mux_get_local_id(i32 0)
+  %in = icmp ult i64 %lid, 7
+  br i1 %in, label %pre, label %out
+pre:
+  br label %loop"
+        } else {
+            "  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop"
+        };
+        let from = if guard { "%pre" } else { "%entry" };
+        format!(
+            "{DECLS}
+define void @k(ptr %p, i32 %n) {{
+entry:
+{entry}
+loop:
+  %k = phi i32 [ 0, {from} ], [ %k1, %loop ]
+  %acc = phi float [ 0.0, {from} ], [ %acc1, %loop ]
+  %row = mul i32 %k, 64
+  %row64 = sext i32 %row to i64
+  %at = add i64 %row64, %lid
+  %q = getelementptr float, ptr %p, i64 %at
+  %v = load float, ptr %q
+  %acc1 = fadd float %acc, %v
+  %k1 = add i32 %k, 1
+  %more = icmp slt i32 %k1, {bound}
+  br i1 %more, label %loop, label %out
+out:
+  ret void
+}}"
+        )
+    }
+
+    #[test]
+    fn a_uniform_loop_of_per_item_work_gets_a_barrier_at_its_header() {
+        let ir = Ir::parse(&gemm_like("%n", false));
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 1);
+        assert_eq!(barriers(&ir, "k"), 1);
+        let text = ir.text();
+        let header = &text[text.find("\nloop:").unwrap()..];
+        let phis_then_barrier =
+            header.find("phi float").unwrap() < header.find("@__mux_work_group_barrier").unwrap();
+        assert!(phis_then_barrier, "{text}");
+        assert!(
+            header.find("@__mux_work_group_barrier").unwrap() < header.find("mul i32").unwrap()
+        );
+    }
+
+    #[test]
+    fn short_fixed_loops_and_loops_behind_a_varying_branch_are_left_alone() {
+        let ir = Ir::parse(&gemm_like("16", false));
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
+        let ir = Ir::parse(&gemm_like("%n", true));
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
+        assert_eq!(barriers(&ir, "k"), 0);
+    }
+
+    #[test]
+    fn a_loop_left_on_a_varying_condition_is_left_alone() {
+        let ir = Ir::parse(&format!(
+            "{DECLS}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %i1 = add i64 %i, 1
+  %more = icmp ult i64 %i1, %lid
+  br i1 %more, label %loop, label %out
+out:
+  %q = getelementptr i64, ptr %p, i64 %lid
+  store i64 %i1, ptr %q
+  ret void
+}}"
+        ));
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
+    }
+}
