@@ -17,8 +17,13 @@
 //! SROA makes registers of them again.
 //!
 //! ```text
-//! i32 @<kernel>.regions(<kernel params>..., i32 %region, ptr %storage, i64 %linear_id)
+//! i32 @<kernel>.regions(<kernel params>..., i32 %region, ptr %storage, i64 %linear_id,
+//!                       ptr noalias readonly %staged)
 //! ```
+//!
+//! `%staged` is where the region reads its staged uniform values (see
+//! [`Regions::staged`]); nothing writes there while a region runs, and
+//! saying so lets LLVM read them once for the whole work-item loop.
 
 use crate::uniformity::Uniformity;
 use compiler::llvm::{self, cstr};
@@ -32,16 +37,23 @@ use std::collections::{HashMap, HashSet};
 pub const EXIT: u32 = u32::MAX;
 
 /// Alignment of each slot's run of copies in the storage block.
-const SLOT_ALIGN: usize = 64;
+pub(crate) const SLOT_ALIGN: usize = 64;
 
 /// The region function of a kernel with barriers.
 pub struct Regions {
-    /// `i32 (params..., i32 region, ptr storage, i64 linear_id)`.
+    /// `i32 (params..., i32 region, ptr storage, i64 linear_id, ptr staged)`.
     pub function: LLVMValueRef,
     /// Regions: one for the start plus one per barrier.
     pub count: u32,
     /// Bytes of per-work-item storage for one work-group.
     pub storage_bytes: usize,
+    /// Uniform values a region both reads and writes (a loop counter
+    /// carried across a barrier), kept once: read from one copy and
+    /// written to another, `(read, write, bytes)` offsets in the storage
+    /// block. After each region's work-item loop the work-group function
+    /// copies the written copy over the read one, so every work-item of a
+    /// region reads the value the region started with.
+    pub staged: Option<(usize, usize, usize)>,
 }
 
 /// Splits `kernel` (already holding everything it calls, inlined) into
@@ -103,7 +115,7 @@ pub unsafe fn run(
     // A new entry: the stack slots, then a jump to the region asked for.
     let entry = LLVMInsertBasicBlockInContext(ctx, original_entry, c"regions".as_ptr());
     LLVMPositionBuilderAtEnd(b, entry);
-    let region = LLVMGetParam(f, LLVMCountParams(f) - 3);
+    let region = LLVMGetParam(f, LLVMCountParams(f) - 4);
     let switch = LLVMBuildSwitch(b, region, original_entry, starts.len() as u32 - 1);
     for (j, &start) in starts.iter().enumerate().skip(1) {
         LLVMAddCase(switch, LLVMConstInt(i32t, j as u64, 0), start);
@@ -117,13 +129,14 @@ pub unsafe fn run(
 
     let cfg = Cfg::of(f);
     let uniform_slots = demote_values_crossing_regions(b, f, entry, switch, &cfg);
-    let storage_bytes =
+    let (storage_bytes, staged) =
         move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items, &uniform_slots);
     LLVMDisposeBuilder(b);
     Ok(Some(Regions {
         function: f,
         count: starts.len() as u32,
         storage_bytes,
+        staged,
     }))
 }
 
@@ -138,6 +151,7 @@ unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
     params.push(LLVMInt32TypeInContext(ctx));
     params.push(LLVMPointerTypeInContext(ctx, 0));
     params.push(LLVMInt64TypeInContext(ctx));
+    params.push(LLVMPointerTypeInContext(ctx, 0));
     let fty = LLVMFunctionType(
         LLVMInt32TypeInContext(ctx),
         params.as_mut_ptr(),
@@ -156,9 +170,17 @@ unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
             LLVMAddAttributeAtIndex(f, index, a);
         }
     }
-    for (i, pname) in ["region", "storage", "linear_id"].iter().enumerate() {
+    for (i, pname) in ["region", "storage", "linear_id", "staged"]
+        .iter()
+        .enumerate()
+    {
         let p = LLVMGetParam(f, (n + i) as u32);
         LLVMSetValueName2(p, pname.as_ptr() as *const _, pname.len());
+    }
+    for attr in ["noalias", "readonly"] {
+        let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
+        // Attribute indices count parameters from 1.
+        LLVMAddAttributeAtIndex(f, n as u32 + 4, LLVMCreateEnumAttribute(ctx, kind, 0));
     }
     let blocks = blocks(k);
     for (i, &bb) in blocks.iter().enumerate() {
@@ -560,6 +582,49 @@ unsafe fn read_then_written(slot: LLVMValueRef, cfg: &Cfg, regions: &[HashSet<us
     !reads.is_disjoint(&writes)
 }
 
+/// Whether `slot` may be read from one copy and written to another: its
+/// uses are plain loads and stores of it, and no load can follow a store
+/// within a region (the load would want the value just stored).
+unsafe fn stageable(slot: LLVMValueRef, cfg: &Cfg) -> bool {
+    let mut loads: HashSet<LLVMBasicBlockRef> = HashSet::new();
+    let mut stores = Vec::new();
+    let markers = lifetime_markers(slot);
+    for u in uses(slot) {
+        match LLVMGetInstructionOpcode(u.user) {
+            LLVMOpcode::LLVMLoad => {
+                loads.insert(LLVMGetInstructionParent(u.user));
+            }
+            LLVMOpcode::LLVMStore if u.operand == 1 => stores.push(u.user),
+            _ if markers.contains(&u.user) => {}
+            _ => return false,
+        }
+    }
+    for store in stores {
+        let block = LLVMGetInstructionParent(store);
+        // Later in the store's own block.
+        let mut i = LLVMGetNextInstruction(store);
+        while !i.is_null() {
+            if !LLVMIsALoadInst(i).is_null() && LLVMGetOperand(i, 0) == slot {
+                return false;
+            }
+            i = LLVMGetNextInstruction(i);
+        }
+        // Any block reachable from it: regions end at `ret`.
+        let mut work: Vec<usize> = cfg.succs[cfg.index[&block]].clone();
+        let mut seen = HashSet::new();
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if loads.contains(&cfg.blocks[x]) {
+                return false;
+            }
+            work.extend(&cfg.succs[x]);
+        }
+    }
+    true
+}
+
 /// The `llvm.lifetime.*` calls on `slot`: they may only name a stack slot.
 unsafe fn lifetime_markers(slot: LLVMValueRef) -> Vec<LLVMValueRef> {
     uses(slot)
@@ -573,7 +638,8 @@ unsafe fn lifetime_markers(slot: LLVMValueRef) -> Vec<LLVMValueRef> {
 
 /// Moves every stack slot that more than one region uses into the storage
 /// block (slot `s` of work-item `i` at `offset(s) + i * stride(s)`), and
-/// returns the block's size for the whole work-group.
+/// returns the block's size for the whole work-group, with where the
+/// staged uniform values are (see [`Regions::staged`]).
 #[allow(clippy::too_many_arguments)]
 unsafe fn move_shared_slots_to_storage(
     m: LLVMModuleRef,
@@ -585,16 +651,20 @@ unsafe fn move_shared_slots_to_storage(
     starts: &[LLVMBasicBlockRef],
     items: usize,
     uniform_slots: &HashSet<LLVMValueRef>,
-) -> usize {
+) -> (usize, Option<(usize, usize, usize)>) {
     let ctx = LLVMGetModuleContext(m);
     let td = LLVMGetModuleDataLayout(m);
     let i8t = LLVMInt8TypeInContext(ctx);
     let i64t = LLVMInt64TypeInContext(ctx);
     let regions = cfg.regions(starts);
     let n = LLVMCountParams(f);
-    let storage = LLVMGetParam(f, n - 2);
-    let linear_id = LLVMGetParam(f, n - 1);
+    let storage = LLVMGetParam(f, n - 3);
+    let linear_id = LLVMGetParam(f, n - 2);
+    let staged_read = LLVMGetParam(f, n - 1);
     let mut total = 0usize;
+    // Staged slots: their offset within each copy, and size.
+    let mut staged: Vec<(LLVMValueRef, usize)> = Vec::new();
+    let mut staged_bytes = 0usize;
     let slots: Vec<LLVMValueRef> = llvm::instructions(f)
         .into_iter()
         .filter(|&i| LLVMGetInstructionParent(i) == entry && !LLVMIsAAllocaInst(i).is_null())
@@ -618,8 +688,18 @@ unsafe fn move_shared_slots_to_storage(
         let count = LLVMConstIntGetZExtValue(size) as usize;
         let align = (LLVMGetAlignment(slot) as usize).max(LLVMABIAlignmentOfType(td, ty) as usize);
         let size = (LLVMABISizeOfType(td, ty) as usize * count).next_multiple_of(align.max(1));
+        let uniform = uniform_slots.contains(&slot);
+        if uniform && read_then_written(slot, cfg, &regions) && stageable(slot, cfg) {
+            let at = staged_bytes.next_multiple_of(align.max(1));
+            staged_bytes = at + size;
+            staged.push((slot, at));
+            for marker in lifetime_markers(slot) {
+                LLVMInstructionEraseFromParent(marker);
+            }
+            continue;
+        }
         let offset = total.next_multiple_of(SLOT_ALIGN);
-        let once = uniform_slots.contains(&slot) && !read_then_written(slot, cfg, &regions);
+        let once = uniform && !read_then_written(slot, cfg, &regions);
         let stride = if once { 0 } else { size };
         total = offset + size.max(stride * items);
         for marker in lifetime_markers(slot) {
@@ -639,7 +719,30 @@ unsafe fn move_shared_slots_to_storage(
         LLVMReplaceAllUsesWith(slot, p);
         LLVMInstructionEraseFromParent(slot);
     }
-    total
+    if staged.is_empty() {
+        return (total, None);
+    }
+    let read = total.next_multiple_of(SLOT_ALIGN);
+    let write = (read + staged_bytes).next_multiple_of(SLOT_ALIGN);
+    for (slot, at) in staged {
+        // Read through `%staged` (the read copy), written in place.
+        let copies = [(staged_read, at), (storage, write + at)].map(|(base, offset)| {
+            LLVMPositionBuilderBefore(b, switch);
+            let mut idx = [LLVMConstInt(i64t, offset as u64, 0)];
+            let name = cstr(&format!("{}.once", llvm::name(slot)));
+            LLVMBuildInBoundsGEP2(b, i8t, base, idx.as_mut_ptr(), 1, name.as_ptr())
+        });
+        for u in uses(slot) {
+            let copy = if LLVMIsALoadInst(u.user).is_null() {
+                1
+            } else {
+                0
+            };
+            LLVMSetOperand(u.user, u.operand, copies[copy]);
+        }
+        LLVMInstructionEraseFromParent(slot);
+    }
+    (write + staged_bytes, Some((read, write, staged_bytes)))
 }
 
 #[cfg(test)]
@@ -693,7 +796,7 @@ define void @k(ptr %p) {
         let text = ir.text();
         assert!(
             text.contains(
-                "define internal i32 @k.regions(ptr %p, i32 %region, ptr %storage, i64 %linear_id)"
+                "define internal i32 @k.regions(ptr %p, i32 %region, ptr %storage, i64 %linear_id, ptr noalias readonly %staged)"
             ),
             "{text}"
         );
@@ -830,7 +933,7 @@ define void @k(ptr %p) {
     }
 
     #[test]
-    fn a_barrier_in_a_loop_keeps_the_counter_per_item() {
+    fn a_barrier_in_a_loop_stages_its_uniform_counter() {
         let ir = Ir::parse(
             r#"
 declare void @__mux_work_group_barrier(i32)
@@ -852,9 +955,10 @@ done:
         let r = split(&ir, "k", 8);
         assert_eq!(r.count, 2);
         // %i is made before the barrier and used after it. It is the same
-        // for every work-item, but region 1 reads it and writes the next
-        // value: one copy per work-item.
-        assert_eq!(r.storage_bytes, 8 * 4, "{}", ir.text());
+        // for every work-item, and region 1 reads it and writes the next
+        // value: kept once, read from one copy and written to another.
+        assert_eq!(r.staged, Some((0, 64, 4)), "{}", ir.text());
+        assert_eq!(r.storage_bytes, 64 + 4, "{}", ir.text());
         let text = ir.text();
         // The loop's back edge now comes from the region after the barrier.
         assert!(text.contains("[ %next, %region.1 ]"), "{text}");

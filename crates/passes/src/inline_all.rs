@@ -95,3 +95,23 @@ define void @wg(ptr %p) {
         assert!(unsafe { run(ir.m, ir.function("wg")) }.is_err());
     }
 }
+
+/// Deletes the `llvm.experimental.noalias.scope.decl` calls inlining left
+/// in `wg`. They touch no memory anyone sees, but they carry no access
+/// group, so a work-item loop holding one is no longer annotated parallel
+/// and the vectorizer falls back to dependence checks it cannot pass. The
+/// scopes they declare only come from the region function's `%staged`,
+/// which nothing writes during a region, so the `noalias` facts hold
+/// across work-items too.
+///
+/// # Safety
+/// `wg` must be a live function with a body.
+pub unsafe fn drop_scope_declarations(wg: LLVMValueRef) {
+    for i in llvm::instructions(wg) {
+        if llvm::called_function(i)
+            .is_some_and(|f| llvm::name(f) == "llvm.experimental.noalias.scope.decl")
+        {
+            LLVMInstructionEraseFromParent(i);
+        }
+    }
+}

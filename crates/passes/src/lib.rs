@@ -75,6 +75,7 @@ pub unsafe fn build_work_group_function(
     let regions = barriers::run(m, k, items)?;
     let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref())?;
     inline_all::run(m, wg)?;
+    inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);
     let static_local_memory = local_memory::run(m, wg)?;
     mux_builtins::run(m, wg, local_size)?;
@@ -86,13 +87,11 @@ pub unsafe fn build_work_group_function(
     })
 }
 
-/// `FERROCL_LOOP_BARRIERS=1` turns the implicit loop barriers on (the
-/// kernel cache key does not see it: use with `FERROCL_CACHE=0`). They
-/// are off by default: the loop counter is kept per work-item, so the
-/// region's exit test varies in the vectorizer's eyes and the work-item
-/// loop stays scalar, slower than the plain inner loop.
+/// `FERROCL_LOOP_BARRIERS=0` turns the implicit loop barriers off, to
+/// compare (the kernel cache key does not see it: use with
+/// `FERROCL_CACHE=0`).
 fn loop_barriers_enabled() -> bool {
-    std::env::var_os("FERROCL_LOOP_BARRIERS").is_some_and(|v| v == "1")
+    std::env::var_os("FERROCL_LOOP_BARRIERS").is_none_or(|v| v != "0")
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@
 //!
 //! A loop gets the barrier when it is innermost, holds no barrier of its
 //! own, is reached by all work-items or none, leaves only on uniform
-//! conditions, does per-work-item work (something in it is varying), and
+//! conditions, does per-work-item work (something in it is varying), works
+//! on scalars (LLVM's loop vectorizer does not widen code that is already
+//! vector code, so a `float8` loop would only pay for the storage), and
 //! does not run a small constant number of times (such a loop is unrolled
 //! and vectorized whole by LLVM already).
 
@@ -131,11 +133,25 @@ unsafe fn qualifies(cfg: &Cfg, u: &Uniformity, l: &Loop) -> bool {
             {
                 return false;
             }
+            if writes_or_makes_a_vector(i) {
+                return false;
+            }
             varying |= !u.is_uniform(i);
             i = LLVMGetNextInstruction(i);
         }
     }
     varying
+}
+
+unsafe fn writes_or_makes_a_vector(i: LLVMValueRef) -> bool {
+    let is_vector = |v: LLVMValueRef| {
+        matches!(
+            LLVMGetTypeKind(LLVMTypeOf(v)),
+            llvm_sys::LLVMTypeKind::LLVMVectorTypeKind
+                | llvm_sys::LLVMTypeKind::LLVMScalableVectorTypeKind
+        )
+    };
+    is_vector(i) || (!LLVMIsAStoreInst(i).is_null() && is_vector(LLVMGetOperand(i, 0)))
 }
 
 /// An exit test against a small constant: a short fixed loop.
@@ -164,42 +180,27 @@ unsafe fn barrier_function(m: LLVMModuleRef) -> LLVMValueRef {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::test_support::Ir;
-
-    const DECLS: &str = "
+const DECLS: &str = "
 declare i64 @__mux_get_local_id(i32)
 declare void @__mux_work_group_barrier(i32)
 ";
 
-    fn barriers(ir: &Ir, f: &str) -> usize {
-        unsafe {
-            llvm::instructions(ir.function(f))
-                .into_iter()
-                .filter(|&i| {
-                    llvm::called_function(i)
-                        .is_some_and(|c| llvm::name(c) == builtins::mux::WORK_GROUP_BARRIER)
-                })
-                .count()
-        }
-    }
-
-    /// `acc += p[k * 64 + lid]` for `k < n`: a uniform loop of varying work.
-    fn gemm_like(bound: &str, guard: bool) -> String {
-        let entry = if guard {
-            "  %lid = call i64 @__mux_get_local_id(i32 0)
+#[cfg(test)]
+/// `acc += p[k * 64 + lid]` for `k < n`: a uniform loop of varying work.
+pub(crate) fn tests_support_gemm(bound: &str, guard: bool) -> String {
+    let entry = if guard {
+        "  %lid = call i64 @__mux_get_local_id(i32 0)
   %in = icmp ult i64 %lid, 7
   br i1 %in, label %pre, label %out
 pre:
   br label %loop"
-        } else {
-            "  %lid = call i64 @__mux_get_local_id(i32 0)
+    } else {
+        "  %lid = call i64 @__mux_get_local_id(i32 0)
   br label %loop"
-        };
-        let from = if guard { "%pre" } else { "%entry" };
-        format!(
-            "{DECLS}
+    };
+    let from = if guard { "%pre" } else { "%entry" };
+    format!(
+        "{DECLS}
 define void @k(ptr %p, i32 %n) {{
 entry:
 {entry}
@@ -218,8 +219,29 @@ loop:
 out:
   ret void
 }}"
-        )
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    use super::DECLS;
+
+    fn barriers(ir: &Ir, f: &str) -> usize {
+        unsafe {
+            llvm::instructions(ir.function(f))
+                .into_iter()
+                .filter(|&i| {
+                    llvm::called_function(i)
+                        .is_some_and(|c| llvm::name(c) == builtins::mux::WORK_GROUP_BARRIER)
+                })
+                .count()
+        }
     }
+
+    use super::tests_support_gemm as gemm_like;
 
     #[test]
     fn a_uniform_loop_of_per_item_work_gets_a_barrier_at_its_header() {
@@ -246,6 +268,16 @@ out:
     }
 
     #[test]
+    fn a_loop_of_vector_code_is_left_alone() {
+        let text = gemm_like("%n", false).replace(
+            "%v = load float, ptr %q",
+            "%w = load <2 x float>, ptr %q\n  %v = extractelement <2 x float> %w, i32 0",
+        );
+        let ir = Ir::parse(&text);
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
+    }
+
+    #[test]
     fn a_loop_left_on_a_varying_condition_is_left_alone() {
         let ir = Ir::parse(&format!(
             "{DECLS}
@@ -265,5 +297,24 @@ out:
 }}"
         ));
         assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
+    }
+}
+
+#[cfg(test)]
+mod regions_tests {
+    use super::tests_support_gemm as gemm_like;
+    use crate::test_support::Ir;
+
+    #[test]
+    fn the_loop_counter_is_staged_once_and_the_accumulator_kept_per_item() {
+        let ir = Ir::parse(&gemm_like("%n", false));
+        unsafe {
+            assert_eq!(super::run(ir.m, ir.function("k")), 1);
+            let r = crate::barriers::run(ir.m, ir.function("k"), 16)
+                .unwrap()
+                .unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+            assert_eq!(r.staged, Some((64, 128, 4)), "{}", ir.text());
+        }
     }
 }

@@ -50,7 +50,7 @@ pub unsafe fn run(
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
-    let extra = if regions.is_some() { 3 } else { 0 };
+    let extra = if regions.is_some() { 4 } else { 0 };
     if LLVMCountParams(k) as usize != kernel.args.len() + extra {
         return Err(format!(
             "kernel {} does not match its reflection",
@@ -188,13 +188,16 @@ pub unsafe fn run(
             // Run region 0 for every work-item, then the region after the
             // barrier they reached, until they reach the end.
             LLVMBuildStore(b, LLVMConstInt(i32t, 0, 0), next);
+            let storage = LLVMGetParam(wg, PARAM_STORAGE);
+            let i8t = LLVMInt8TypeInContext(ctx);
+            let (read, write, bytes) = r.staged.unwrap_or((0, 0, 0));
+            let staged = byte_gep(b, i8t, storage, read as u64, "staged.read");
             let dispatch = LLVMAppendBasicBlockInContext(ctx, wg, c"dispatch".as_ptr());
             let group_done = LLVMAppendBasicBlockInContext(ctx, wg, c"group.done".as_ptr());
             LLVMBuildBr(b, dispatch);
             LLVMPositionBuilderAtEnd(b, dispatch);
             let region = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
             let switch = LLVMBuildSwitch(b, region, group_done, r.count);
-            let storage = LLVMGetParam(wg, PARAM_STORAGE);
             for id in 0..r.count {
                 let run =
                     LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("region.{id}")).as_ptr());
@@ -202,12 +205,26 @@ pub unsafe fn run(
                 LLVMPositionBuilderAtEnd(b, run);
                 item_loops(b, wg, &ids, |b, linear_id| {
                     let mut args = call_args.clone();
-                    args.extend([LLVMConstInt(i32t, id as u64, 0), storage, linear_id]);
+                    args.extend([LLVMConstInt(i32t, id as u64, 0), storage, linear_id, staged]);
                     let reached = call_kernel(b, k, &mut args);
                     // Every work-item reaches the same barrier.
                     LLVMBuildStore(b, reached, next);
                     reached
                 });
+                if bytes > 0 {
+                    // What the region wrote of its staged values is what the
+                    // next one reads.
+                    let at = |offset: usize| byte_gep(b, i8t, storage, offset as u64, "staged");
+                    let align = crate::barriers::SLOT_ALIGN as u32;
+                    LLVMBuildMemCpy(
+                        b,
+                        at(read),
+                        align,
+                        at(write),
+                        align,
+                        LLVMConstInt(i64t, bytes as u64, 0),
+                    );
+                }
                 LLVMBuildBr(b, dispatch);
             }
             LLVMPositionBuilderAtEnd(b, group_done);
@@ -470,7 +487,8 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             "{text}"
         );
         assert!(
-            text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %arg2, i32 1, ptr %storage, i64 %linear_id"),
+            text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %arg2, i32 1, ptr %storage, i64 %linear_id")
+                && text.contains(", ptr %staged.read)"),
             "{text}"
         );
         // The slot for the region reached is made once, in the entry block.
