@@ -288,3 +288,78 @@ fn an_early_return_after_the_last_barrier() {
         assert_eq!(*v, want, "work-item {g}");
     }
 }
+
+/// Inner loops that every work-item runs alike (the compiler runs them an
+/// iteration at a time across the work-group): a counted loop with an
+/// accumulator, a loop left early on a uniform test, one inside a uniform
+/// condition, and one whose count varies per work-item (left as it is).
+const UNIFORM_LOOPS: &str = r#"
+__kernel void k(__global const float* a, __global float* out, int n) {
+    size_t x = get_global_id(0), y = get_global_id(1);
+    size_t w = get_global_size(0);
+    float acc = 0.0f;
+    for (int j = 0; j < n; j++)
+        acc += a[(y + j) % 7 * w + x] * (float)(j + 1);
+    int steps = 0;
+    for (int j = 0; j < 1000; j++) {
+        if (j * j > n * 40) break;
+        steps++;
+    }
+    if (n > 3) {
+        for (int j = 0; j < n; j += 2)
+            acc -= (float)j;
+    }
+    int mine = 0;
+    for (size_t j = 0; j < x % 5; j++)
+        mine += (int)j;
+    out[y * w + x] = acc + (float)(steps * 1000 + mine);
+}
+"#;
+
+fn uniform_loops_host(a: &[f32], w: usize, h: usize, n: i32) -> Vec<f32> {
+    let mut out = vec![0f32; w * h];
+    let steps = (0..1000).take_while(|j| j * j <= n * 40).count() as i32;
+    for y in 0..h {
+        for x in 0..w {
+            let mut acc = 0f32;
+            for j in 0..n {
+                acc += a[(y + j as usize) % 7 * w + x] * (j + 1) as f32;
+            }
+            if n > 3 {
+                for j in (0..n).step_by(2) {
+                    acc -= j as f32;
+                }
+            }
+            let mine: i32 = (0..(x % 5) as i32).sum();
+            out[y * w + x] = acc + (steps * 1000 + mine) as f32;
+        }
+    }
+    out
+}
+
+#[test]
+fn uniform_inner_loops_give_the_same_results_at_every_group_shape() {
+    let (w, h, n) = (39usize, 12usize, 23i32);
+    let a: Vec<f32> = (0..w * 7).map(|i| ((i * 13) % 17) as f32 * 0.25).collect();
+    let want = uniform_loops_host(&a, w, h, n);
+    for (local, options) in [
+        ([13, 3], ""),
+        ([39, 1], ""),
+        ([1, 12], ""),
+        ([3, 4], "-cl-opt-disable"),
+    ] {
+        let e = Env::new();
+        let ab = e.buffer_from(&a);
+        let out = e.buffer_from(&vec![0f32; w * h]);
+        let (_p, k) = e.kernel_opts(UNIFORM_LOOPS, "k", options);
+        ok(set_mem(k.get(), 0, &ab), "a");
+        ok(set_mem(k.get(), 1, &out), "out");
+        ok(set_arg(k.get(), 2, &n), "n");
+        e.run(&k, &[w, h], Some(&local));
+        assert_eq!(
+            e.read::<f32>(&out, 0, w * h),
+            want,
+            "local size {local:?} {options}"
+        );
+    }
+}
