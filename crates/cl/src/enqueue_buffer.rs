@@ -41,10 +41,7 @@ unsafe fn enqueue_commands(
         event,
         blocking,
         Ordering::Normal,
-        Payload::Device {
-            commands,
-            keep: Box::new(keep),
-        },
+        Payload::Device { commands, keep },
     )
 }
 

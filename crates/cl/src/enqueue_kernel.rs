@@ -60,7 +60,7 @@ fn pack(
     k: &Kernel,
 ) -> Result<
     (
-        mux::Allocation,
+        Arc<mux::Allocation>,
         usize,
         Vec<Arc<ClObject<crate::memory::Mem>>>,
     ),
@@ -68,7 +68,14 @@ fn pack(
 > {
     let args = k.args.lock().unwrap();
     let (offsets, size) = arg_layout(&k.info.args);
-    let block = mux::Allocation::host(size.max(8), ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
+    if size == 0 {
+        // No arguments: one shared, never written block serves every launch.
+        static EMPTY: std::sync::OnceLock<Option<Arc<mux::Allocation>>> =
+            std::sync::OnceLock::new();
+        let empty = EMPTY.get_or_init(|| mux::Allocation::host(8, ARG_BLOCK_ALIGN).map(Arc::new));
+        return Ok((empty.clone().ok_or(CL_OUT_OF_HOST_MEMORY)?, 0, Vec::new()));
+    }
+    let block = mux::Allocation::host(size, ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
     let mut local = 0usize;
     let mut keep = Vec::new();
     for (v, off) in args.iter().zip(offsets) {
@@ -95,7 +102,7 @@ fn pack(
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len())
         };
     }
-    Ok((block, local, keep))
+    Ok((Arc::new(block), local, keep))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -178,14 +185,13 @@ impl PreparedRange {
         Ok(match self.kernel {
             None => Payload::Host(Box::new(|| Ok(()))),
             Some(kernel) => {
-                let mut commands = mux::CommandBuffer::new();
-                commands
-                    .nd_range(kernel, self.args, self.range)
-                    .map_err(|_| CL_INVALID_WORK_GROUP_SIZE)?;
-                Payload::Device {
-                    commands,
+                ensure(self.range.is_valid(), CL_INVALID_WORK_GROUP_SIZE)?;
+                Payload::NdRange {
+                    kernel,
+                    args: self.args,
+                    range: self.range,
                     // The memory objects the arguments name live until it has run.
-                    keep: Box::new(self.buffers),
+                    keep: self.buffers,
                 }
             }
         })
@@ -290,7 +296,7 @@ pub unsafe fn prepare_range(
     };
     Ok(PreparedRange {
         kernel,
-        args: Arc::new(block),
+        args: block,
         range,
         buffers,
     })

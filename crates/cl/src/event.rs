@@ -45,6 +45,13 @@ impl Kind for Event {
     const INVALID: cl_int = CL_INVALID_EVENT;
 }
 
+/// A queue reaching a command's place in the order moves its event on.
+impl mux::Notify for ClObject<Event> {
+    fn notify(&self, status: i32) {
+        Event::set_status(self, status);
+    }
+}
+
 impl Event {
     pub fn new(
         context: Arc<ClObject<Context>>,
@@ -79,7 +86,7 @@ impl Event {
 
     /// Moves the event to `status` and runs the callbacks it makes due,
     /// outside the lock. Completed and failed events do not change again.
-    pub fn set_status(this: &Arc<ClObject<Event>>, status: cl_int) {
+    pub fn set_status(this: &ClObject<Event>, status: cl_int) {
         let (due, hooks) = {
             let mut st = this.state.lock().unwrap();
             if st.status <= CL_COMPLETE {
@@ -124,7 +131,7 @@ impl Event {
             };
             (due, hooks)
         };
-        let h = object::handle(this);
+        let h = object::handle_of(this);
         for (_, cb, data) in due {
             // SAFETY: the application's callback, with its own user data.
             unsafe { cb(h, status, data as *mut c_void) };

@@ -117,6 +117,12 @@ pub fn handle<T>(obj: &Arc<ClObject<T>>) -> *mut c_void {
     Arc::as_ptr(obj) as *mut c_void
 }
 
+/// [`handle`] for an object reached through a plain reference (the
+/// handle is the object's address either way).
+pub fn handle_of<T>(obj: &ClObject<T>) -> *mut c_void {
+    obj as *const ClObject<T> as *mut c_void
+}
+
 /// The live object of kind `T` named by `handle`, or `T::INVALID`.
 pub fn get<T: Kind>(handle: *mut c_void) -> Result<Arc<ClObject<T>>, cl_int> {
     if handle.is_null() {

@@ -26,11 +26,19 @@ pub type Work = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
 pub enum Payload {
     /// Work of the API layer's own, run in the command's place.
     Host(Work),
-    /// Device commands (a transfer, an ND-range).
+    /// An ND-range, checked (`mux::NdRange::is_valid`).
+    NdRange {
+        kernel: mux::KernelRef,
+        args: Arc<mux::Allocation>,
+        range: mux::NdRange,
+        /// Dropped once it has run: the memory objects its arguments name.
+        keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
+    },
+    /// Device commands (transfers).
     Device {
         commands: CommandBuffer,
         /// Dropped once the commands have run: the objects they name.
-        keep: Box<dyn std::any::Any + Send>,
+        keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
     },
     /// A user command buffer's commands (`cl_khr_command_buffer`): one
     /// command of the queue, dispatched in a command buffer of its own.
@@ -271,14 +279,18 @@ pub unsafe fn enqueue_payload(
         .filter(|w| !behind(w))
         .map(|w| semaphore_for(queue, w))
         .collect();
-    let mut event = Event::new(
-        queue.context.clone(),
-        Some(queue.clone()),
-        command_type,
-        CL_QUEUED,
-    );
-    event.waits_outside = !outside.is_empty();
-    let event = object::new(event);
+    // An event nobody can name or wait for is not made: the command then
+    // costs no status updates.
+    let event = (!event_out.is_null() || blocking).then(|| {
+        let mut event = Event::new(
+            queue.context.clone(),
+            Some(queue.clone()),
+            command_type,
+            CL_QUEUED,
+        );
+        event.waits_outside = !outside.is_empty();
+        object::new(event)
+    });
     let mut st = queue.state.lock().unwrap();
     if !in_order {
         // Recorded, not dispatched: flush them so that they can be waited on.
@@ -322,8 +334,8 @@ pub unsafe fn enqueue_payload(
         });
     }
     let batch = st.batches.last_mut().expect("a batch was just made");
-    record(&mut batch.commands, &event, payload);
-    batch.events.push(event.clone());
+    record(&mut batch.commands, event.as_ref(), payload);
+    batch.events.extend(event.clone());
     if !in_order && ordering == Ordering::Barrier {
         // Later commands wait for the barrier: dispatch it now, and keep
         // its semaphore.
@@ -332,45 +344,67 @@ pub unsafe fn enqueue_payload(
         st.barrier = st.running.last().cloned();
     }
     drop(st);
-    if !event_out.is_null() {
-        *event_out = object::register(&event);
-    }
-    if blocking {
-        queue.flush();
-        let s = event.wait();
-        ensure(s >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)?;
+    if let Some(event) = event {
+        if !event_out.is_null() {
+            *event_out = object::register(&event);
+        }
+        if blocking {
+            queue.flush();
+            let s = event.wait();
+            ensure(s >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)?;
+        }
     }
     Ok(())
 }
 
-/// Records `payload` between the updates of its event.
-fn record(commands: &mut CommandBuffer, event: &Arc<ClObject<Event>>, payload: Payload) {
-    let e = event.clone();
-    commands.host(Box::new(move || {
-        Event::set_status(&e, CL_RUNNING);
-        Ok(())
-    }));
-    let e = event.clone();
-    match payload {
-        // A failed command fails its own event; the queue goes on.
-        Payload::Host(work) => commands.host(Box::new(move || {
-            Event::set_status(&e, work().err().unwrap_or(CL_COMPLETE));
-            Ok(())
-        })),
-        Payload::Device { commands: c, keep } => {
-            commands.append(c);
+/// Records `payload` between the updates of its event, if it has one.
+fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, payload: Payload) {
+    let notify = |commands: &mut CommandBuffer, status: cl_int| {
+        if let Some(e) = event {
+            commands.notify(e.clone(), status);
+        }
+    };
+    // What runs once the payload ran: drops what it kept, then completes.
+    let finish = |commands: &mut CommandBuffer, keep: Vec<Arc<ClObject<crate::memory::Mem>>>| {
+        if !keep.is_empty() {
             commands.host(Box::new(move || {
                 drop(keep);
-                Event::set_status(&e, CL_COMPLETE);
                 Ok(())
             }));
         }
+        notify(commands, CL_COMPLETE);
+    };
+    notify(commands, CL_RUNNING);
+    match payload {
+        // A failed command fails its own event; the queue goes on.
+        Payload::Host(work) => {
+            let e = event.cloned();
+            commands.host(Box::new(move || {
+                let status = work().err().unwrap_or(CL_COMPLETE);
+                if let Some(e) = e {
+                    Event::set_status(&e, status);
+                }
+                Ok(())
+            }))
+        }
+        Payload::NdRange {
+            kernel,
+            args,
+            range,
+            keep,
+        } => {
+            // Checked when the payload was made: this records it.
+            let recorded = commands.nd_range(kernel, args, range);
+            debug_assert!(recorded.is_ok());
+            finish(commands, keep);
+        }
+        Payload::Device { commands: c, keep } => {
+            commands.append(c);
+            finish(commands, keep);
+        }
         Payload::Sealed(c) => {
             commands.append(c);
-            commands.host(Box::new(move || {
-                Event::set_status(&e, CL_COMPLETE);
-                Ok(())
-            }));
+            finish(commands, Vec::new());
         }
     }
 }

@@ -139,6 +139,10 @@ impl Executor {
                     )
                 }
                 Command::Host(work) => work(),
+                Command::Notify { target, what } => {
+                    target.notify(what);
+                    Ok(())
+                }
                 // SAFETY: the API layer keeps host pointers valid until the
                 // command has run.
                 other => {

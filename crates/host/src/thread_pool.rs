@@ -35,20 +35,32 @@ thread_local! {
     static LOCAL: RefCell<Option<mux::Allocation>> = const { RefCell::new(None) };
 }
 
+/// Runs `f` with this thread's local memory (`local_bytes`) and work-item
+/// storage (`storage_bytes`) blocks.
+fn with_scratch<R>(
+    local_bytes: usize,
+    storage_bytes: usize,
+    f: impl FnOnce(*mut u8, *mut u8) -> R,
+) -> R {
+    LOCAL.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        // [local memory][work-item storage], each 64-byte aligned.
+        let storage_at = local_bytes.next_multiple_of(64);
+        let bytes = storage_at + storage_bytes;
+        if slot.as_ref().is_none_or(|a| a.size() < bytes) {
+            *slot = mux::Allocation::host(bytes.max(1024), compiler::LOCAL_ALIGN);
+        }
+        let local = slot.as_ref().map_or(std::ptr::null_mut(), |a| a.as_ptr());
+        // SAFETY: the block holds `bytes` bytes.
+        let storage = unsafe { local.add(storage_at) };
+        f(local, storage)
+    })
+}
+
 impl Job {
     /// Runs chunks until none are left.
     fn work(&self) {
-        LOCAL.with(|cell| {
-            let mut slot = cell.borrow_mut();
-            // [local memory][work-item storage], each 64-byte aligned.
-            let storage_at = self.local_bytes.next_multiple_of(64);
-            let bytes = storage_at + self.storage_bytes;
-            if slot.as_ref().is_none_or(|a| a.size() < bytes) {
-                *slot = mux::Allocation::host(bytes.max(1024), compiler::LOCAL_ALIGN);
-            }
-            let local = slot.as_ref().map_or(std::ptr::null_mut(), |a| a.as_ptr());
-            // SAFETY: the block holds `bytes` bytes.
-            let storage = unsafe { local.add(storage_at) };
+        with_scratch(self.local_bytes, self.storage_bytes, |local, storage| {
             loop {
                 let first = self.next.fetch_add(self.chunk, Ordering::Relaxed);
                 if first >= self.total {
@@ -132,11 +144,18 @@ impl ThreadPool {
         if groups == 0 {
             return;
         }
-        let _one_at_a_time = self.shared.run_lock.lock().unwrap();
         // Several chunks per thread balance uneven groups; one group per
         // chunk when there are few.
         let chunk = (groups / (self.threads as u64 * 4)).max(1);
         let storage_bytes = kernel.work_item_storage();
+        if groups <= chunk || self.threads == 1 {
+            // Nothing to share out: the caller runs it all, no pool involved.
+            with_scratch(local_bytes, storage_bytes, |local, storage| {
+                kernel.run_groups(args, &info, local, storage, 0, groups)
+            });
+            return;
+        }
+        let _one_at_a_time = self.shared.run_lock.lock().unwrap();
         // SAFETY: erases the borrow's lifetime; the job is finished before we return.
         let kernel: *const dyn Kernel =
             std::mem::transmute::<&dyn Kernel, &'static dyn Kernel>(kernel);
@@ -153,7 +172,7 @@ impl ThreadPool {
             done: Mutex::new((false, false)),
             done_cv: Condvar::new(),
         });
-        if groups > chunk {
+        {
             let mut st = self.shared.state.lock().unwrap();
             st.job = Some(job.clone());
             st.generation += 1;
@@ -167,9 +186,7 @@ impl ThreadPool {
             done = job.done_cv.wait(done).unwrap();
         }
         drop(done);
-        if groups > chunk {
-            self.shared.state.lock().unwrap().job = None;
-        }
+        self.shared.state.lock().unwrap().job = None;
     }
 }
 

@@ -15,6 +15,13 @@ use std::sync::Arc;
 /// layer's own bookkeeping (event statuses, callbacks).
 pub type HostWork = Box<dyn FnOnce() -> Result<()> + Send>;
 
+/// Something of the API layer's told when the queue reaches a point in
+/// the order (an event, of the status its command reached). Host work
+/// without a closure to allocate: the most frequent command of all.
+pub trait Notify: Send + Sync {
+    fn notify(&self, what: i32);
+}
+
 /// A box in linear memory: where it starts, in (bytes, rows, slices), and
 /// the bytes from one row and one slice to the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +169,10 @@ pub enum Command {
         count: usize,
     },
     Host(HostWork),
+    Notify {
+        target: Arc<dyn Notify>,
+        what: i32,
+    },
 }
 
 /// Commands run in the order they were recorded. A command that fails
@@ -264,18 +275,17 @@ impl CommandBuffer {
         self.commands.push(Command::Host(work));
     }
 
+    pub fn notify(&mut self, target: Arc<dyn Notify>, what: i32) {
+        self.commands.push(Command::Notify { target, what });
+    }
+
     pub fn nd_range(
         &mut self,
         kernel: KernelRef,
         args: Arc<Allocation>,
         range: NdRange,
     ) -> Result<()> {
-        check((1..=3).contains(&range.work_dim))?;
-        check(
-            (0..3).all(|d| {
-                range.local_size[d] > 0 && range.global_size[d] % range.local_size[d] == 0
-            }),
-        )?;
+        check(range.is_valid())?;
         self.commands.push(Command::NdRange {
             kernel,
             args,

@@ -24,6 +24,14 @@ pub struct NdRange {
 }
 
 impl NdRange {
+    /// 1 to 3 dimensions, and every local size non-zero and dividing its
+    /// global size: what [`CommandBuffer::nd_range`](crate::CommandBuffer) checks.
+    pub fn is_valid(&self) -> bool {
+        (1..=3).contains(&self.work_dim)
+            && (0..3)
+                .all(|d| self.local_size[d] > 0 && self.global_size[d] % self.local_size[d] == 0)
+    }
+
     pub fn num_groups(&self) -> [usize; 3] {
         [0, 1, 2].map(|d| self.global_size[d] / self.local_size[d])
     }
