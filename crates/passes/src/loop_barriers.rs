@@ -35,6 +35,7 @@ const SMALL_TRIP_COUNT: u64 = 32;
 /// `m` must be a live module whose context this thread owns; `kernel` a
 /// function defined in it.
 pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef) -> usize {
+    scalarize_picked_loads(kernel);
     let cfg = Cfg::of(kernel);
     let uniformity = Uniformity::of(kernel);
     let loops = natural_loops(&cfg);
@@ -154,6 +155,81 @@ unsafe fn writes_or_makes_a_vector(i: LLVMValueRef) -> bool {
     is_vector(i) || (!LLVMIsAStoreInst(i).is_null() && is_vector(LLVMGetOperand(i, 0)))
 }
 
+/// Turns each vector load whose every use picks one constant lane
+/// (`float4 q = tile[j]; ... q.x ... q.y`) into loads of those lanes, so
+/// that a loop over such values is scalar code the vectorizer can widen
+/// across work-items.
+unsafe fn scalarize_picked_loads(f: LLVMValueRef) {
+    let b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(f)));
+    for load in llvm::instructions(f) {
+        if LLVMIsALoadInst(load).is_null()
+            || LLVMGetVolatile(load) != 0
+            || LLVMGetOrdering(load) != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+        {
+            continue;
+        }
+        let ty = LLVMTypeOf(load);
+        if LLVMGetTypeKind(ty) != llvm_sys::LLVMTypeKind::LLVMVectorTypeKind {
+            continue;
+        }
+        let mut users = Vec::new();
+        let mut u = LLVMGetFirstUse(load);
+        while !u.is_null() {
+            users.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+        let picks = users.iter().all(|&x| {
+            !LLVMIsAExtractElementInst(x).is_null()
+                && !LLVMIsAConstantInt(LLVMGetOperand(x, 1)).is_null()
+        });
+        if users.is_empty() || !picks {
+            continue;
+        }
+        let elem = LLVMGetElementType(ty);
+        let ptr = LLVMGetOperand(load, 0);
+        let align = LLVMGetAlignment(load);
+        let ctx = LLVMGetTypeContext(ty);
+        for x in users {
+            let lane = LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1));
+            LLVMPositionBuilderBefore(b, load);
+            let at = if lane == 0 {
+                ptr
+            } else {
+                let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), lane, 0)];
+                LLVMBuildInBoundsGEP2(b, elem, ptr, idx.as_mut_ptr(), 1, c"lane".as_ptr())
+            };
+            let v = LLVMBuildLoad2(b, elem, at, c"".as_ptr());
+            // The lane's alignment: what the vector's gives at that offset.
+            let layout = llvm_sys::target::LLVMGetModuleDataLayout(LLVMGetGlobalParent(f));
+            let size = llvm_sys::target::LLVMABISizeOfType(layout, elem) as u32;
+            let offset = lane as u32 * size;
+            let lane_align = if offset == 0 {
+                align
+            } else {
+                align.min(1 << offset.trailing_zeros())
+            };
+            LLVMSetAlignment(v, lane_align.max(1));
+            copy_metadata(load, v);
+            LLVMReplaceAllUsesWith(x, v);
+            LLVMInstructionEraseFromParent(x);
+        }
+        LLVMInstructionEraseFromParent(load);
+    }
+    LLVMDisposeBuilder(b);
+}
+
+/// Carries `from`'s type-based alias information over to `to`.
+unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
+    for kind in ["tbaa"] {
+        let ctx = LLVMGetTypeContext(LLVMTypeOf(from));
+        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+        let md = LLVMGetMetadata(from, id);
+        if !md.is_null() {
+            LLVMSetMetadata(to, id, md);
+        }
+    }
+}
+
 /// An exit test against a small constant: a short fixed loop.
 unsafe fn small_bound(condition: LLVMValueRef) -> bool {
     if LLVMIsAICmpInst(condition).is_null() {
@@ -268,10 +344,28 @@ mod tests {
     }
 
     #[test]
+    fn vector_loads_picked_lane_by_lane_become_scalar_loads() {
+        let text = gemm_like("%n", false).replace(
+            "%v = load float, ptr %q",
+            "%w = load <4 x float>, ptr %q, align 16\n  %v0 = extractelement <4 x float> %w, i32 0\n  %v2 = extractelement <4 x float> %w, i32 2\n  %v = fadd float %v0, %v2",
+        );
+        let ir = Ir::parse(&text);
+        assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 1, "{}", ir.text());
+        let out = ir.text();
+        assert!(!out.contains("<4 x float>"), "{out}");
+        assert!(out.contains("load float, ptr %q, align 16"), "{out}");
+        assert!(
+            out.contains("getelementptr inbounds float, ptr %q, i64 2"),
+            "{out}"
+        );
+        assert!(out.contains("align 8"), "{out}");
+    }
+
+    #[test]
     fn a_loop_of_vector_code_is_left_alone() {
         let text = gemm_like("%n", false).replace(
             "%v = load float, ptr %q",
-            "%w = load <2 x float>, ptr %q\n  %v = extractelement <2 x float> %w, i32 0",
+            "%w = load <2 x float>, ptr %q\n  %w2 = fmul <2 x float> %w, %w\n  %v = extractelement <2 x float> %w2, i32 0",
         );
         let ir = Ir::parse(&text);
         assert_eq!(unsafe { run(ir.m, ir.function("k")) }, 0);
