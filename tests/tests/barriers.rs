@@ -363,3 +363,40 @@ fn uniform_inner_loops_give_the_same_results_at_every_group_shape() {
         );
     }
 }
+
+#[test]
+fn a_uniform_loop_over_float4_fields_matches_the_host() {
+    // n-body's shape: every work-item walks the same float4 table.
+    const SRC: &str = r#"
+__kernel void k(__global const float4* t, __global float* out, int n) {
+    float4 me = t[get_global_id(0)];
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float4 q = t[j];
+        s += (q.x - me.x) * q.w + q.z * me.y;
+    }
+    out[get_global_id(0)] = s;
+}
+"#;
+    let n = 48usize;
+    let t: Vec<f32> = (0..n * 4).map(|i| ((i * 7) % 11) as f32 - 5.0).collect();
+    let mut want = vec![0f32; n];
+    for (i, w) in want.iter_mut().enumerate() {
+        let me = &t[i * 4..i * 4 + 4];
+        for j in 0..n {
+            let q = &t[j * 4..j * 4 + 4];
+            *w += (q[0] - me[0]) * q[3] + q[2] * me[1];
+        }
+    }
+    for local in [16usize, 12, 48] {
+        let e = Env::new();
+        let tb = e.buffer_from(&t);
+        let out = e.buffer_from(&vec![0f32; n]);
+        let (_p, k) = e.kernel_opts(SRC, "k", "");
+        ok(set_mem(k.get(), 0, &tb), "t");
+        ok(set_mem(k.get(), 1, &out), "out");
+        ok(set_arg(k.get(), 2, &(n as i32)), "n");
+        e.run(&k, &[n], Some(&[local]));
+        assert_eq!(e.read::<f32>(&out, 0, n), want, "local size {local}");
+    }
+}
