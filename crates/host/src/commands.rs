@@ -66,11 +66,11 @@ unsafe fn fill(dst: *mut u8, len: usize, pattern: &[u8]) {
     }
 }
 
-/// Runs one transfer or query command. Returns it back if it is not one.
+/// Runs one transfer or query command (the queue runs the others itself).
 ///
 /// # Safety
 /// The command's host pointers must be valid for what it touches.
-pub unsafe fn run(command: Command) -> Result<(), Command> {
+pub unsafe fn run(command: Command) -> mux::Result<()> {
     match command {
         Command::ReadBuffer {
             buffer,
@@ -233,7 +233,9 @@ pub unsafe fn run(command: Command) -> Result<(), Command> {
         Command::BeginQuery { pool, index } => pool.stamp(index, true),
         Command::EndQuery { pool, index } => pool.stamp(index, false),
         Command::ResetQueries { pool, first, count } => pool.reset(first, count),
-        other => return Err(other),
+        Command::NdRange { .. } | Command::Host(_) | Command::Notify { .. } => {
+            return Err(mux::Error::Unsupported)
+        }
     }
     Ok(())
 }

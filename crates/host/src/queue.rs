@@ -145,9 +145,7 @@ impl Executor {
                 }
                 // SAFETY: the API layer keeps host pointers valid until the
                 // command has run.
-                other => {
-                    unsafe { crate::commands::run(other) }.map_err(|_| mux::Error::Unsupported)
-                }
+                other => unsafe { crate::commands::run(other) },
             })
     }
 

@@ -366,7 +366,9 @@ impl CommandBuffer {
         pattern: &[u8],
     ) -> Result<()> {
         let n = pattern.len();
-        check(n.is_power_of_two() && n <= 128 && offset % n == 0 && size % n == 0)?;
+        check(
+            n.is_power_of_two() && n <= 128 && offset.is_multiple_of(n) && size.is_multiple_of(n),
+        )?;
         in_buffer(&buffer, offset, size)?;
         self.commands.push(Command::FillBuffer {
             buffer,

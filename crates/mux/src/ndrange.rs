@@ -28,8 +28,9 @@ impl NdRange {
     /// global size: what [`CommandBuffer::nd_range`](crate::CommandBuffer) checks.
     pub fn is_valid(&self) -> bool {
         (1..=3).contains(&self.work_dim)
-            && (0..3)
-                .all(|d| self.local_size[d] > 0 && self.global_size[d] % self.local_size[d] == 0)
+            && (0..3).all(|d| {
+                self.local_size[d] > 0 && self.global_size[d].is_multiple_of(self.local_size[d])
+            })
     }
 
     pub fn num_groups(&self) -> [usize; 3] {

@@ -77,7 +77,7 @@ impl Device for Validating {
     fn create_image(&self, memory: MemoryRef, offset: usize, desc: ImageDesc) -> Result<ImageRef> {
         let layout = self.image_layout(&desc)?;
         check(
-            offset % layout.align == 0
+            offset.is_multiple_of(layout.align)
                 && offset
                     .checked_add(layout.size)
                     .is_some_and(|end| end <= memory.size()),

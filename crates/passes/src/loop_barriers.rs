@@ -220,13 +220,12 @@ unsafe fn scalarize_picked_loads(f: LLVMValueRef) {
 
 /// Carries `from`'s type-based alias information over to `to`.
 unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
-    for kind in ["tbaa"] {
-        let ctx = LLVMGetTypeContext(LLVMTypeOf(from));
-        let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
-        let md = LLVMGetMetadata(from, id);
-        if !md.is_null() {
-            LLVMSetMetadata(to, id, md);
-        }
+    let kind = "tbaa";
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(from));
+    let id = LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+    let md = LLVMGetMetadata(from, id);
+    if !md.is_null() {
+        LLVMSetMetadata(to, id, md);
     }
 }
 
