@@ -19,3 +19,26 @@ pub mod mux {
     pub const GET_WORK_DIM: &str = "__mux_get_work_dim";
     pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
 }
+
+/// The float functions that stay calls until the loop vectorizer has run:
+/// their scalar form has a rare path (the exact reduction of huge
+/// arguments) that would keep a loop calling them inline from vectorizing,
+/// so the compiler names their vector forms in the scalar function's
+/// `vector-function-abi-variant` attribute, and the vectorizer calls those.
+/// Every other math function is branch-free and is inlined.
+pub mod vector_calls {
+    /// The OpenCL C names.
+    pub const NAMES: &[&str] = &["sin", "cos", "tan"];
+    /// The widths the vectorizer may call.
+    pub const WIDTHS: &[u32] = &[4, 8, 16];
+
+    /// The mangled name of `name(float)`.
+    pub fn scalar(name: &str) -> String {
+        format!("_Z{}{name}f", name.len())
+    }
+
+    /// The mangled name of `name(floatN)`.
+    pub fn vector(name: &str, width: u32) -> String {
+        format!("_Z{}{name}Dv{width}_f", name.len())
+    }
+}

@@ -165,8 +165,9 @@ fn compile(
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
             LLVMSetValueName2(f, symbol.as_ptr() as *const _, symbol.len());
             // Only the work-group function is visible outside the object.
+            // (LLVM's own, llvm.compiler.used, keep their linkage.)
             for g in llvm::globals(m) {
-                if LLVMIsDeclaration(g) == 0 {
+                if LLVMIsDeclaration(g) == 0 && !llvm::name(g).starts_with("llvm.") {
                     LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
                 }
             }
@@ -181,6 +182,9 @@ fn compile(
                 "default<O3>"
             };
             llvm::run_passes(m, pipeline, tm.0)?;
+            // The vector variants no loop called are dropped.
+            compiler::vector_variants::release(m);
+            llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             dump_ir(m, &symbol);
             Ok(Compiled {
                 object: tm.emit_object(m)?,

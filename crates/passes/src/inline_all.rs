@@ -1,8 +1,10 @@
 //! Inlines everything the work-group function calls into it. OpenCL C has
 //! no recursion, so this always finishes; afterwards the work-item builtins
-//! and `__local` variables are all used from one function.
+//! and `__local` variables are all used from one function. The exception:
+//! the math builtins with vector variants ([`compiler::vector_variants`])
+//! stay calls, for the loop vectorizer to widen.
 
-use compiler::llvm;
+use compiler::{llvm, vector_variants};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMAttributeFunctionIndex;
@@ -12,14 +14,16 @@ unsafe fn attr_kind(name: &str) -> u32 {
     LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len())
 }
 
-/// Marks every other defined function internal and always-inline, inlines,
-/// and drops what is left unused.
+/// Marks every other defined function internal and always-inline (those
+/// with vector variants never-inline), inlines, and drops what is left
+/// unused.
 ///
 /// # Safety
 /// `m` must be a live module containing `wg`.
 pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
     let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
+    let never = LLVMCreateEnumAttribute(ctx, attr_kind("noinline"), 0);
     for f in llvm::functions(m) {
         if f == wg || LLVMIsDeclaration(f) != 0 {
             continue;
@@ -28,13 +32,17 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
         for a in ["noinline", "optnone"] {
             LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, attr_kind(a));
         }
-        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
+        if vector_variants::stays_a_call(f) {
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, never);
+        } else {
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
+        }
     }
     llvm::run_passes(m, "always-inline,globaldce", std::ptr::null_mut())?;
     let left: Vec<String> = llvm::instructions(wg)
         .into_iter()
         .filter_map(|i| llvm::called_function(i))
-        .filter(|&f| LLVMIsDeclaration(f) == 0)
+        .filter(|&f| LLVMIsDeclaration(f) == 0 && !vector_variants::stays_a_call(f))
         .map(|f| llvm::name(f))
         .collect();
     if left.is_empty() {
