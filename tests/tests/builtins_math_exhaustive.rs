@@ -27,6 +27,7 @@ const CASES: &[Case] = &[
     ("tanh", "tanh(x)", f64::tanh, 5.0),
     ("exp", "exp(x)", f64::exp, 3.0),
     ("exp2", "exp2(x)", f64::exp2, 3.0),
+    ("exp10", "exp10(x)", exp10, 3.0),
     ("expm1", "expm1(x)", f64::exp_m1, 3.0),
     ("log", "log(x)", f64::ln, 3.0),
     ("log2", "log2(x)", f64::log2, 3.0),
@@ -36,6 +37,10 @@ const CASES: &[Case] = &[
     ("sqrt", "sqrt(x)", f64::sqrt, 3.0),
     ("rsqrt", "rsqrt(x)", rsqrt, 2.0),
 ];
+
+fn exp10(x: f64) -> f64 {
+    10f64.powf(x)
+}
 
 fn rsqrt(x: f64) -> f64 {
     1.0 / x.sqrt()

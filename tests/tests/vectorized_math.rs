@@ -22,7 +22,12 @@ fn a_loop_calling_sin_exp_and_log_is_vectorized() {
     let (_p, k) = e.kernel(SRC, "k");
     const N: usize = 4096;
     let a: Vec<f32> = (0..N).map(|i| i as f32 * 0.01 + 0.5).collect();
-    let bufs = [e.buffer_from(&a), e.buffer(N * 4), e.buffer(N * 4), e.buffer(N * 4)];
+    let bufs = [
+        e.buffer_from(&a),
+        e.buffer(N * 4),
+        e.buffer(N * 4),
+        e.buffer(N * 4),
+    ];
     for (i, m) in bufs.iter().enumerate() {
         ok(set_mem(k.get(), i as cl_uint, m), "set arg");
     }
@@ -45,7 +50,14 @@ fn a_loop_calling_sin_exp_and_log_is_vectorized() {
     // ... exp and log became vector code: fused multiply-adds on vectors ...
     assert!(ir.contains("@llvm.fma.v"), "no vector arithmetic:\n{ir}");
     // ... and nothing is called one lane at a time.
-    for scalar in ["@_Z3sinf(", "@_Z3expf(", "@_Z3logf(", "@sinf(", "@expf(", "@logf("] {
+    for scalar in [
+        "@_Z3sinf(",
+        "@_Z3expf(",
+        "@_Z3logf(",
+        "@sinf(",
+        "@expf(",
+        "@logf(",
+    ] {
         let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
         assert!(!called, "a scalar call of {scalar}:\n{ir}");
     }

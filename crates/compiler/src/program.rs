@@ -445,10 +445,12 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
             .map_err(|e| format!("builtins library: {e}"))
     };
     // The vector forms of the builtins the vectorizer widens come with the
-    // scalar ones: declared first, they are linked with them.
+    // scalar ones: declared first, they are linked with them (a second
+    // reading of the library would cost as much as the first).
     crate::vector_variants::declare_vector_forms(module);
     link(module)?;
-    // Called only from inside the library (native_sin calls sin): once more.
+    // Called from inside the library by a function `vector_calls` does not
+    // list: once more (a safety net; the list should make this never run).
     if crate::vector_variants::declare_vector_forms(module) {
         link(module)?;
     }

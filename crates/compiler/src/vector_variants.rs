@@ -32,9 +32,9 @@ unsafe fn function(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
     (!f.is_null()).then_some(f)
 }
 
-/// Declares the vector forms of each of those builtins that `m` declares
-/// or defines, where `m` lacks them. True if any was declared: linking the
-/// library again then brings them in.
+/// Declares the vector forms of each of those builtins that `m` calls
+/// (itself or through another builtin), where `m` lacks them. True if any
+/// was declared: linking the library then brings them in with the rest.
 ///
 /// # Safety
 /// `m` must be a live module.
@@ -42,11 +42,14 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let ctx = LLVMGetModuleContext(m);
     let float = LLVMFloatTypeInContext(ctx);
     let ptr = LLVMPointerTypeInContext(ctx, 0);
+    let mut needed: Vec<&str> = Vec::new();
+    for f in llvm::functions(m) {
+        needed.extend(vector_calls::needed_by(&llvm::name(f)));
+    }
+    needed.sort_unstable();
+    needed.dedup();
     let mut declared = false;
-    for name in NAMES {
-        if function(m, &vector_calls::scalar(name)).is_none() {
-            continue;
-        }
+    for name in needed {
         for &w in WIDTHS {
             let vname = vector_calls::vector(name, w);
             if function(m, &vname).is_some() {

@@ -4,13 +4,16 @@
 // Precision: each double function is built on operations that are exact or
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
-// within the spec's bound (OpenCL C 1.2 section 7.4). A float function
-// evaluates the double one and rounds once: double carries 29 more bits, so
-// its float result is within a hair of correctly rounded. Exact functions
-// (fmod, remquo, frexp, nextafter ...) are exact at either width.
+// within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
+// sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
+// powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
+// vectorize. Every other float function here evaluates the double one and
+// rounds once: double carries 29 more bits, so its float result is within a
+// hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
+// ...) are exact at either width.
 //
-// Vector forms run the scalar function lane by lane, so every lane equals
-// the scalar result bit for bit.
+// Vector forms here run the scalar function lane by lane, so every lane
+// equals the scalar result bit for bit.
 #include "gentype.h"
 
 #define PI_HI 0x1.921fb54442d18p+1

@@ -135,7 +135,8 @@ __constant uint TWO_OVER_PI_BITS[9] = {
     0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
 };
 
-__attribute__((noinline)) static float reduce_huge(float x, int *j) {
+// Cold: the compiler keeps it a call rather than inline it in every lane.
+__attribute__((noinline, cold)) static float reduce_huge(float x, int *j) {
   if (!(ABS(x) < INFINITY)) {
     *j = 0;
     return x - x; // NaN
