@@ -34,9 +34,27 @@ const CASES: &[Case] = &[
     ("log10", "log10(x)", f64::log10, 3.0),
     ("log1p", "log1p(x)", f64::ln_1p, 2.0),
     ("cbrt", "cbrt(x)", f64::cbrt, 2.0),
+    ("erf", "erf(x)", erf, 16.0),
+    ("erfc", "erfc(x)", erfc, 16.0),
     ("sqrt", "sqrt(x)", f64::sqrt, 3.0),
     ("rsqrt", "rsqrt(x)", rsqrt, 2.0),
 ];
+
+extern "C" {
+    // The C library's, in double (Rust's std has no erf).
+    #[link_name = "erf"]
+    fn c_erf(x: f64) -> f64;
+    #[link_name = "erfc"]
+    fn c_erfc(x: f64) -> f64;
+}
+
+fn erf(x: f64) -> f64 {
+    unsafe { c_erf(x) }
+}
+
+fn erfc(x: f64) -> f64 {
+    unsafe { c_erfc(x) }
+}
 
 fn exp10(x: f64) -> f64 {
     10f64.powf(x)
