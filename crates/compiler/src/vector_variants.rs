@@ -158,11 +158,35 @@ pub unsafe fn stays_a_call(f: LLVMValueRef) -> bool {
 /// # Safety
 /// `m` must be a live module.
 pub unsafe fn release(m: LLVMModuleRef) {
+    release_if(m, |_| true);
+}
+
+/// Takes the variants of the functions nothing calls any more (a kernel
+/// of the program that calls none of them) out of `llvm.compiler.used`, so
+/// that the optimizer does not work on them for nothing.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn release_unused(m: LLVMModuleRef) {
+    let called: Vec<String> = NAMES
+        .iter()
+        .map(|n| vector_calls::scalar(n))
+        .filter(|s| function(m, s).is_some_and(|f| !LLVMGetFirstUse(f).is_null()))
+        .collect();
+    release_if(m, |variant| {
+        !called.iter().any(|s| variant.ends_with(s.as_str()))
+    });
+}
+
+unsafe fn release_if(m: LLVMModuleRef, drop: impl Fn(&str) -> bool) {
     let all = used_values(m);
     let keep: Vec<_> = all
         .iter()
         .copied()
-        .filter(|&v| !llvm::name(v).starts_with("_ZGV_LLVM_"))
+        .filter(|&v| {
+            let name = llvm::name(v);
+            !(name.starts_with("_ZGV_LLVM_") && drop(&name))
+        })
         .collect();
     if keep.len() != all.len() {
         set_used(m, &keep);

@@ -176,6 +176,9 @@ fn compile(
                 // Code generation may then assume denormals are flushed.
                 set_string_attribute(f, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
             }
+            // Variants of math calls this kernel does not make go now.
+            compiler::vector_variants::release_unused(m);
+            llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             let pipeline = if codegen.opt_disable {
                 "default<O0>"
             } else {

@@ -45,7 +45,7 @@
 #define ANY_8(c) ANY_V(c)
 #define ANY_16(c) ANY_V(c)
 
-// LANES(N): the number of lanes; LANE(N, v, i): lane i of v (an lvalue).
+// LANES(N): the number of lanes.
 #define LANES(N) LANES_##N
 #define LANES_ 1
 #define LANES_2 2
@@ -53,13 +53,6 @@
 #define LANES_4 4
 #define LANES_8 8
 #define LANES_16 16
-#define LANE(N, v, i) LANE_##N(v, i)
-#define LANE_(v, i) (v)
-#define LANE_2(v, i) ((v)[i])
-#define LANE_3(v, i) ((v)[i])
-#define LANE_4(v, i) ((v)[i])
-#define LANE_8(v, i) ((v)[i])
-#define LANE_16(v, i) ((v)[i])
 
 // Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
 #define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
@@ -135,8 +128,7 @@ __constant uint TWO_OVER_PI_BITS[9] = {
     0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
 };
 
-// Cold: the compiler keeps it a call rather than inline it in every lane.
-__attribute__((noinline, cold)) static float reduce_huge(float x, int *j) {
+static float reduce_huge(float x, int *j) {
   if (!(ABS(x) < INFINITY)) {
     *j = 0;
     return x - x; // NaN
@@ -144,25 +136,43 @@ __attribute__((noinline, cold)) static float reduce_huge(float x, int *j) {
   uint bits = AS(uint, x);
   // x = m 2^e, m an integer of 24 bits.
   int e = (int)((bits >> 23) & 0xff) - 150;
-  u128 m = (bits & 0x7fffff) | 0x800000;
+  ulong m = (bits & 0x7fffff) | 0x800000;
   // x (2/pi) mod 4 needs the bits of 2/pi from 2^-(e-1) on: those before
-  // only add multiples of 4. 96 of them, from bit e - 1 (bit 1 is 2^-1).
+  // only add multiples of 4. 96 of them, w0 w1 w2, from bit e - 1 (bit 1
+  // is 2^-1).
   int q = e - 2 + 32; // into the padded table, from 0
   int k = q >> 5, sh = q & 31;
-  u128 a = ((u128)TWO_OVER_PI_BITS[k] << 96) |
-           ((u128)TWO_OVER_PI_BITS[k + 1] << 64) |
-           ((u128)TWO_OVER_PI_BITS[k + 2] << 32) | TWO_OVER_PI_BITS[k + 3];
-  u128 w = (a << sh) >> 32;
-  // m w / 2^94 is x (2/pi) mod 4 to within 2^-70: keep 96 bits.
-  u128 p = (m * w) & (((u128)1 << 96) - 1);
-  int quadrant = (int)(p >> 94);
-  ulong frac = (ulong)(p >> 30); // the bits after the quadrant's
+  ulong w[3];
+  for (int i = 0; i < 3; i++) {
+    ulong two = ((ulong)TWO_OVER_PI_BITS[k + i] << 32) | TWO_OVER_PI_BITS[k + i + 1];
+    w[i] = (two >> (32 - sh)) & 0xffffffff;
+  }
+  // m w / 2^94 is x (2/pi) mod 4 to within 2^-70: the product's low 96
+  // bits, word by word (64-bit products of 24 and 32 bits).
+  ulong p2 = m * w[2], p1 = m * w[1], p0 = m * w[0];
+  ulong lo = p2 & 0xffffffff;
+  ulong t = (p2 >> 32) + p1;
+  ulong mid = t & 0xffffffff;
+  ulong hi = ((t >> 32) + p0) & 0xffffffff;
+  int quadrant = (int)(hi >> 30);
+  // The 64 bits after the quadrant's.
+  ulong frac = (hi << 34) | (mid << 2) | (lo >> 30);
   // Round to the nearest quadrant: the fraction becomes [-1/2, 1/2).
   quadrant += (int)(frac >> 63);
   double r = (double)(long)frac * 0x1.921fb54442d18p-64; // * pi/2 / 2^64
   bool neg = x < 0.0f;
   *j = neg ? -quadrant : quadrant;
   return (float)(neg ? -r : r);
+}
+
+// Reduces the lanes of x[0..n) that need it, into r and j. Cold: the
+// compiler keeps it a call, one copy for every width.
+__attribute__((noinline, cold)) static void reduce_lanes(const float *x,
+                                                          float *r, int *j,
+                                                          int n) {
+  for (int i = 0; i < n; i++)
+    if (!(ABS(x[i]) < TRIG_BIG))
+      r[i] = reduce_huge(x[i], &j[i]);
 }
 
 // ---------------------------------------------------------------------------
@@ -212,13 +222,15 @@ __attribute__((noinline, cold)) static float reduce_huge(float x, int *j) {
     j = CONV(N, I, MIN(MAX(jf_, (F)-0x1p24f), (F)0x1p24f));                   \
     I big_ = !(ABS(x) < TRIG_BIG);                                            \
     if (ANY(N, big_)) {                                                       \
-      for (int i_ = 0; i_ < LANES(N); i_++) {                                 \
-        if (!(ABS(LANE(N, x, i_)) < TRIG_BIG)) {                              \
-          int jj_;                                                            \
-          LANE(N, r, i_) = reduce_huge(LANE(N, x, i_), &jj_);                 \
-          LANE(N, j, i_) = jj_;                                               \
-        }                                                                     \
-      }                                                                       \
+      /* Through memory: the lanes go to one loop outside. */                 \
+      float xs_[16], rs_[16];                                                 \
+      int js_[16];                                                            \
+      __builtin_memcpy(xs_, &(x), sizeof(F));                                 \
+      __builtin_memcpy(rs_, &r, sizeof(F));                                   \
+      __builtin_memcpy(js_, &j, sizeof(I));                                   \
+      reduce_lanes(xs_, rs_, js_, LANES(N));                                  \
+      __builtin_memcpy(&r, rs_, sizeof(F));                                   \
+      __builtin_memcpy(&j, js_, sizeof(I));                                   \
     }                                                                         \
   }
 
