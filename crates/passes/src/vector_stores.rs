@@ -9,7 +9,7 @@
 use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout};
+use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMSizeOfTypeInBits};
 use llvm_sys::LLVMTypeKind;
 
 /// Splits the stores of `f` whose value is a chain of `insertelement`s
@@ -32,7 +32,12 @@ pub unsafe fn run(f: LLVMValueRef) {
         };
         let ptr = LLVMGetOperand(store, 1);
         let elem = LLVMGetElementType(LLVMTypeOf(value));
-        let size = LLVMABISizeOfType(LLVMGetModuleDataLayout(LLVMGetGlobalParent(f)), elem) as u32;
+        let layout = LLVMGetModuleDataLayout(LLVMGetGlobalParent(f));
+        let size = LLVMABISizeOfType(layout, elem) as u32;
+        // Lanes that are not whole bytes (i1) are packed in memory.
+        if LLVMSizeOfTypeInBits(layout, elem) != 8 * size as u64 {
+            continue;
+        }
         let align = LLVMGetAlignment(store);
         let group = LLVMGetMetadata(store, access_group);
         LLVMPositionBuilderBefore(builder, store);
@@ -110,6 +115,9 @@ define void @wg(ptr addrspace(1) %p, float %a, float %b, <2 x float> %w) {
   store <2 x float> %v1, ptr addrspace(1) %p, align 8, !llvm.access.group !0
   %q = getelementptr <2 x float>, ptr addrspace(1) %p, i64 1
   store <2 x float> %w, ptr addrspace(1) %q, align 8
+  %b0 = insertelement <2 x i1> poison, i1 true, i32 0
+  %b1 = insertelement <2 x i1> %b0, i1 false, i32 1
+  store <2 x i1> %b1, ptr addrspace(1) %p
   ret void
 }
 !0 = distinct !{}
@@ -126,6 +134,8 @@ define void @wg(ptr addrspace(1) %p, float %a, float %b, <2 x float> %w) {
             "{text}"
         );
         assert!(text.contains(", align 4, !llvm.access.group !0"), "{text}");
+        // Bits are packed: stored whole.
+        assert!(text.contains("store <2 x i1> %b1"), "{text}");
         // A vector from elsewhere is stored whole.
         assert!(text.contains("store <2 x float> %w"), "{text}");
         assert!(!text.contains("store <2 x float> %v1"), "{text}");

@@ -144,7 +144,8 @@ static float reduce_huge(float x, int *j) {
   int k = q >> 5, sh = q & 31;
   ulong w[3];
   for (int i = 0; i < 3; i++) {
-    ulong two = ((ulong)TWO_OVER_PI_BITS[k + i] << 32) | TWO_OVER_PI_BITS[k + i + 1];
+    ulong two = ((ulong)TWO_OVER_PI_BITS[k + i] << 32) |
+                TWO_OVER_PI_BITS[k + i + 1];
     w[i] = (two >> (32 - sh)) & 0xffffffff;
   }
   // m w / 2^94 is x (2/pi) mod 4 to within 2^-70: the product's low 96
@@ -155,7 +156,7 @@ static float reduce_huge(float x, int *j) {
   ulong mid = t & 0xffffffff;
   ulong hi = ((t >> 32) + p0) & 0xffffffff;
   int quadrant = (int)(hi >> 30);
-  // The 64 bits after the quadrant's.
+  // The 64 bits after the quadrant's (which shift out of hi << 34).
   ulong frac = (hi << 34) | (mid << 2) | (lo >> 30);
   // Round to the nearest quadrant: the fraction becomes [-1/2, 1/2).
   quadrant += (int)(frac >> 63);
@@ -443,7 +444,7 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
     I bad = n == 0 || (x < 0.0f && !odd) || x != x;                           \
     return bad ? NAN : v;                                                     \
   }                                                                           \
-  KEEP_CALL(N) float##N OVERLOAD sin(float##N x) {                                         \
+  KEEP_CALL(N) float##N OVERLOAD sin(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
     TRIG_REDUCE(N, F, I, x, r, j)                                             \
@@ -453,7 +454,7 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
     v = (j & 2) != 0 ? -v : v;                                                \
     return x == 0.0f ? x : v; /* the reduction makes -0 into +0 */            \
   }                                                                           \
-  KEEP_CALL(N) float##N OVERLOAD cos(float##N x) {                                         \
+  KEEP_CALL(N) float##N OVERLOAD cos(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
     TRIG_REDUCE(N, F, I, x, r, j)                                             \
@@ -462,7 +463,7 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
     F v = (j & 1) != 0 ? s : c;                                               \
     return ((j + 1) & 2) != 0 ? -v : v;                                       \
   }                                                                           \
-  KEEP_CALL(N) float##N OVERLOAD tan(float##N x) {                                         \
+  KEEP_CALL(N) float##N OVERLOAD tan(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
     TRIG_REDUCE(N, F, I, x, r, j)                                             \
