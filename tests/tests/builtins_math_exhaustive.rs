@@ -27,15 +27,38 @@ const CASES: &[Case] = &[
     ("tanh", "tanh(x)", f64::tanh, 5.0),
     ("exp", "exp(x)", f64::exp, 3.0),
     ("exp2", "exp2(x)", f64::exp2, 3.0),
+    ("exp10", "exp10(x)", exp10, 3.0),
     ("expm1", "expm1(x)", f64::exp_m1, 3.0),
     ("log", "log(x)", f64::ln, 3.0),
     ("log2", "log2(x)", f64::log2, 3.0),
     ("log10", "log10(x)", f64::log10, 3.0),
     ("log1p", "log1p(x)", f64::ln_1p, 2.0),
     ("cbrt", "cbrt(x)", f64::cbrt, 2.0),
+    ("erf", "erf(x)", erf, 16.0),
+    ("erfc", "erfc(x)", erfc, 16.0),
     ("sqrt", "sqrt(x)", f64::sqrt, 3.0),
     ("rsqrt", "rsqrt(x)", rsqrt, 2.0),
 ];
+
+extern "C" {
+    // The C library's, in double (Rust's std has no erf).
+    #[link_name = "erf"]
+    fn c_erf(x: f64) -> f64;
+    #[link_name = "erfc"]
+    fn c_erfc(x: f64) -> f64;
+}
+
+fn erf(x: f64) -> f64 {
+    unsafe { c_erf(x) }
+}
+
+fn erfc(x: f64) -> f64 {
+    unsafe { c_erfc(x) }
+}
+
+fn exp10(x: f64) -> f64 {
+    10f64.powf(x)
+}
 
 fn rsqrt(x: f64) -> f64 {
     1.0 / x.sqrt()

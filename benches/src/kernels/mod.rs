@@ -11,6 +11,7 @@ mod black_scholes;
 mod conv;
 mod copy;
 mod float8;
+mod float8_math;
 mod gemm;
 mod hash;
 mod histogram;
@@ -144,6 +145,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(pixel::Pixel::default()),
         Box::new(hash::Hash::default()),
         Box::new(float8::Float8::default()),
+        Box::new(float8_math::Float8Math::default()),
     ]
 }
 

@@ -9,6 +9,7 @@ mod kernel_info;
 pub mod llvm;
 mod options;
 mod program;
+pub mod vector_variants;
 
 pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 pub use build_id::build_id;

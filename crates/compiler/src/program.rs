@@ -440,8 +440,21 @@ const LIBM: &[&str] = &[
 /// Links the builtins, drops what no kernel uses, and checks that every
 /// called function is defined.
 unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
-    clang_frontend::link_needed(module, builtins::BITCODE)
-        .map_err(|e| format!("builtins library: {e}"))?;
+    let link = |m| {
+        clang_frontend::link_needed(m, builtins::BITCODE)
+            .map_err(|e| format!("builtins library: {e}"))
+    };
+    // The vector forms of the builtins the vectorizer widens come with the
+    // scalar ones: declared first, they are linked with them (a second
+    // reading of the library would cost as much as the first).
+    crate::vector_variants::declare_vector_forms(module);
+    link(module)?;
+    // Called from inside the library by a function `vector_calls` does not
+    // list: once more (a safety net; the list should make this never run).
+    if crate::vector_variants::declare_vector_forms(module) {
+        link(module)?;
+    }
+    crate::vector_variants::define(module)?;
     for f in llvm::functions(module) {
         if LLVMIsDeclaration(f) == 0 && !kernel_info::is_kernel(f) {
             LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);

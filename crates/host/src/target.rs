@@ -153,8 +153,9 @@ fn compile(
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
             LLVMSetValueName2(f, symbol.as_ptr() as *const _, symbol.len());
             // Only the work-group function is visible outside the object.
+            // (LLVM's own, llvm.compiler.used, keep their linkage.)
             for g in llvm::globals(m) {
-                if LLVMIsDeclaration(g) == 0 {
+                if LLVMIsDeclaration(g) == 0 && !llvm::name(g).starts_with("llvm.") {
                     LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
                 }
             }
@@ -163,12 +164,18 @@ fn compile(
                 // Code generation may then assume denormals are flushed.
                 set_string_attribute(f, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
             }
+            // Variants of math calls this kernel does not make go now.
+            compiler::vector_variants::release_unused(m);
+            llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             let pipeline = if codegen.opt_disable {
                 "default<O0>"
             } else {
                 "default<O3>"
             };
             llvm::run_passes(m, pipeline, tm.0)?;
+            // The vector variants no loop called are dropped.
+            compiler::vector_variants::release(m);
+            llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             dump_ir(m, &symbol);
             Ok(Binary {
                 object: tm.emit_object(m)?,

@@ -1,8 +1,11 @@
 //! Inlines everything the work-group function calls into it. OpenCL C has
 //! no recursion, so this always finishes; afterwards the work-item builtins
-//! and `__local` variables are all used from one function.
+//! and `__local` variables are all used from one function. The exceptions:
+//! the math builtins with vector variants ([`compiler::vector_variants`])
+//! stay calls, for the loop vectorizer to widen, and so do cold functions
+//! (the library's rare paths).
 
-use compiler::llvm;
+use compiler::{llvm, vector_variants};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMAttributeFunctionIndex;
@@ -12,14 +15,23 @@ unsafe fn attr_kind(name: &str) -> u32 {
     LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len())
 }
 
-/// Marks every other defined function internal and always-inline, inlines,
-/// and drops what is left unused.
+/// Math builtins with vector variants, and the rare paths of the library
+/// (cold functions: sin's reduction of huge arguments), which would only
+/// add code to compile wherever they are inlined.
+unsafe fn stays_a_call(f: LLVMValueRef) -> bool {
+    let cold = LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, attr_kind("cold"));
+    !cold.is_null() || vector_variants::stays_a_call(f)
+}
+
+/// Marks every other defined function internal and always-inline (those
+/// that stay calls never-inline), inlines, and drops what is left unused.
 ///
 /// # Safety
 /// `m` must be a live module containing `wg`.
 pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
     let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
+    let never = LLVMCreateEnumAttribute(ctx, attr_kind("noinline"), 0);
     for f in llvm::functions(m) {
         if f == wg || LLVMIsDeclaration(f) != 0 {
             continue;
@@ -28,13 +40,17 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
         for a in ["noinline", "optnone"] {
             LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, attr_kind(a));
         }
-        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
+        if stays_a_call(f) {
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, never);
+        } else {
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
+        }
     }
     llvm::run_passes(m, "always-inline,globaldce", std::ptr::null_mut())?;
     let left: Vec<String> = llvm::instructions(wg)
         .into_iter()
         .filter_map(|i| llvm::called_function(i))
-        .filter(|&f| LLVMIsDeclaration(f) == 0)
+        .filter(|&f| LLVMIsDeclaration(f) == 0 && !stays_a_call(f))
         .map(|f| llvm::name(f))
         .collect();
     if left.is_empty() {
@@ -76,6 +92,36 @@ define void @wg(ptr %p) {
         assert!(!text.contains("call"), "{text}");
         assert!(!text.contains("@helper"), "{text}");
         assert!(!text.contains("define spir_kernel"), "{text}");
+    }
+
+    #[test]
+    fn math_calls_with_vector_variants_and_cold_functions_stay_calls() {
+        let ir = Ir::parse(
+            r#"
+define internal float @sin(float %x) "vector-function-abi-variant"="_ZGV_LLVM_N4v_sin(sin4)" {
+  %y = fmul float %x, 2.0
+  ret float %y
+}
+define internal <4 x float> @sin4(<4 x float> %x) {
+  ret <4 x float> %x
+}
+define internal float @rare(float %x) cold {
+  ret float %x
+}
+@llvm.compiler.used = appending global [1 x ptr] [ptr @sin4], section "llvm.metadata"
+define void @wg(ptr %p, float %x) {
+  %a = call float @sin(float %x)
+  %b = call float @rare(float %a)
+  store float %b, ptr %p
+  ret void
+}
+"#,
+        );
+        unsafe { run(ir.m, ir.function("wg")).unwrap() };
+        let text = ir.text();
+        assert!(text.contains("call float @sin("), "{text}");
+        assert!(text.contains("call float @rare("), "{text}");
+        assert!(text.contains("define internal <4 x float> @sin4"), "{text}");
     }
 
     #[test]

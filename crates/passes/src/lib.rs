@@ -16,7 +16,9 @@
 //! - [`mux_builtins`]: `__mux_get_local_id` & co. become loads and constants;
 //! - [`local_atomics`]: atomics on `__local` memory (the thread's own)
 //!   become plain reads and writes;
-//! - [`local_memory`]: `__local` variables move into the work-group's block.
+//! - [`local_memory`]: `__local` variables move into the work-group's block;
+//! - [`vector_stores`]: a vector assembled from scalars is stored lane by
+//!   lane, so that the work-item loop vectorizes.
 
 pub mod barriers;
 pub mod constant_expr;
@@ -26,6 +28,7 @@ pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
 pub mod uniformity;
+pub mod vector_stores;
 pub mod work_item_loops;
 
 use compiler::KernelInfo;
@@ -79,6 +82,10 @@ pub unsafe fn build_work_group_function(
     local_atomics::run(wg);
     let static_local_memory = local_memory::run(m, wg)?;
     mux_builtins::run(m, wg, local_size)?;
+    // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
+    // stores the assembled vector itself.
+    compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
+    vector_stores::run(wg);
     compiler::llvm::verify(m)?;
     Ok(WorkGroupFunction {
         name: compiler::llvm::name(wg),

@@ -4,13 +4,16 @@
 // Precision: each double function is built on operations that are exact or
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
-// within the spec's bound (OpenCL C 1.2 section 7.4). A float function
-// evaluates the double one and rounds once: double carries 29 more bits, so
-// its float result is within a hair of correctly rounded. Exact functions
-// (fmod, remquo, frexp, nextafter ...) are exact at either width.
+// within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
+// sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
+// powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
+// vectorize. Every other float function here evaluates the double one and
+// rounds once: double carries 29 more bits, so its float result is within a
+// hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
+// ...) are exact at either width.
 //
-// Vector forms run the scalar function lane by lane, so every lane equals
-// the scalar result bit for bit.
+// Vector forms here run the scalar function lane by lane, so every lane
+// equals the scalar result bit for bit.
 #include "gentype.h"
 
 #define PI_HI 0x1.921fb54442d18p+1
@@ -136,14 +139,13 @@
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
   V1(name, float, float)
-// A function the C library has for both types, each within the spec's
-// bound: float by the library's float function (faster than rounding the
-// double one).
-#define FROM_LIBM1(name)                                                      \
-  double OVERLOAD name(double x) { return __builtin_##name(x); }              \
-  float OVERLOAD name(float x) { return __builtin_##name##f(x); }             \
-  V1(name, double, double)                                                    \
-  V1(name, float, float)
+// The double forms only (float has its own, in math_float.cl).
+#define DOUBLE_ONLY1(name, impl)                                              \
+  double OVERLOAD name(double x) { return impl(x); }                          \
+  V1(name, double, double)
+#define DOUBLE_ONLY2(name, impl)                                              \
+  double OVERLOAD name(double x, double y) { return impl(x, y); }             \
+  V2(name, double, double)
 #define VIA_DOUBLE2(name, impl)                                               \
   double OVERLOAD name(double x, double y) { return impl(x, y); }             \
   float OVERLOAD name(float x, float y) {                                     \
@@ -534,9 +536,9 @@ static double m_lgamma(double x) {
 #define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-FROM_LIBM1(sin)
-FROM_LIBM1(cos)
-FROM_LIBM1(tan)
+DOUBLE_ONLY1(sin, __builtin_sin)
+DOUBLE_ONLY1(cos, __builtin_cos)
+DOUBLE_ONLY1(tan, __builtin_tan)
 VIA_DOUBLE1(asin, I_ASIN)
 VIA_DOUBLE1(acos, I_ACOS)
 VIA_DOUBLE1(atan, I_ATAN)
@@ -552,37 +554,31 @@ VIA_DOUBLE1(atanpi, m_atanpi)
 VIA_DOUBLE1(sinpi, m_sinpi)
 VIA_DOUBLE1(cospi, m_cospi)
 VIA_DOUBLE1(tanpi, m_tanpi)
-FROM_LIBM1(exp)
-FROM_LIBM1(exp2)
-VIA_DOUBLE1(exp10, I_EXP10)
-VIA_DOUBLE1(expm1, m_expm1)
-FROM_LIBM1(log)
-FROM_LIBM1(log2)
-FROM_LIBM1(log10)
-VIA_DOUBLE1(log1p, m_log1p)
+DOUBLE_ONLY1(exp, __builtin_exp)
+DOUBLE_ONLY1(exp2, __builtin_exp2)
+DOUBLE_ONLY1(exp10, I_EXP10)
+DOUBLE_ONLY1(expm1, m_expm1)
+DOUBLE_ONLY1(log, __builtin_log)
+DOUBLE_ONLY1(log2, __builtin_log2)
+DOUBLE_ONLY1(log10, __builtin_log10)
+DOUBLE_ONLY1(log1p, m_log1p)
 VIA_DOUBLE1(cbrt, m_cbrt)
-VIA_DOUBLE1(erf, m_erf)
-VIA_DOUBLE1(erfc, m_erfc)
+DOUBLE_ONLY1(erf, m_erf)
+DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
 VIA_DOUBLE2(atan2, I_ATAN2)
 VIA_DOUBLE2(atan2pi, m_atan2pi)
-VIA_DOUBLE2(pow, I_POW)
-VIA_DOUBLE2(powr, m_powr)
+DOUBLE_ONLY2(pow, I_POW)
+DOUBLE_ONLY2(powr, m_powr)
 VIA_DOUBLE2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 
 double OVERLOAD pown(double x, int n) { return __builtin_pow(x, (double)n); }
-float OVERLOAD pown(float x, int n) {
-  return (float)__builtin_pow((double)x, (double)n);
-}
 double OVERLOAD rootn(double x, int n) { return m_rootn(x, n); }
-float OVERLOAD rootn(float x, int n) { return (float)m_rootn((double)x, n); }
 V2(pown, double, int)
-V2(pown, float, int)
 V2(rootn, double, int)
-V2(rootn, float, int)
 
 // ---------------------------------------------------------------------------
 // Pointer forms.
@@ -590,10 +586,6 @@ V2(rootn, float, int)
 double OVERLOAD sincos(double x, __private double *c) {
   *c = __builtin_cos(x);
   return __builtin_sin(x);
-}
-float OVERLOAD sincos(float x, __private float *c) {
-  *c = (float)__builtin_cos((double)x);
-  return (float)__builtin_sin((double)x);
 }
 double OVERLOAD lgamma_r(double x, __private int *s) { return m_lgamma_r(x, s); }
 float OVERLOAD lgamma_r(float x, __private int *s) {
@@ -644,7 +636,6 @@ SCALAR_PTR_FUNCS(float, int, 0x1.fffffep-1f)
 SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
 
 #define PTR_TYPE(F)                                                           \
-  VP1(sincos, F, F)                                                           \
   VP1(fract, F, F)                                                            \
   VP1(modf, F, F)                                                             \
   VP1(frexp, F, int)                                                          \
@@ -656,6 +647,7 @@ SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
   VS(ldexp, F, int)
 PTR_TYPE(float)
 PTR_TYPE(double)
+VP1(sincos, double, double)
 
 // ---------------------------------------------------------------------------
 // Exact and simple functions: one body for the scalar and every vector.

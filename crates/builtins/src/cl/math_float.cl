@@ -1,0 +1,514 @@
+// The float transcendental functions, written to vectorize: no calls, no
+// branches on the common path, special cases by selects. Each is one body
+// stamped out for float and every vector width (WIDTHS), so a vector form
+// computes whole vectors with exactly the operations of the scalar form and
+// every lane equals the scalar result bit for bit. Contraction is off in
+// this file: every fused multiply-add is an explicit FMA, the same at every
+// width.
+//
+// Precision (OpenCL C 1.2 section 7.4 bounds in brackets; the errors are
+// those the exhaustive test measures):
+// - exp, exp2, exp10, expm1 [3 ulp]: Cody-Waite reduction by ln2 (the first
+//   step exact through FMA), a polynomial for e^r, and 2^k applied as two
+//   exact factors so that overflow and denormal results round once.
+// - log, log2, log10, log1p [3, 2 ulp]: x = m 2^e with m in [sqrt2/2,
+//   sqrt2), log(1+f) = f + f^2 Q(f), the constant ln2 (log10(2)) split in
+//   two.
+// - sin, cos, tan [4, 4, 5 ulp]: x - j pi/2 with pi/2 in three floats
+//   (exact enough for |x| < 2^17), polynomials on [-pi/4, pi/4]; larger
+//   arguments are reduced exactly (Payne-Hanek, with the bits of 2/pi) on a
+//   rare path taken only when some lane needs it.
+// - pow, powr, pown, rootn [16 ulp]: log2|x| and 2^t in double, rounded
+//   once to float.
+// - erf, erfc [16 ulp]: erf(x) = x P(x^2) near 0; erfc(a) = t e^(-a^2)
+//   e^P(t) with t = 1/(1 + a/2), a^2 carried in two parts.
+// The polynomial coefficients are Chebyshev fits of the function on the
+// reduced interval, rounded to float.
+#include "gentype.h"
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#define FMA __builtin_elementwise_fma
+#define RINT __builtin_elementwise_rint
+#define ABS __builtin_elementwise_abs
+#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
+#define MAX __builtin_elementwise_max
+#define AS(T, v) __builtin_astype((v), T)
+
+// ANY(N, c): condition c holds in some lane.
+#define ANY(N, c) ANY_##N(c)
+#define ANY_(c) (c)
+#define ANY_V(c) (__builtin_reduce_or(c) != 0)
+#define ANY_2(c) ANY_V(c)
+#define ANY_3(c) ANY_V(c)
+#define ANY_4(c) ANY_V(c)
+#define ANY_8(c) ANY_V(c)
+#define ANY_16(c) ANY_V(c)
+
+// LANES(N): the number of lanes.
+#define LANES(N) LANES_##N
+#define LANES_ 1
+#define LANES_2 2
+#define LANES_3 3
+#define LANES_4 4
+#define LANES_8 8
+#define LANES_16 16
+
+// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
+#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
+#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
+#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
+#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
+  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
+#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
+  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
+#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
+  FMA(FMA(H6(F, x, c2, c3, c4, c5, c6, c7, c8), x, (F)(c1)), x, (F)(c0))
+#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
+  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
+
+// Constants: a float and the float nearest what it misses.
+#define LOG2E 0x1.715476p+0f
+#define LOG2E_LO 0x1.4ae0cp-26f
+#define LN2 0x1.62e43p-1f
+#define LN2_LO -0x1.05c61p-29f
+#define LOG2_10 0x1.a934fp+1f
+#define LOG10_2 0x1.344136p-2f
+#define LOG10_2_LO -0x1.ec10cp-27f
+#define LOG10E 0x1.bcb7b2p-2f
+#define LOG10E_LO -0x1.5b235ep-27f
+#define TWO_OVER_PI 0x1.45f306p-1f
+#define PIO2_1 0x1.921fb6p+0f
+#define PIO2_2 -0x1.777a5cp-25f
+#define PIO2_3 -0x1.ee59dap-50f
+// Below this the three-float reduction by pi/2 is exact enough.
+#define TRIG_BIG 0x1p17f
+
+// e^r = 1 + r + r^2 Q(r) on [-ln2/2, ln2/2].
+#define EXP_Q(F, r)                                                           \
+  H4(F, r, 0x1p-1f, 0x1.5554d8p-3f, 0x1.555516p-5f, 0x1.12106cp-7f,           \
+     0x1.6d1606p-10f)
+// 2^r = 1 + r Q(r) on [-1/2, 1/2].
+#define EXP2_Q(F, r)                                                          \
+  H5(F, r, 0x1.62e43p-1f, 0x1.ebfbep-3f, 0x1.c6af6cp-5f, 0x1.3b2a54p-7f,      \
+     0x1.5f089p-10f, 0x1.44138ap-13f)
+// 10^r = 1 + r Q(r) on [-log10(2)/2, log10(2)/2].
+#define EXP10_Q(F, r)                                                         \
+  H5(F, r, 0x1.26bb1cp+1f, 0x1.53524cp+1f, 0x1.046faep+1f, 0x1.2bd6fep+0f,    \
+     0x1.155ff8p-1f, 0x1.a9522ap-3f)
+// log(1+f) = f + f^2 Q(f) on [sqrt2/2 - 1, sqrt2 - 1], and the same for
+// log2 and log10 (f times the constant, in two parts, plus f^2 Q(f)).
+#define LOG_Q(F, f)                                                           \
+  H8(F, f, -0x1.fffffep-2f, 0x1.555554p-2f, -0x1.00020cp-2f, 0x1.99a012p-3f,  \
+     -0x1.548382p-3f, 0x1.22ea5ap-3f, -0x1.0cda32p-3f, 0x1.048f72p-3f,        \
+     -0x1.3a4ff6p-4f)
+#define LOG2_Q(F, f)                                                          \
+  H8(F, f, -0x1.715476p-1f, 0x1.ec709ap-2f, -0x1.71576ap-2f, 0x1.277b7p-2f,   \
+     -0x1.eb41e6p-3f, 0x1.a3b3c8p-3f, -0x1.83df38p-3f, 0x1.77e8bcp-3f,        \
+     -0x1.c574f6p-4f)
+#define LOG10_Q(F, f)                                                         \
+  H8(F, f, -0x1.bcb7bp-3f, 0x1.287a74p-3f, -0x1.bcbb4p-4f, 0x1.63cbc6p-4f,    \
+     -0x1.27c436p-4f, 0x1.f95f34p-5f, -0x1.d30b5ap-5f, 0x1.c4a3c2p-5f,        \
+     -0x1.11021cp-5f)
+// sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
+#define SIN_S(F, t)                                                           \
+  H3(F, t, -0x1.555556p-3f, 0x1.11110ep-7f, -0x1.a01322p-13f, 0x1.6d939ap-19f)
+#define COS_C(F, t)                                                           \
+  H3(F, t, 0x1.555556p-5f, -0x1.6c16cp-10f, 0x1.a0156cp-16f, -0x1.2507fap-22f)
+
+// ---------------------------------------------------------------------------
+// The rare path of sin, cos and tan: x (finite, |x| >= TRIG_BIG, or not
+// finite) reduced exactly. Returns r in [-pi/4, pi/4] and sets *j so that
+// x = j pi/2 + r (j mod 4 is what counts).
+
+// 2/pi in binary, 32 bits a word, after a word of zeros (the bits before
+// the binary point, for windows starting left of it).
+__constant uint TWO_OVER_PI_BITS[9] = {
+    0x00000000, 0xa2f9836e, 0x4e441529, 0xfc2757d1, 0xf534ddc0,
+    0xdb629599, 0x3c439041, 0xfe5163ab, 0xdebbc561,
+};
+
+static float reduce_huge(float x, int *j) {
+  if (!(ABS(x) < INFINITY)) {
+    *j = 0;
+    return x - x; // NaN
+  }
+  uint bits = AS(uint, x);
+  // x = m 2^e, m an integer of 24 bits.
+  int e = (int)((bits >> 23) & 0xff) - 150;
+  ulong m = (bits & 0x7fffff) | 0x800000;
+  // x (2/pi) mod 4 needs the bits of 2/pi from 2^-(e-1) on: those before
+  // only add multiples of 4. 96 of them, w0 w1 w2, from bit e - 1 (bit 1
+  // is 2^-1).
+  int q = e - 2 + 32; // into the padded table, from 0
+  int k = q >> 5, sh = q & 31;
+  ulong w[3];
+  for (int i = 0; i < 3; i++) {
+    ulong two = ((ulong)TWO_OVER_PI_BITS[k + i] << 32) |
+                TWO_OVER_PI_BITS[k + i + 1];
+    w[i] = (two >> (32 - sh)) & 0xffffffff;
+  }
+  // m w / 2^94 is x (2/pi) mod 4 to within 2^-70: the product's low 96
+  // bits, word by word (64-bit products of 24 and 32 bits).
+  ulong p2 = m * w[2], p1 = m * w[1], p0 = m * w[0];
+  ulong lo = p2 & 0xffffffff;
+  ulong t = (p2 >> 32) + p1;
+  ulong mid = t & 0xffffffff;
+  ulong hi = ((t >> 32) + p0) & 0xffffffff;
+  int quadrant = (int)(hi >> 30);
+  // The 64 bits after the quadrant's (which shift out of hi << 34).
+  ulong frac = (hi << 34) | (mid << 2) | (lo >> 30);
+  // Round to the nearest quadrant: the fraction becomes [-1/2, 1/2).
+  quadrant += (int)(frac >> 63);
+  double r = (double)(long)frac * 0x1.921fb54442d18p-64; // * pi/2 / 2^64
+  bool neg = x < 0.0f;
+  *j = neg ? -quadrant : quadrant;
+  return (float)(neg ? -r : r);
+}
+
+// Reduces the lanes of x[0..n) that need it, into r and j. Cold: the
+// compiler keeps it a call, one copy for every width.
+__attribute__((noinline, cold)) static void reduce_lanes(const float *x,
+                                                          float *r, int *j,
+                                                          int n) {
+  for (int i = 0; i < n; i++)
+    if (!(ABS(x[i]) < TRIG_BIG))
+      r[i] = reduce_huge(x[i], &j[i]);
+}
+
+// ---------------------------------------------------------------------------
+// The functions, one body per width N.
+
+// p 2^k for p in [1/2, 2] and integral k in [-252, 254]: two exact
+// factors, so that only the last product rounds (to a denormal, or to
+// infinity).
+#define SCALE(N, F, I, p, k)                                                  \
+  ({                                                                          \
+    I ki_ = CONV(N, I, k);                                                    \
+    I k1_ = ki_ >> 1;                                                         \
+    I k2_ = ki_ - k1_;                                                        \
+    ((p) * AS(F, (k1_ + 127) << 23)) * AS(F, (k2_ + 127) << 23);              \
+  })
+
+// x = m 2^e with m in [sqrt2/2, sqrt2): sets f = m - 1 and e (as F); x
+// positive and finite (denormals scaled up first).
+#define LOG_SPLIT(N, F, I, x, f, ef)                                          \
+  F f, ef;                                                                    \
+  {                                                                           \
+    I sub_ = (x) < 0x1p-126f;                                                 \
+    F xs_ = sub_ ? (x) * 0x1p23f : (x);                                       \
+    I ix_ = AS(I, xs_) + (0x3f800000 - 0x3f3504f3);                           \
+    I ie_ = (ix_ >> 23) - 127 - (sub_ ? (I)23 : (I)0);                        \
+    f = AS(F, (ix_ & 0x007fffff) + 0x3f3504f3) - 1.0f;                        \
+    ef = CONV(N, F, ie_);                                                     \
+  }
+
+// The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
+// log(inf) = inf, NaN stays.
+#define LOG_SPECIALS(x, r)                                                    \
+  r = (x) < INFINITY ? r : (x) + (x);                                         \
+  r = (x) == 0.0f ? -INFINITY : r;                                            \
+  r = (x) < 0.0f ? NAN : r;
+
+// Reduction for sin, cos, tan: x = j pi/2 + r.
+#define TRIG_REDUCE(N, F, I, x, r, j)                                         \
+  F r;                                                                        \
+  I j;                                                                        \
+  {                                                                           \
+    F jf_ = RINT((x) * TWO_OVER_PI);                                          \
+    r = FMA(-jf_, (F)PIO2_1, x);                                              \
+    r = FMA(-jf_, (F)PIO2_2, r);                                              \
+    r = FMA(-jf_, (F)PIO2_3, r);                                              \
+    /* Clamped: a NaN or infinite x must not reach the conversion. */         \
+    j = CONV(N, I, MIN(MAX(jf_, (F)-0x1p24f), (F)0x1p24f));                   \
+    I big_ = !(ABS(x) < TRIG_BIG);                                            \
+    if (ANY(N, big_)) {                                                       \
+      /* Through memory: the lanes go to one loop outside. */                 \
+      float xs_[16], rs_[16];                                                 \
+      int js_[16];                                                            \
+      __builtin_memcpy(xs_, &(x), sizeof(F));                                 \
+      __builtin_memcpy(rs_, &r, sizeof(F));                                   \
+      __builtin_memcpy(js_, &j, sizeof(I));                                   \
+      reduce_lanes(xs_, rs_, js_, LANES(N));                                  \
+      __builtin_memcpy(&r, rs_, sizeof(F));                                   \
+      __builtin_memcpy(&j, js_, sizeof(I));                                   \
+    }                                                                         \
+  }
+
+// s = sin(r), c = cos(r) for |r| <= pi/4.
+#define SIN_POLY(F, r, r2) FMA((r2) * (r), SIN_S(F, r2), r)
+#define COS_POLY(F, r2)                                                       \
+  FMA(r2, FMA(r2, COS_C(F, r2), (F)-0.5f), (F)1.0f)
+
+// e^x as p 2^k, x clamped (NaN to lo).
+#define EXP_BODY(N, F, I, x, lo, hi)                                          \
+  F xc = MIN(MAX(x, (F)(lo)), (F)(hi));                                       \
+  F k = RINT(xc * LOG2E);                                                     \
+  F r = FMA(-k, (F)LN2, xc);                                                  \
+  r = FMA(-k, (F)LN2_LO, r);
+
+// log2|x| in double for pow and friends, with log2(0) = -inf and
+// log2(inf) = inf (NaN x: anything; the callers select).
+#define LOG2_D(N, F, I, D, ax)                                                \
+  ({                                                                          \
+    LOG_SPLIT(N, F, I, ax, f_, e_)                                            \
+    D fd_ = CONV(N, D, f_);                                                   \
+    D s_ = fd_ / (fd_ + 2.0);                                                 \
+    D u_ = s_ * s_;                                                           \
+    D p_ = H5(D, u_, 0x1.ec709dc3a0185p-1, 0x1.2776c5106fb5cp-1,              \
+              0x1.a6175e2f6bf9dp-2, 0x1.484d92c735038p-2,                     \
+              0x1.0bf9d3a9f593dp-2, 0x1.eb7fb626873a2p-3);                    \
+    D l_ = FMA(s_, (D)0x1.71547652b82fep+1, s_ * u_ * p_) + CONV(N, D, e_);    \
+    D axd_ = CONV(N, D, ax); /* double conditions select doubles */           \
+    l_ = axd_ == 0.0 ? (D)-INFINITY : l_;                                     \
+    axd_ == INFINITY ? (D)INFINITY : l_;                                      \
+  })
+
+// 2^t rounded to float, t in double (clamped; NaN to 0).
+#define EXP2_D(N, F, L, D, t)                                                 \
+  ({                                                                          \
+    D tc_ = MIN(MAX(t, (D)-200.0), (D)200.0);                                 \
+    D k_ = RINT(tc_);                                                         \
+    D r_ = tc_ - k_;                                                          \
+    D q_ = H8(D, r_, 0x1.62e42fefa39efp-1, 0x1.ebfbdff823cedp-3,              \
+              0x1.c6b08d7047e52p-5, 0x1.3b2ab7181b755p-7,                     \
+              0x1.5d87fe86fe88ep-10, 0x1.4308ac85aa947p-13,                   \
+              0x1.ffcb9515a8016p-17, 0x1.63d136366db24p-20,                   \
+              0x1.b63880a30e9ffp-24);                                         \
+    D p_ = FMA(r_, q_, (D)1.0);                                               \
+    L b_ = (CONV(N, L, k_) + 1023) << 52;                                     \
+    CONV(N, F, p_ * AS(D, b_));                                               \
+  })
+
+// y is an integer; y is an odd integer (|y| < 2^24: above, all are even).
+#define IS_INT(y) (RINT(y) == (y) && ABS(y) < INFINITY)
+#define IS_ODD(N, I, F, y)                                                    \
+  (IS_INT(y) && ((CONV(N, I, MIN(MAX(y, (F)-0x1p24f), (F)0x1p24f)) & 1) != 0))
+
+// erfc(a) for a >= 0 (a < 10.1; 0 above): t e^(-a^2) e^P(t).
+#define ERFC_POS(N, F, I, a)                                                  \
+  ({                                                                          \
+    F ac_ = MIN(a, (F)10.1f);                                                 \
+    F t_ = 1.0f / FMA(ac_, (F)0.5f, (F)1.0f);                                 \
+    F z_ = ac_ * ac_;                                                         \
+    F zl_ = FMA(ac_, ac_, -z_);                                               \
+    F p_ = H9(F, t_, -0x1.43f504p+0f, 0x1.ff6732p-1f, 0x1.8a11e4p-2f,         \
+              0x1.64eb2p-5f, -0x1.a957ap-6f, -0x1.c46daep-6f,                 \
+              -0x1.85d5fp-1f, 0x1.34e502p+0f, -0x1.679c28p-1f,                \
+              0x1.3105d8p-3f);                                                \
+    F v_ = exp(-z_) * (t_ * exp(p_) * (1.0f - zl_));                          \
+    (a) < 10.1f ? v_ : (F)0.0f;                                               \
+  })
+
+// The scalar sin, cos and tan stay calls inside the library too (sincos,
+// native_sin ...): the compiler widens calls of them.
+#define KEEP_CALL(N) KEEP_CALL_##N
+#define KEEP_CALL_ __attribute__((noinline))
+#define KEEP_CALL_2
+#define KEEP_CALL_3
+#define KEEP_CALL_4
+#define KEEP_CALL_8
+#define KEEP_CALL_16
+
+#define FLOAT_FUNCS(N, unused)                                                \
+  float##N OVERLOAD exp(float##N x) {                                         \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    EXP_BODY(N, F, I, x, -104.0f, 89.0f)                                      \
+    F p = FMA(r * r, EXP_Q(F, r), r) + 1.0f;                                  \
+    F v = SCALE(N, F, I, p, k);                                               \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD exp2(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F xc = MIN(MAX(x, (F)-152.0f), (F)129.0f);                                \
+    F k = RINT(xc);                                                           \
+    F r = xc - k;                                                             \
+    F p = FMA(r, EXP2_Q(F, r), (F)1.0f);                                      \
+    F v = SCALE(N, F, I, p, k);                                               \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD exp10(float##N x) {                                       \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F xc = MIN(MAX(x, (F)-46.0f), (F)39.0f);                                  \
+    F k = RINT(xc * LOG2_10);                                                 \
+    F r = FMA(-k, (F)LOG10_2, xc);                                            \
+    r = FMA(-k, (F)LOG10_2_LO, r);                                            \
+    F p = FMA(r, EXP10_Q(F, r), (F)1.0f);                                     \
+    F v = SCALE(N, F, I, p, k);                                               \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD expm1(float##N x) {                                       \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    EXP_BODY(N, F, I, x, -18.0f, 89.0f)                                       \
+    F em1 = FMA(r * r, EXP_Q(F, r), r); /* e^r - 1 */                         \
+    /* 2^k e^r - 1 = 2 (s em1 + (s - 1/2)) with s = 2^(k-1): one rounding */ \
+    F s = AS(F, (CONV(N, I, k) + 126) << 23);                                 \
+    F v = 2.0f * FMA(s, em1, s - 0.5f);                                       \
+    v = x == 0.0f ? x : v;                                                    \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD log(float##N x) {                                         \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    LOG_SPLIT(N, F, I, x, f, e)                                               \
+    F t = FMA(f * f, LOG_Q(F, f), e * LN2_LO);                                \
+    F r = FMA(e, (F)LN2, t + f);                                              \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  float##N OVERLOAD log2(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    LOG_SPLIT(N, F, I, x, f, e)                                               \
+    F t = FMA(f * f, LOG2_Q(F, f), f * LOG2E_LO);                             \
+    F r = FMA(f, (F)LOG2E, t) + e;                                            \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  float##N OVERLOAD log10(float##N x) {                                       \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    LOG_SPLIT(N, F, I, x, f, e)                                               \
+    F t = FMA(f * f, LOG10_Q(F, f), FMA(f, (F)LOG10E_LO, e * LOG10_2_LO));    \
+    F r = FMA(e, (F)LOG10_2, FMA(f, (F)LOG10E, t));                           \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  float##N OVERLOAD log1p(float##N x) {                                       \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    /* log(u) for u = 1 + x rounded, plus (1 + x - u) / u. */                 \
+    F u = 1.0f + x;                                                           \
+    F d = ABS(x) < 1.0f ? x - (u - 1.0f) : 1.0f - (u - x);                    \
+    F uc = MIN(MAX(u, (F)0x1p-126f), (F)0x1.fffffep127f);                     \
+    LOG_SPLIT(N, F, I, uc, f, e)                                              \
+    F t = FMA(f * f, LOG_Q(F, f), FMA(e, (F)LN2_LO, d / uc));                 \
+    F r = FMA(e, (F)LN2, t + f);                                              \
+    r = ABS(x) < 0x1p-24f ? x : r;                                            \
+    r = x < INFINITY ? r : x + x;                                             \
+    r = x == -1.0f ? -INFINITY : r;                                           \
+    return x < -1.0f ? NAN : r;                                               \
+  }                                                                           \
+  float##N OVERLOAD pow(float##N x, float##N y) {                             \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    typedef double##N D;                                                      \
+    typedef long##N L;                                                        \
+    F ax = ABS(x);                                                            \
+    D l = LOG2_D(N, F, I, D, ax);                                             \
+    F v = EXP2_D(N, F, L, D, CONV(N, D, y) * l);                              \
+    v = IS_ODD(N, I, F, y) && AS(I, x) < 0 ? -v : v;                          \
+    v = x < 0.0f && ax < INFINITY && !IS_INT(y) && ABS(y) < INFINITY ? NAN    \
+                                                                    : v;     \
+    v = x != x || y != y ? x + y : v;                                         \
+    v = x == 1.0f || y == 0.0f || (x == -1.0f && ABS(y) == INFINITY) ? 1.0f  \
+                                                                      : v;   \
+    return v;                                                                 \
+  }                                                                           \
+  float##N OVERLOAD powr(float##N x, float##N y) {                            \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    typedef double##N D;                                                      \
+    typedef long##N L;                                                        \
+    D l = LOG2_D(N, F, I, D, x);                                              \
+    F v = EXP2_D(N, F, L, D, CONV(N, D, y) * l);                              \
+    I bad = x < 0.0f || (x == 0.0f && y == 0.0f) ||                           \
+            (x == INFINITY && y == 0.0f) ||                                   \
+            (x == 1.0f && ABS(y) == INFINITY) || x != x || y != y;            \
+    return bad ? NAN : v;                                                     \
+  }                                                                           \
+  float##N OVERLOAD pown(float##N x, int##N n) {                              \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    typedef double##N D;                                                      \
+    typedef long##N L;                                                        \
+    D l = LOG2_D(N, F, I, D, ABS(x));                                         \
+    F v = EXP2_D(N, F, L, D, CONV(N, D, n) * l);                              \
+    v = (n & 1) != 0 && AS(I, x) < 0 ? -v : v;                                \
+    v = x != x ? x : v;                                                       \
+    return n == 0 ? (F)1.0f : v;                                              \
+  }                                                                           \
+  float##N OVERLOAD rootn(float##N x, int##N n) {                             \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    typedef double##N D;                                                      \
+    typedef long##N L;                                                        \
+    D l = LOG2_D(N, F, I, D, ABS(x));                                         \
+    F v = EXP2_D(N, F, L, D, l / CONV(N, D, n));                              \
+    I odd = (n & 1) != 0;                                                     \
+    v = odd && AS(I, x) < 0 ? -v : v;                                         \
+    I bad = n == 0 || (x < 0.0f && !odd) || x != x;                           \
+    return bad ? NAN : v;                                                     \
+  }                                                                           \
+  KEEP_CALL(N) float##N OVERLOAD sin(float##N x) {                            \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    TRIG_REDUCE(N, F, I, x, r, j)                                             \
+    F r2 = r * r;                                                             \
+    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
+    F v = (j & 1) != 0 ? c : s;                                               \
+    v = (j & 2) != 0 ? -v : v;                                                \
+    return x == 0.0f ? x : v; /* the reduction makes -0 into +0 */            \
+  }                                                                           \
+  KEEP_CALL(N) float##N OVERLOAD cos(float##N x) {                            \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    TRIG_REDUCE(N, F, I, x, r, j)                                             \
+    F r2 = r * r;                                                             \
+    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
+    F v = (j & 1) != 0 ? s : c;                                               \
+    return ((j + 1) & 2) != 0 ? -v : v;                                       \
+  }                                                                           \
+  KEEP_CALL(N) float##N OVERLOAD tan(float##N x) {                            \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    TRIG_REDUCE(N, F, I, x, r, j)                                             \
+    F r2 = r * r;                                                             \
+    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
+    /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
+    I odd = (j & 1) != 0;                                                     \
+    F v = (odd ? -c : s) / (odd ? s : c);                                     \
+    return x == 0.0f ? x : v;                                                 \
+  }                                                                           \
+  float##N OVERLOAD erfc(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F c = ERFC_POS(N, F, I, ABS(x));                                          \
+    c = x < 0.0f ? 2.0f - c : c;                                              \
+    return x == x ? c : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD erf(float##N x) {                                         \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F a = ABS(x);                                                             \
+    F small = x * H5(F, x * x, 0x1.20dd74p+0f, -0x1.81270ep-2f,               \
+                     0x1.ce218ep-4f, -0x1.b6f9c4p-6f, 0x1.49eebap-8f,         \
+                     -0x1.45d2cp-11f);                                        \
+    F big = __builtin_elementwise_copysign(1.0f - ERFC_POS(N, F, I, a), x);   \
+    F v = a < 0.875f ? small : big;                                           \
+    return x == x ? v : x;                                                    \
+  }
+
+WIDTHS(FLOAT_FUNCS, 0)
+
+// sincos: the two functions (each a call the vectorizer can widen).
+#define SINCOS_AS(N, AS)                                                      \
+  float##N OVERLOAD sincos(float##N x, AS float##N *c) {                      \
+    *c = cos(x);                                                              \
+    return sin(x);                                                            \
+  }
+#if defined(__opencl_c_generic_address_space)
+#define SINCOS_GENERIC(N) SINCOS_AS(N, )
+#else
+#define SINCOS_GENERIC(N)
+#endif
+#define SINCOS(N, unused)                                                     \
+  SINCOS_AS(N, __private)                                                     \
+  SINCOS_AS(N, __global)                                                      \
+  SINCOS_AS(N, __local)                                                       \
+  SINCOS_GENERIC(N)
+WIDTHS(SINCOS, 0)

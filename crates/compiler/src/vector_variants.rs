@@ -1,0 +1,227 @@
+//! Vector variants of the builtins that stay calls ([`builtins::vector_calls`]):
+//! the loop vectorizer widens a call to `sin(float)` into a call to a
+//! function of its own ABI, `<16 x float> (<16 x float>)`, when the call
+//! names one in its `vector-function-abi-variant` attribute (read from the
+//! called function when the call has none). The library's vector forms take
+//! wide vectors in memory (the baseline x86-64 ABI it is compiled for), so
+//! each variant is a small function around one of them, which the inlining
+//! of the work-group compiler then fills with the vector body.
+//!
+//! The variants are referenced by name only, so they sit in
+//! `llvm.compiler.used` until the optimizer has run ([`release`]).
+
+use crate::llvm::{self, cstr};
+use builtins::vector_calls::{self, NAMES, WIDTHS};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
+
+/// The attribute LLVM reads the variants from.
+pub const ATTRIBUTE: &str = "vector-function-abi-variant";
+
+const USED: &str = "llvm.compiler.used";
+
+/// The name of the variant of `scalar` (a mangled name) at `width`: the
+/// vector function ABI's own name for it.
+fn variant_name(scalar: &str, width: u32) -> String {
+    format!("_ZGV_LLVM_N{width}v_{scalar}")
+}
+
+unsafe fn function(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
+    let f = LLVMGetNamedFunction(m, cstr(name).as_ptr());
+    (!f.is_null()).then_some(f)
+}
+
+/// Declares the vector forms of each of those builtins that `m` calls
+/// (itself or through another builtin), where `m` lacks them. True if any
+/// was declared: linking the library then brings them in with the rest.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
+    let ctx = LLVMGetModuleContext(m);
+    let float = LLVMFloatTypeInContext(ctx);
+    let ptr = LLVMPointerTypeInContext(ctx, 0);
+    let mut needed: Vec<&str> = Vec::new();
+    for f in llvm::functions(m) {
+        needed.extend(vector_calls::needed_by(&llvm::name(f)));
+    }
+    needed.sort_unstable();
+    needed.dedup();
+    let mut declared = false;
+    for name in needed {
+        for &w in WIDTHS {
+            let vname = vector_calls::vector(name, w);
+            if function(m, &vname).is_some() {
+                continue;
+            }
+            // As the library defines it: vectors over 16 bytes in memory.
+            let vec = LLVMVectorType(float, w);
+            let mut params = [if w * 4 > 16 { ptr } else { vec }];
+            let ty = LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0);
+            LLVMAddFunction(m, cstr(&vname).as_ptr(), ty);
+            declared = true;
+        }
+    }
+    declared
+}
+
+/// Defines the variants of each of those builtins that `m` defines, names
+/// them in the scalar function's attribute, and keeps them in
+/// `llvm.compiler.used`.
+///
+/// # Safety
+/// `m` must be a live module, linked with the library.
+pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
+    let ctx = LLVMGetModuleContext(m);
+    let float = LLVMFloatTypeInContext(ctx);
+    let builder = LLVMCreateBuilderInContext(ctx);
+    let mut used = Vec::new();
+    let mut result = Ok(());
+    'names: for name in NAMES {
+        let scalar = vector_calls::scalar(name);
+        let Some(scalar_fn) = function(m, &scalar) else {
+            continue;
+        };
+        if LLVMIsDeclaration(scalar_fn) != 0 {
+            continue;
+        }
+        let mut mappings = Vec::new();
+        for &w in WIDTHS {
+            let vname = vector_calls::vector(name, w);
+            let Some(lib) = function(m, &vname).filter(|&f| LLVMIsDeclaration(f) == 0) else {
+                result = Err(format!("the library lacks {vname}"));
+                break 'names;
+            };
+            let variant = variant_name(&scalar, w);
+            let vec = LLVMVectorType(float, w);
+            let mut params = [vec];
+            let ty = LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0);
+            let f = LLVMAddFunction(m, cstr(&variant).as_ptr(), ty);
+            LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
+            let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+            LLVMPositionBuilderAtEnd(builder, entry);
+            let x = LLVMGetParam(f, 0);
+            let lib_ty = LLVMGlobalGetValueType(lib);
+            // The argument as the library's form takes it: the vector
+            // itself, or (wider than 16 bytes) a copy in memory.
+            let mut arg = x;
+            if LLVMTypeOf(LLVMGetParam(lib, 0)) != vec {
+                let slot = LLVMBuildAlloca(builder, vec, c"".as_ptr());
+                LLVMSetAlignment(slot, 64);
+                LLVMBuildStore(builder, x, slot);
+                arg = slot;
+            }
+            let mut args = [arg];
+            let call = LLVMBuildCall2(builder, lib_ty, lib, args.as_mut_ptr(), 1, c"".as_ptr());
+            LLVMBuildRet(builder, call);
+            mappings.push(format!("_ZGV_LLVM_N{w}v_{scalar}({variant})"));
+            used.push(f);
+        }
+        let value = mappings.join(",");
+        let attr = LLVMCreateStringAttribute(
+            ctx,
+            ATTRIBUTE.as_ptr() as *const _,
+            ATTRIBUTE.len() as u32,
+            value.as_ptr() as *const _,
+            value.len() as u32,
+        );
+        LLVMAddAttributeAtIndex(scalar_fn, LLVMAttributeFunctionIndex, attr);
+    }
+    LLVMDisposeBuilder(builder);
+    result?;
+    if !used.is_empty() {
+        let mut all = used_values(m);
+        all.extend(used);
+        set_used(m, &all);
+    }
+    Ok(())
+}
+
+/// Whether `f` is a builtin the vectorizer is to see as a call.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn stays_a_call(f: LLVMValueRef) -> bool {
+    let a = LLVMGetStringAttributeAtIndex(
+        f,
+        LLVMAttributeFunctionIndex,
+        ATTRIBUTE.as_ptr() as *const _,
+        ATTRIBUTE.len() as u32,
+    );
+    !a.is_null()
+}
+
+/// Takes the variants out of `llvm.compiler.used`: those no loop calls go
+/// with the next `globaldce`.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn release(m: LLVMModuleRef) {
+    release_if(m, |_| true);
+}
+
+/// Takes the variants of the functions nothing calls any more (a kernel
+/// of the program that calls none of them) out of `llvm.compiler.used`, so
+/// that the optimizer does not work on them for nothing.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn release_unused(m: LLVMModuleRef) {
+    let called: Vec<String> = NAMES
+        .iter()
+        .map(|n| vector_calls::scalar(n))
+        .filter(|s| function(m, s).is_some_and(|f| !LLVMGetFirstUse(f).is_null()))
+        .collect();
+    release_if(m, |variant| {
+        !called.iter().any(|s| variant.ends_with(s.as_str()))
+    });
+}
+
+unsafe fn release_if(m: LLVMModuleRef, drop: impl Fn(&str) -> bool) {
+    let all = used_values(m);
+    let keep: Vec<_> = all
+        .iter()
+        .copied()
+        .filter(|&v| {
+            let name = llvm::name(v);
+            !(name.starts_with("_ZGV_LLVM_") && drop(&name))
+        })
+        .collect();
+    if keep.len() != all.len() {
+        set_used(m, &keep);
+    }
+}
+
+/// The values in `llvm.compiler.used`.
+unsafe fn used_values(m: LLVMModuleRef) -> Vec<LLVMValueRef> {
+    let g = LLVMGetNamedGlobal(m, cstr(USED).as_ptr());
+    if g.is_null() {
+        return Vec::new();
+    }
+    let init = LLVMGetInitializer(g);
+    if init.is_null() {
+        return Vec::new();
+    }
+    (0..LLVMGetNumOperands(init))
+        .map(|i| LLVMGetOperand(init, i as u32))
+        .collect()
+}
+
+/// Replaces `llvm.compiler.used` by one holding `values` (none: no global).
+unsafe fn set_used(m: LLVMModuleRef, values: &[LLVMValueRef]) {
+    let old = LLVMGetNamedGlobal(m, cstr(USED).as_ptr());
+    if !old.is_null() {
+        LLVMDeleteGlobal(old);
+    }
+    if values.is_empty() {
+        return;
+    }
+    let ptr = LLVMPointerTypeInContext(LLVMGetModuleContext(m), 0);
+    let mut vals = values.to_vec();
+    let init = LLVMConstArray2(ptr, vals.as_mut_ptr(), vals.len() as u64);
+    let g = LLVMAddGlobal(m, LLVMTypeOf(init), cstr(USED).as_ptr());
+    LLVMSetInitializer(g, init);
+    LLVMSetLinkage(g, LLVMLinkage::LLVMAppendingLinkage);
+    LLVMSetSection(g, c"llvm.metadata".as_ptr());
+}
