@@ -2,7 +2,7 @@
 //! that are all the process's own. The validating layer has checked every
 //! range against its object before a command gets here.
 
-use mux::{BufferRef, Command, ImageRef, Rect};
+use mux::{BufferRef, Command, Direction, ImageRef, Rect};
 
 fn buffer_ptr(b: &BufferRef, offset: usize) -> *mut u8 {
     (b.device_address() as usize + offset) as *mut u8
@@ -43,6 +43,15 @@ fn host_rect(row_pitch: usize, slice_pitch: usize) -> Rect {
     }
 }
 
+/// `(source, destination)` of a transfer between a device side and a
+/// host side going `to` one of them.
+fn toward<T>(to: Direction, device: T, host: T) -> (T, T) {
+    match to {
+        Direction::Host => (device, host),
+        Direction::Device => (host, device),
+    }
+}
+
 /// Copies `region` (bytes, rows, slices) row by row. `ptr::copy`: the
 /// validating layer only lets boxes of one memory share bytes when they
 /// are the same rows read and written in order.
@@ -72,18 +81,16 @@ unsafe fn fill(dst: *mut u8, len: usize, pattern: &[u8]) {
 /// The command's host pointers must be valid for what it touches.
 pub unsafe fn run(command: Command) -> mux::Result<()> {
     match command {
-        Command::ReadBuffer {
+        Command::BufferHost {
             buffer,
             offset,
             host,
             size,
-        } => std::ptr::copy_nonoverlapping(buffer_ptr(&buffer, offset), host.get(), size),
-        Command::WriteBuffer {
-            buffer,
-            offset,
-            host,
-            size,
-        } => std::ptr::copy_nonoverlapping(host.get(), buffer_ptr(&buffer, offset), size),
+            to,
+        } => {
+            let (src, dst) = toward(to, buffer_ptr(&buffer, offset), host.get());
+            std::ptr::copy_nonoverlapping(src, dst, size)
+        }
         Command::CopyBuffer {
             src,
             src_offset,
@@ -101,32 +108,21 @@ pub unsafe fn run(command: Command) -> mux::Result<()> {
             size,
             pattern,
         } => fill(buffer_ptr(&buffer, offset), size, &pattern),
-        Command::ReadBufferRect {
+        Command::BufferHostRect {
             buffer,
             buffer_rect,
             host,
             host_rect,
             region,
-        } => copy_rect(
-            buffer_ptr(&buffer, 0),
-            buffer_rect,
-            host.get(),
-            host_rect,
-            region,
-        ),
-        Command::WriteBufferRect {
-            buffer,
-            buffer_rect,
-            host,
-            host_rect,
-            region,
-        } => copy_rect(
-            host.get(),
-            host_rect,
-            buffer_ptr(&buffer, 0),
-            buffer_rect,
-            region,
-        ),
+            to,
+        } => {
+            let (src, dst) = toward(
+                to,
+                (buffer_ptr(&buffer, 0), buffer_rect),
+                (host.get(), host_rect),
+            );
+            copy_rect(src.0, src.1, dst.0, dst.1, region)
+        }
         Command::CopyBufferRect {
             src,
             src_rect,
@@ -140,39 +136,22 @@ pub unsafe fn run(command: Command) -> mux::Result<()> {
             dst_rect,
             region,
         ),
-        Command::ReadImage {
+        Command::ImageHost {
             image,
             origin,
             region,
             host,
             row_pitch,
             slice_pitch,
+            to,
         } => {
             let (r, bytes) = image_rect(&image, origin, region);
-            copy_rect(
-                image_base(&image),
-                r,
-                host.get(),
-                host_rect(row_pitch, slice_pitch),
-                bytes,
-            )
-        }
-        Command::WriteImage {
-            image,
-            origin,
-            region,
-            host,
-            row_pitch,
-            slice_pitch,
-        } => {
-            let (r, bytes) = image_rect(&image, origin, region);
-            copy_rect(
-                host.get(),
-                host_rect(row_pitch, slice_pitch),
-                image_base(&image),
-                r,
-                bytes,
-            )
+            let (src, dst) = toward(
+                to,
+                (image_base(&image), r),
+                (host.get(), host_rect(row_pitch, slice_pitch)),
+            );
+            copy_rect(src.0, src.1, dst.0, dst.1, bytes)
         }
         Command::CopyImage {
             src,
@@ -198,37 +177,18 @@ pub unsafe fn run(command: Command) -> mux::Result<()> {
                 }
             }
         }
-        Command::CopyImageToBuffer {
+        Command::ImageBuffer {
             image,
             origin,
             region,
             buffer,
             offset,
+            to,
         } => {
             let (r, bytes) = image_rect(&image, origin, region);
-            copy_rect(
-                image_base(&image),
-                r,
-                buffer_ptr(&buffer, 0),
-                packed_rect(offset, bytes),
-                bytes,
-            )
-        }
-        Command::CopyBufferToImage {
-            buffer,
-            offset,
-            image,
-            origin,
-            region,
-        } => {
-            let (r, bytes) = image_rect(&image, origin, region);
-            copy_rect(
-                buffer_ptr(&buffer, 0),
-                packed_rect(offset, bytes),
-                image_base(&image),
-                r,
-                bytes,
-            )
+            let packed = (buffer_ptr(&buffer, 0), packed_rect(offset, bytes));
+            let (src, dst) = toward(to, (image_base(&image), r), packed);
+            copy_rect(src.0, src.1, dst.0, dst.1, bytes)
         }
         Command::BeginQuery { pool, index } => pool.stamp(index, true),
         Command::EndQuery { pool, index } => pool.stamp(index, false),

@@ -51,6 +51,15 @@ impl Rect {
     }
 }
 
+/// Which way a transfer between a device object and the host side goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Device to host: a read.
+    Host,
+    /// Host to device: a write.
+    Device,
+}
+
 /// One recorded command.
 pub enum Command {
     /// Runs every work-group of `range` of `kernel` with the packed
@@ -60,17 +69,13 @@ pub enum Command {
         args: Arc<Allocation>,
         range: NdRange,
     },
-    ReadBuffer {
+    /// Between a buffer and host memory, either way.
+    BufferHost {
         buffer: BufferRef,
         offset: usize,
         host: HostPtr,
         size: usize,
-    },
-    WriteBuffer {
-        buffer: BufferRef,
-        offset: usize,
-        host: HostPtr,
-        size: usize,
+        to: Direction,
     },
     CopyBuffer {
         src: BufferRef,
@@ -87,19 +92,13 @@ pub enum Command {
         pattern: Box<[u8]>,
     },
     /// `region` is in (bytes, rows, slices) for all the rectangle forms.
-    ReadBufferRect {
+    BufferHostRect {
         buffer: BufferRef,
         buffer_rect: Rect,
         host: HostPtr,
         host_rect: Rect,
         region: [usize; 3],
-    },
-    WriteBufferRect {
-        buffer: BufferRef,
-        buffer_rect: Rect,
-        host: HostPtr,
-        host_rect: Rect,
-        region: [usize; 3],
+        to: Direction,
     },
     CopyBufferRect {
         src: BufferRef,
@@ -110,21 +109,14 @@ pub enum Command {
     },
     /// Image origins and regions are in elements (x, y, z or layer); host
     /// pitches in bytes.
-    ReadImage {
+    ImageHost {
         image: ImageRef,
         origin: [usize; 3],
         region: [usize; 3],
         host: HostPtr,
         row_pitch: usize,
         slice_pitch: usize,
-    },
-    WriteImage {
-        image: ImageRef,
-        origin: [usize; 3],
-        region: [usize; 3],
-        host: HostPtr,
-        row_pitch: usize,
-        slice_pitch: usize,
+        to: Direction,
     },
     CopyImage {
         src: ImageRef,
@@ -140,20 +132,15 @@ pub enum Command {
         origin: [usize; 3],
         region: [usize; 3],
     },
-    /// The region's elements, row after row, to or from a buffer.
-    CopyImageToBuffer {
+    /// The region's elements, row after row, to (`Direction::Host`: the
+    /// buffer stands in for the host side) or from a buffer.
+    ImageBuffer {
         image: ImageRef,
         origin: [usize; 3],
         region: [usize; 3],
         buffer: BufferRef,
         offset: usize,
-    },
-    CopyBufferToImage {
-        buffer: BufferRef,
-        offset: usize,
-        image: ImageRef,
-        origin: [usize; 3],
-        region: [usize; 3],
+        to: Direction,
     },
     BeginQuery {
         pool: QueryPoolRef,
@@ -301,15 +288,7 @@ impl CommandBuffer {
         host: HostPtr,
         size: usize,
     ) -> Result<()> {
-        in_buffer(&buffer, offset, size)?;
-        check(host.0 != 0)?;
-        self.commands.push(Command::ReadBuffer {
-            buffer,
-            offset,
-            host,
-            size,
-        });
-        Ok(())
+        self.buffer_host(buffer, offset, host, size, Direction::Host)
     }
 
     pub fn write_buffer(
@@ -319,13 +298,25 @@ impl CommandBuffer {
         host: HostPtr,
         size: usize,
     ) -> Result<()> {
+        self.buffer_host(buffer, offset, host, size, Direction::Device)
+    }
+
+    fn buffer_host(
+        &mut self,
+        buffer: BufferRef,
+        offset: usize,
+        host: HostPtr,
+        size: usize,
+        to: Direction,
+    ) -> Result<()> {
         in_buffer(&buffer, offset, size)?;
         check(host.0 != 0)?;
-        self.commands.push(Command::WriteBuffer {
+        self.commands.push(Command::BufferHost {
             buffer,
             offset,
             host,
             size,
+            to,
         });
         Ok(())
     }
@@ -387,16 +378,14 @@ impl CommandBuffer {
         host_rect: Rect,
         region: [usize; 3],
     ) -> Result<()> {
-        check(rect_fits(&buffer_rect, region)? <= buffer.size() && host.0 != 0)?;
-        rect_fits(&host_rect, region)?;
-        self.commands.push(Command::ReadBufferRect {
+        self.buffer_host_rect(
             buffer,
             buffer_rect,
             host,
             host_rect,
             region,
-        });
-        Ok(())
+            Direction::Host,
+        )
     }
 
     pub fn write_buffer_rect(
@@ -407,14 +396,34 @@ impl CommandBuffer {
         host_rect: Rect,
         region: [usize; 3],
     ) -> Result<()> {
-        check(rect_fits(&buffer_rect, region)? <= buffer.size() && host.0 != 0)?;
-        rect_fits(&host_rect, region)?;
-        self.commands.push(Command::WriteBufferRect {
+        self.buffer_host_rect(
             buffer,
             buffer_rect,
             host,
             host_rect,
             region,
+            Direction::Device,
+        )
+    }
+
+    fn buffer_host_rect(
+        &mut self,
+        buffer: BufferRef,
+        buffer_rect: Rect,
+        host: HostPtr,
+        host_rect: Rect,
+        region: [usize; 3],
+        to: Direction,
+    ) -> Result<()> {
+        check(rect_fits(&buffer_rect, region)? <= buffer.size() && host.0 != 0)?;
+        rect_fits(&host_rect, region)?;
+        self.commands.push(Command::BufferHostRect {
+            buffer,
+            buffer_rect,
+            host,
+            host_rect,
+            region,
+            to,
         });
         Ok(())
     }
@@ -467,18 +476,14 @@ impl CommandBuffer {
         row_pitch: usize,
         slice_pitch: usize,
     ) -> Result<()> {
-        let (row_pitch, slice_pitch) = host_pitches(&image, region, row_pitch, slice_pitch)?;
-        in_image(&image, origin, region)?;
-        check(host.0 != 0)?;
-        self.commands.push(Command::ReadImage {
+        self.image_host(
             image,
             origin,
             region,
             host,
-            row_pitch,
-            slice_pitch,
-        });
-        Ok(())
+            (row_pitch, slice_pitch),
+            Direction::Host,
+        )
     }
 
     pub fn write_image(
@@ -490,16 +495,36 @@ impl CommandBuffer {
         row_pitch: usize,
         slice_pitch: usize,
     ) -> Result<()> {
+        self.image_host(
+            image,
+            origin,
+            region,
+            host,
+            (row_pitch, slice_pitch),
+            Direction::Device,
+        )
+    }
+
+    fn image_host(
+        &mut self,
+        image: ImageRef,
+        origin: [usize; 3],
+        region: [usize; 3],
+        host: HostPtr,
+        (row_pitch, slice_pitch): (usize, usize),
+        to: Direction,
+    ) -> Result<()> {
         let (row_pitch, slice_pitch) = host_pitches(&image, region, row_pitch, slice_pitch)?;
         in_image(&image, origin, region)?;
         check(host.0 != 0)?;
-        self.commands.push(Command::WriteImage {
+        self.commands.push(Command::ImageHost {
             image,
             origin,
             region,
             host,
             row_pitch,
             slice_pitch,
+            to,
         });
         Ok(())
     }
@@ -558,16 +583,7 @@ impl CommandBuffer {
         buffer: BufferRef,
         offset: usize,
     ) -> Result<()> {
-        in_image(&image, origin, region)?;
-        in_buffer(&buffer, offset, packed_bytes(&image, region)?)?;
-        self.commands.push(Command::CopyImageToBuffer {
-            image,
-            origin,
-            region,
-            buffer,
-            offset,
-        });
-        Ok(())
+        self.image_buffer(image, origin, region, buffer, offset, Direction::Host)
     }
 
     pub fn copy_buffer_to_image(
@@ -578,14 +594,27 @@ impl CommandBuffer {
         origin: [usize; 3],
         region: [usize; 3],
     ) -> Result<()> {
+        self.image_buffer(image, origin, region, buffer, offset, Direction::Device)
+    }
+
+    fn image_buffer(
+        &mut self,
+        image: ImageRef,
+        origin: [usize; 3],
+        region: [usize; 3],
+        buffer: BufferRef,
+        offset: usize,
+        to: Direction,
+    ) -> Result<()> {
         in_image(&image, origin, region)?;
         in_buffer(&buffer, offset, packed_bytes(&image, region)?)?;
-        self.commands.push(Command::CopyBufferToImage {
-            buffer,
-            offset,
+        self.commands.push(Command::ImageBuffer {
             image,
             origin,
             region,
+            buffer,
+            offset,
+            to,
         });
         Ok(())
     }
