@@ -45,6 +45,17 @@ impl Kind for Event {
     const INVALID: cl_int = CL_INVALID_EVENT;
 }
 
+/// A command reports its start and end to its event.
+impl mux::Progress for ClObject<Event> {
+    fn started(&self) {
+        Event::set_status(self, CL_RUNNING);
+    }
+
+    fn ended(&self) {
+        Event::set_status(self, CL_COMPLETE);
+    }
+}
+
 /// A queue reaching a command's place in the order moves its event on.
 impl mux::Notify for ClObject<Event> {
     fn notify(&self, status: i32) {

@@ -364,20 +364,19 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             commands.notify(e.clone(), status);
         }
     };
-    // What runs once the payload ran: drops what it kept, then completes.
-    let finish = |commands: &mut CommandBuffer, keep: Vec<Arc<ClObject<crate::memory::Mem>>>| {
+    // Drops what the payload kept once it has run.
+    let release = |commands: &mut CommandBuffer, keep: Vec<Arc<ClObject<crate::memory::Mem>>>| {
         if !keep.is_empty() {
             commands.host(Box::new(move || {
                 drop(keep);
                 Ok(())
             }));
         }
-        notify(commands, CL_COMPLETE);
     };
-    notify(commands, CL_RUNNING);
     match payload {
         // A failed command fails its own event; the queue goes on.
         Payload::Host(work) => {
+            notify(commands, CL_RUNNING);
             let e = event.cloned();
             commands.host(Box::new(move || {
                 let status = work().err().unwrap_or(CL_COMPLETE);
@@ -393,18 +392,23 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             range,
             keep,
         } => {
+            // The range itself reports its start and end: one command.
+            let progress = event.map(|e| e.clone() as Arc<dyn mux::Progress>);
             // Checked when the payload was made: this records it.
-            let recorded = commands.nd_range(kernel, args, range);
+            let recorded = commands.nd_range_with_progress(kernel, args, range, progress);
             debug_assert!(recorded.is_ok());
-            finish(commands, keep);
+            release(commands, keep);
         }
         Payload::Device { commands: c, keep } => {
+            notify(commands, CL_RUNNING);
             commands.append(c);
-            finish(commands, keep);
+            release(commands, keep);
+            notify(commands, CL_COMPLETE);
         }
         Payload::Sealed(c) => {
+            notify(commands, CL_RUNNING);
             commands.append(c);
-            finish(commands, Vec::new());
+            notify(commands, CL_COMPLETE);
         }
     }
 }

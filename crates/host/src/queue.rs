@@ -127,7 +127,11 @@ impl Executor {
                     kernel,
                     args,
                     range,
+                    progress,
                 } => {
+                    if let Some(p) = &progress {
+                        p.started();
+                    }
                     // SAFETY: the block is the packed arguments, all of it.
                     let bytes = unsafe { std::slice::from_raw_parts(args.as_ptr(), args.size()) };
                     run_nd_range(
@@ -136,7 +140,11 @@ impl Executor {
                         kernel.as_ref(),
                         bytes,
                         &range,
-                    )
+                    )?;
+                    if let Some(p) = &progress {
+                        p.ended();
+                    }
+                    Ok(())
                 }
                 Command::Host(work) => work(),
                 Command::Notify { target, what } => {

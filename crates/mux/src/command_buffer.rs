@@ -15,6 +15,13 @@ use std::sync::Arc;
 /// layer's own bookkeeping (event statuses, callbacks).
 pub type HostWork = Box<dyn FnOnce() -> Result<()> + Send>;
 
+/// Told when a command starts and when it has ended (an event of the API
+/// layer's): what would otherwise be two [`Notify`] commands around it.
+pub trait Progress: Send + Sync {
+    fn started(&self);
+    fn ended(&self);
+}
+
 /// Something of the API layer's told when the queue reaches a point in
 /// the order (an event, of the status its command reached). Host work
 /// without a closure to allocate: the most frequent command of all.
@@ -68,6 +75,8 @@ pub enum Command {
         kernel: KernelRef,
         args: Arc<Allocation>,
         range: NdRange,
+        /// Told when the range starts and once every work-group has run.
+        progress: Option<Arc<dyn Progress>>,
     },
     /// Between a buffer and host memory, either way.
     BufferHost {
@@ -272,11 +281,23 @@ impl CommandBuffer {
         args: Arc<Allocation>,
         range: NdRange,
     ) -> Result<()> {
+        self.nd_range_with_progress(kernel, args, range, None)
+    }
+
+    /// [`nd_range`](Self::nd_range), telling `progress` when it starts and ends.
+    pub fn nd_range_with_progress(
+        &mut self,
+        kernel: KernelRef,
+        args: Arc<Allocation>,
+        range: NdRange,
+        progress: Option<Arc<dyn Progress>>,
+    ) -> Result<()> {
         check(range.is_valid())?;
         self.commands.push(Command::NdRange {
             kernel,
             args,
             range,
+            progress,
         });
         Ok(())
     }

@@ -20,7 +20,7 @@ mod queue;
 mod sync;
 mod validate;
 
-pub use command_buffer::{Command, CommandBuffer, Direction, HostWork, Notify, Rect};
+pub use command_buffer::{Command, CommandBuffer, Direction, HostWork, Notify, Progress, Rect};
 pub use device_info::*;
 pub use error::Error;
 pub use executable::{Executable, ExecutableRef, Kernel, KernelRef};
