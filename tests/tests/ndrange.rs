@@ -680,3 +680,45 @@ fn a_null_local_size_follows_the_work_group_size_hint_where_it_fits() {
         }
     }
 }
+
+/// Buffers larger than the device's cache are written around the cache
+/// (when the kernel only writes them): the results must be whole all the
+/// same, also when the same kernel later runs on small buffers.
+#[test]
+fn kernels_writing_buffers_larger_than_the_cache_give_every_result() {
+    const SRC: &str = r#"
+__kernel void k(__global float* out, __global const float* in, __global int* both, float s) {
+    size_t i = get_global_id(0);
+    out[i] = in[i] * s + 1.0f;
+    both[i] = both[i] + (int)i;
+}
+"#;
+    let cache = device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE)
+        .expect("cache size")
+        .u64() as usize;
+    for n in [(cache + (4 << 20)) / 4, 4096] {
+        let e = Env::new();
+        let input: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+        let inb = e.buffer_from(&input);
+        let out = e.buffer(n * 4);
+        let both = e.buffer_from(&vec![7i32; n]);
+        let (_p, k) = e.kernel(SRC, "k");
+        ok(set_mem(k.get(), 0, &out), "out");
+        ok(set_mem(k.get(), 1, &inb), "in");
+        ok(set_mem(k.get(), 2, &both), "both");
+        ok(set_arg(k.get(), 3, &2.0f32), "s");
+        e.run(&k, &[n], None);
+        let got = e.read::<f32>(&out, 0, n);
+        assert!(
+            got.iter()
+                .enumerate()
+                .all(|(i, &v)| v == input[i] * 2.0 + 1.0),
+            "{n} items"
+        );
+        let b = e.read::<i32>(&both, 0, n);
+        assert!(
+            b.iter().enumerate().all(|(i, &v)| v == 7 + i as i32),
+            "{n} items"
+        );
+    }
+}

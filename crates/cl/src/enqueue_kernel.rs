@@ -292,7 +292,11 @@ pub unsafe fn prepare_range(
     let kernel = if empty {
         None
     } else {
-        Some(specialize(&k, device, local)?)
+        let spec = Specialization {
+            local_size: local,
+            streaming: streaming_args(&k, info.global_mem_cache.size),
+        };
+        Some(specialize(&k, device, spec)?)
     };
     Ok(PreparedRange {
         kernel,
@@ -303,31 +307,45 @@ pub unsafe fn prepare_range(
 }
 
 /// The work-group function for `local`, compiled once per program.
+/// The buffer arguments larger than the device's cache (bit per argument
+/// index): what a kernel writes there cannot stay cached anyway, so its
+/// stores to them may bypass the cache.
+fn streaming_args(k: &Kernel, cache_bytes: u64) -> u64 {
+    let args = k.args.lock().unwrap();
+    args.iter()
+        .enumerate()
+        .take(64)
+        .filter(
+            |(_, v)| matches!(v, Some(ArgValue::Buffer(Some(m))) if m.size as u64 > cache_bytes),
+        )
+        .fold(0, |mask, (i, _)| mask | 1 << i)
+}
+
 fn specialize(
     k: &Kernel,
     device: &crate::device::Device,
-    local: [usize; 3],
+    spec: Specialization,
 ) -> Result<Arc<dyn mux::Kernel>, cl_int> {
-    if let Some((size, c)) = &*k.last_specialized.lock().unwrap() {
-        if *size == local {
+    if let Some((s, c)) = &*k.last_specialized.lock().unwrap() {
+        if *s == spec {
             return Ok(c.clone());
         }
     }
-    let key = (k.info.name.clone(), local);
+    let key = (k.info.name.clone(), spec);
     if let Some(c) = k.program.specialized.lock().unwrap().get(&key) {
-        *k.last_specialized.lock().unwrap() = Some((local, c.clone()));
+        *k.last_specialized.lock().unwrap() = Some((spec, c.clone()));
         return Ok(c.clone());
     }
     let compiled = device
         .compiler
-        .specialize(&k.module, &k.info, Specialization { local_size: local })
+        .specialize(&k.module, &k.info, spec)
         .map_err(|_| CL_OUT_OF_RESOURCES)?;
     k.program
         .specialized
         .lock()
         .unwrap()
         .insert(key, compiled.clone());
-    *k.last_specialized.lock().unwrap() = Some((local, compiled.clone()));
+    *k.last_specialized.lock().unwrap() = Some((spec, compiled.clone()));
     Ok(compiled)
 }
 

@@ -27,7 +27,7 @@ pub struct Kernel {
     pub args: Mutex<Vec<Option<ArgValue>>>,
     /// The work-group function last used, with its local size: most
     /// enqueues repeat the previous one's size.
-    pub last_specialized: Mutex<Option<([usize; 3], mux::KernelRef)>>,
+    pub last_specialized: Mutex<Option<(compiler::Specialization, mux::KernelRef)>>,
 }
 
 impl Kind for Kernel {

@@ -32,7 +32,7 @@ pub struct Program {
     /// Kernel objects alive: a program with kernels cannot be rebuilt.
     pub kernels_attached: AtomicUsize,
     /// Work-group functions already compiled, by kernel and local size.
-    pub specialized: Mutex<HashMap<(String, [usize; 3]), Arc<dyn mux::Kernel>>>,
+    pub specialized: Mutex<HashMap<(String, compiler::Specialization), Arc<dyn mux::Kernel>>>,
 }
 
 impl Kind for Program {

@@ -43,6 +43,9 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Specialization {
     pub local_size: [usize; 3],
+    /// Bit `i`: argument `i` is a buffer larger than the device's cache,
+    /// so what the kernel only writes there may bypass the cache.
+    pub streaming: u64,
 }
 
 /// A compilation target: the compiler half of a device.

@@ -146,7 +146,7 @@ fn compile(
     unsafe {
         let m = program.load(ctx.0)?;
         let result = (|| {
-            let wg = passes::build_work_group_function(m, kernel, spec.local_size)?;
+            let wg = passes::build_work_group_function(m, kernel, spec)?;
             set_target_cpu(m, &host_cpu());
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
@@ -256,6 +256,7 @@ mod tests {
         let k = &p.kernels()[0];
         let spec = Specialization {
             local_size: [16, 1, 1],
+            streaming: 0,
         };
         let runs = || CODEGEN_RUNS.get();
         let first = target.specialize_with(&cache, &p, k, spec).unwrap();
@@ -270,6 +271,7 @@ mod tests {
         // Another local size is other code.
         let other = Specialization {
             local_size: [8, 1, 1],
+            streaming: 0,
         };
         target.specialize_with(&cache, &p, k, other).unwrap();
         assert_eq!(runs(), 2);

@@ -283,6 +283,7 @@ fn an_executable_from_a_binary_runs_its_kernel() {
     let info = program.kernel("twice").unwrap();
     let spec = Specialization {
         local_size: [8, 1, 1],
+        streaming: 0,
     };
     let binary = target.executable(&program, info, spec).unwrap();
     let d = device();

@@ -66,6 +66,7 @@ fn global_ids_in_three_dimensions_with_an_offset() {
             kernel,
             Specialization {
                 local_size: [4, 2, 1],
+                streaming: 0,
             },
         )
         .unwrap();
@@ -111,6 +112,7 @@ fn local_variables_and_local_arguments_are_per_work_group() {
             kernel,
             Specialization {
                 local_size: [16, 1, 1],
+                streaming: 0,
             },
         )
         .unwrap();

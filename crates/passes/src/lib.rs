@@ -27,6 +27,7 @@ pub mod local_atomics;
 pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
+pub mod streaming_stores;
 pub mod uniformity;
 pub mod vector_stores;
 pub mod work_item_loops;
@@ -57,8 +58,9 @@ pub struct WorkGroupFunction {
 pub unsafe fn build_work_group_function(
     m: LLVMModuleRef,
     kernel: &KernelInfo,
-    local_size: [usize; 3],
+    spec: compiler::Specialization,
 ) -> Result<WorkGroupFunction, String> {
+    let local_size = spec.local_size;
     let name = compiler::llvm::cstr(&kernel.name);
     let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
     if k.is_null() {
@@ -70,6 +72,7 @@ pub unsafe fn build_work_group_function(
     // keeps only what truly lives across a barrier, and computes ids
     // and sizes again rather than storing them.
     compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
+    let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
     if items > 1 && loop_barriers_enabled() {
@@ -86,6 +89,9 @@ pub unsafe fn build_work_group_function(
     // stores the assembled vector itself.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     vector_stores::run(wg);
+    if streaming {
+        streaming_stores::fence_at_exit(wg);
+    }
     compiler::llvm::verify(m)?;
     Ok(WorkGroupFunction {
         name: compiler::llvm::name(wg),
