@@ -54,18 +54,21 @@ fn choose_local_size(global: [usize; 3], max: usize, width: usize, units: usize)
     [x, y, z]
 }
 
-/// Packs the kernel's argument values into its argument block; returns the
-/// block and the bytes of `__local` arguments.
-fn pack(
-    k: &Kernel,
-) -> Result<
-    (
-        Arc<mux::Allocation>,
-        usize,
-        Vec<Arc<ClObject<crate::memory::Mem>>>,
-    ),
-    cl_int,
-> {
+/// A kernel's argument values, packed for one launch.
+struct Packed {
+    block: Arc<mux::Allocation>,
+    /// Bytes of `__local` arguments.
+    local: usize,
+    /// The memory objects the arguments name.
+    keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
+    /// Bit `i`: argument `i` is a buffer larger than the device's cache
+    /// (`cache_bytes`): what a kernel writes there cannot stay cached
+    /// anyway, so its stores to it may bypass the cache.
+    streaming: u64,
+}
+
+/// Packs the kernel's argument values into its argument block.
+fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
     let args = k.args.lock().unwrap();
     let (offsets, size) = arg_layout(&k.info.args);
     if size == 0 {
@@ -73,17 +76,26 @@ fn pack(
         static EMPTY: std::sync::OnceLock<Option<Arc<mux::Allocation>>> =
             std::sync::OnceLock::new();
         let empty = EMPTY.get_or_init(|| mux::Allocation::host(8, ARG_BLOCK_ALIGN).map(Arc::new));
-        return Ok((empty.clone().ok_or(CL_OUT_OF_HOST_MEMORY)?, 0, Vec::new()));
+        return Ok(Packed {
+            block: empty.clone().ok_or(CL_OUT_OF_HOST_MEMORY)?,
+            local: 0,
+            keep: Vec::new(),
+            streaming: 0,
+        });
     }
     let block = mux::Allocation::host(size, ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
     let mut local = 0usize;
     let mut keep = Vec::new();
-    for (v, off) in args.iter().zip(offsets) {
+    let mut streaming = 0u64;
+    for (i, (v, off)) in args.iter().zip(offsets).enumerate() {
         let word;
         let bytes: &[u8] = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
             ArgValue::Buffer(m) => {
                 let address = m.as_ref().map_or(0, |m| m.buffer.device_address());
                 if let Some(m) = m {
+                    if i < 64 && m.size as u64 > cache_bytes {
+                        streaming |= 1 << i;
+                    }
                     keep.push(m.clone());
                 }
                 word = address.to_ne_bytes();
@@ -102,7 +114,12 @@ fn pack(
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len())
         };
     }
-    Ok((Arc::new(block), local, keep))
+    Ok(Packed {
+        block: Arc::new(block),
+        local,
+        keep,
+        streaming,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -214,7 +231,10 @@ pub unsafe fn prepare_range(
         CL_INVALID_CONTEXT,
     )?;
     ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
-    let (block, dynamic_local, buffers) = pack(&k)?;
+    let device = &q.device;
+    let info = device.info();
+    let packed = pack(&k, info.global_mem_cache.size)?;
+    let dynamic_local = packed.local;
     let dims = work_dim as usize;
     // OpenCL 2.1 and later: a NULL global size is an empty range.
     let mut global = if global_work_size.is_null() {
@@ -235,8 +255,6 @@ pub unsafe fn prepare_range(
             CL_INVALID_GLOBAL_OFFSET,
         )?;
     }
-    let device = &q.device;
-    let info = device.info();
     let max = k.max_work_group_size(device);
     let local = if local_work_size.is_null() {
         // The kernel's own hint, where it fits the range and the device.
@@ -294,33 +312,19 @@ pub unsafe fn prepare_range(
     } else {
         let spec = Specialization {
             local_size: local,
-            streaming: streaming_args(&k, info.global_mem_cache.size),
+            streaming: packed.streaming,
         };
         Some(specialize(&k, device, spec)?)
     };
     Ok(PreparedRange {
         kernel,
-        args: block,
+        args: packed.block,
         range,
-        buffers,
+        buffers: packed.keep,
     })
 }
 
-/// The work-group function for `local`, compiled once per program.
-/// The buffer arguments larger than the device's cache (bit per argument
-/// index): what a kernel writes there cannot stay cached anyway, so its
-/// stores to them may bypass the cache.
-fn streaming_args(k: &Kernel, cache_bytes: u64) -> u64 {
-    let args = k.args.lock().unwrap();
-    args.iter()
-        .enumerate()
-        .take(64)
-        .filter(
-            |(_, v)| matches!(v, Some(ArgValue::Buffer(Some(m))) if m.size as u64 > cache_bytes),
-        )
-        .fold(0, |mask, (i, _)| mask | 1 << i)
-}
-
+/// The work-group function for `spec`, compiled once per program.
 fn specialize(
     k: &Kernel,
     device: &crate::device::Device,

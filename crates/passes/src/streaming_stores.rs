@@ -21,30 +21,6 @@ pub unsafe fn run(kernel: LLVMValueRef, mask: u64) -> usize {
     if mask == 0 {
         return 0;
     }
-    let params = LLVMCountParams(kernel).min(64);
-    let arg_of = |p: LLVMValueRef| -> Option<u32> {
-        let base = underlying(p);
-        (0..params).find(|&i| LLVMGetParam(kernel, i) == base)
-    };
-    let insts = llvm::instructions(kernel);
-    // Arguments the kernel reads, or hands to anything but a store.
-    let mut read = 0u64;
-    for &i in &insts {
-        let pointers: Vec<LLVMValueRef> = match LLVMGetInstructionOpcode(i) {
-            LLVMOpcode::LLVMLoad => vec![LLVMGetOperand(i, 0)],
-            LLVMOpcode::LLVMStore => vec![LLVMGetOperand(i, 0)],
-            LLVMOpcode::LLVMCall | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => (0
-                ..LLVMGetNumOperands(i) as u32)
-                .map(|k| LLVMGetOperand(i, k))
-                .collect(),
-            _ => Vec::new(),
-        };
-        for p in pointers {
-            if let Some(a) = arg_of(p) {
-                read |= 1 << a;
-            }
-        }
-    }
     let ctx = LLVMGetTypeContext(LLVMTypeOf(kernel));
     let kind = LLVMGetMDKindIDInContext(ctx, c"nontemporal".as_ptr(), 11);
     let mut one = [LLVMValueAsMetadata(LLVMConstInt(
@@ -54,40 +30,46 @@ pub unsafe fn run(kernel: LLVMValueRef, mask: u64) -> usize {
     ))];
     let node = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, one.as_mut_ptr(), 1));
     let mut marked = 0;
-    for &i in &insts {
-        if LLVMIsAStoreInst(i).is_null() || LLVMGetVolatile(i) != 0 {
+    for i in 0..LLVMCountParams(kernel).min(64) {
+        if mask & (1 << i) == 0 {
             continue;
         }
-        match arg_of(LLVMGetOperand(i, 1)) {
-            Some(a) if mask & !read & (1 << a) != 0 => {
-                LLVMSetMetadata(i, kind, node);
-                marked += 1;
+        if let Some(stores) = only_stored_through(LLVMGetParam(kernel, i)) {
+            for &store in &stores {
+                LLVMSetMetadata(store, kind, node);
             }
-            _ => {}
+            marked += stores.len();
         }
     }
     marked
 }
 
-/// What `p` points into: through GEPs and casts to its base.
-unsafe fn underlying(mut p: LLVMValueRef) -> LLVMValueRef {
-    loop {
-        let next = if !LLVMIsAGetElementPtrInst(p).is_null() || !LLVMIsACastInst(p).is_null() {
-            LLVMGetOperand(p, 0)
-        } else if !LLVMIsAConstantExpr(p).is_null()
-            && matches!(
-                LLVMGetConstOpcode(p),
-                LLVMOpcode::LLVMGetElementPtr
-                    | LLVMOpcode::LLVMBitCast
-                    | LLVMOpcode::LLVMAddrSpaceCast
-            )
-        {
-            LLVMGetOperand(p, 0)
-        } else {
-            return p;
-        };
-        p = next;
+/// The stores through `arg`, if every use of it (through address
+/// arithmetic) is the address of a plain store: nothing reads the buffer,
+/// and the pointer goes nowhere else (a select, a call, memory) where a
+/// read could hide.
+unsafe fn only_stored_through(arg: LLVMValueRef) -> Option<Vec<LLVMValueRef>> {
+    let mut stores = Vec::new();
+    let mut work = vec![arg];
+    while let Some(p) = work.pop() {
+        let mut u = LLVMGetFirstUse(p);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if !LLVMIsAGetElementPtrInst(user).is_null() || !LLVMIsACastInst(user).is_null() {
+                work.push(user);
+            } else if !LLVMIsAStoreInst(user).is_null()
+                && LLVMGetOperand(user, 1) == p
+                && LLVMGetOperand(user, 0) != p
+                && LLVMGetVolatile(user) == 0
+            {
+                stores.push(user);
+            } else {
+                return None;
+            }
+            u = LLVMGetNextUse(u);
+        }
     }
+    Some(stores)
 }
 
 /// A sequentially consistent fence before every return of `wg`: the
@@ -144,6 +126,23 @@ define void @k(ptr addrspace(1) %out, ptr addrspace(1) %in, ptr addrspace(1) %bo
             !text.contains("store float %x, ptr addrspace(1) %b, align 4, !nontemporal"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_buffer_whose_address_goes_elsewhere_is_left_alone() {
+        let ir = Ir::parse(
+            r#"
+define void @k(ptr addrspace(1) %out, ptr addrspace(1) %other, i1 %c, i64 %i) {
+  %p = select i1 %c, ptr addrspace(1) %out, ptr addrspace(1) %other
+  %v = load float, ptr addrspace(1) %p
+  %dst = getelementptr float, ptr addrspace(1) %out, i64 %i
+  store float %v, ptr addrspace(1) %dst
+  ret void
+}
+"#,
+        );
+        assert_eq!(unsafe { run(ir.function("k"), 0b1) }, 0);
+        assert!(!ir.text().contains("nontemporal"));
     }
 
     #[test]
