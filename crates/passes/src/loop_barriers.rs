@@ -178,9 +178,12 @@ unsafe fn scalarize_picked_loads(f: LLVMValueRef) {
             users.push(LLVMGetUser(u));
             u = LLVMGetNextUse(u);
         }
+        let lanes = LLVMGetVectorSize(ty) as u64;
         let picks = users.iter().all(|&x| {
+            // A lane past the end picks poison, not memory: left alone.
             !LLVMIsAExtractElementInst(x).is_null()
                 && !LLVMIsAConstantInt(LLVMGetOperand(x, 1)).is_null()
+                && LLVMConstIntGetZExtValue(LLVMGetOperand(x, 1)) < lanes
         });
         if users.is_empty() || !picks {
             continue;
@@ -358,6 +361,17 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("align 8"), "{out}");
+    }
+
+    #[test]
+    fn a_lane_past_the_end_keeps_the_vector_load() {
+        let text = gemm_like("%n", false).replace(
+            "%v = load float, ptr %q",
+            "%w = load <4 x float>, ptr %q\n  %v = extractelement <4 x float> %w, i32 5",
+        );
+        let ir = Ir::parse(&text);
+        unsafe { run(ir.m, ir.function("k")) };
+        assert!(ir.text().contains("load <4 x float>, ptr %q"), "{}", ir.text());
     }
 
     #[test]
