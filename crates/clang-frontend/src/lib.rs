@@ -25,7 +25,12 @@ extern "C" {
         log: *mut *mut c_char,
     ) -> LLVMModuleRef;
     fn ferrocl_clang_free(p: *mut c_char);
-    fn ferrocl_mark_parallel_loop(latch: LLVMValueRef, calls: *mut LLVMValueRef, n: usize);
+    fn ferrocl_mark_parallel_loop(
+        latch: LLVMValueRef,
+        calls: *mut LLVMValueRef,
+        n: usize,
+        keep_rolled: i32,
+    );
     fn ferrocl_link_needed(
         dest: LLVMModuleRef,
         data: *const c_char,
@@ -37,14 +42,16 @@ extern "C" {
 /// Declares the loop ending in the branch `latch` free of dependences
 /// between its iterations for the memory accesses of `calls` (and of what
 /// gets inlined from them): `llvm.loop.parallel_accesses` over a new access
-/// group, so the loop vectorizer needs no alias checks.
+/// group, so the loop vectorizer needs no alias checks. `keep_rolled` adds
+/// `llvm.loop.unroll.disable`, so that the loop reaches the vectorizer
+/// whole rather than fully unrolled first.
 ///
 /// # Safety
 /// `latch` must be a loop's latch branch and `calls` instructions of the
 /// same function, in a context this thread owns.
-pub unsafe fn mark_parallel_loop(latch: LLVMValueRef, calls: &[LLVMValueRef]) {
+pub unsafe fn mark_parallel_loop(latch: LLVMValueRef, calls: &[LLVMValueRef], keep_rolled: bool) {
     let mut calls = calls.to_vec();
-    ferrocl_mark_parallel_loop(latch, calls.as_mut_ptr(), calls.len());
+    ferrocl_mark_parallel_loop(latch, calls.as_mut_ptr(), calls.len(), keep_rolled as i32);
 }
 
 /// Links into `dest` only what it uses of the library `bitcode` (and what

@@ -137,10 +137,11 @@ int ferrocl_link_needed(LLVMModuleRef dest, const char *data, size_t len,
 // Declares the loop whose latch branch is `latch` free of dependences
 // between iterations for the memory accesses of `calls`: they get one new
 // access group (the inliner hands it on to every access it inlines from
-// them), and the loop lists it in llvm.loop.parallel_accesses. The C API
+// them), and the loop lists it in llvm.loop.parallel_accesses. With
+// `keep_rolled`, the loop also says llvm.loop.unroll.disable. The C API
 // cannot make the distinct nodes this takes.
 void ferrocl_mark_parallel_loop(LLVMValueRef latch, LLVMValueRef *calls,
-                                size_t num_calls) {
+                                size_t num_calls, int keep_rolled) {
   auto *branch = llvm::cast<llvm::Instruction>(llvm::unwrap(latch));
   llvm::LLVMContext &ctx = branch->getContext();
   llvm::MDNode *group = llvm::MDNode::getDistinct(ctx, {});
@@ -150,7 +151,21 @@ void ferrocl_mark_parallel_loop(LLVMValueRef latch, LLVMValueRef *calls,
   }
   llvm::Metadata *parallel[] = {
       llvm::MDString::get(ctx, "llvm.loop.parallel_accesses"), group};
-  llvm::Metadata *ops[] = {nullptr, llvm::MDNode::get(ctx, parallel)};
+  llvm::SmallVector<llvm::Metadata *, 3> ops = {nullptr,
+                                                llvm::MDNode::get(ctx, parallel)};
+  if (keep_rolled) {
+    llvm::Metadata *disable[] = {
+        llvm::MDString::get(ctx, "llvm.loop.unroll.disable")};
+    ops.push_back(llvm::MDNode::get(ctx, disable));
+    // The loops the vectorizer makes (vector body, remainder) say only
+    // that they progress: the unroller may take them as usual.
+    llvm::Metadata *progress[] = {
+        llvm::MDString::get(ctx, "llvm.loop.mustprogress")};
+    llvm::Metadata *followup[] = {
+        llvm::MDString::get(ctx, "llvm.loop.vectorize.followup_all"),
+        llvm::MDNode::get(ctx, progress)};
+    ops.push_back(llvm::MDNode::get(ctx, followup));
+  }
   llvm::MDNode *loop = llvm::MDNode::getDistinct(ctx, ops);
   loop->replaceOperandWith(0, loop);
   branch->setMetadata(llvm::LLVMContext::MD_loop, loop);

@@ -167,6 +167,7 @@ fn compile(
             // Variants of math calls this kernel does not make go now.
             compiler::vector_variants::release_unused(m);
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
+            dump_ir(m, &format!("{symbol}.before-opt"));
             let pipeline = if codegen.opt_disable {
                 "default<O0>"
             } else {
@@ -225,8 +226,9 @@ unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &
     LLVMAddAttributeAtIndex(f, index, attr);
 }
 
-/// With `FERROCL_DUMP_DIR` set, each optimized work-group function's IR is
-/// written there as `<symbol>.ll`, to see what the passes and LLVM made of
+/// With `FERROCL_DUMP_DIR` set, each work-group function's IR is written
+/// there as `<symbol>.ll` (optimized) and `<symbol>.before-opt.ll` (as the
+/// passes left it, to feed `opt`), to see what the passes and LLVM made of
 /// a kernel (vectorized or not, what stayed in memory).
 unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
     if let Some(dir) = std::env::var_os("FERROCL_DUMP_DIR") {

@@ -2,6 +2,11 @@
 //! and friends) inside the work-group function: ids are loads from the
 //! loops' id arrays, local sizes are constants, the rest come from the
 //! scheduling info. Out-of-range dimensions give the spec's 0 or 1.
+//!
+//! A field of the scheduling info named by a constant dimension is loaded
+//! once, in the entry block: a load inside a work-item loop, under a
+//! condition and without the loop's access group, would keep LLVM from
+//! vectorizing that loop.
 
 use crate::work_item_loops::*;
 use builtins::mux as names;
@@ -48,6 +53,18 @@ pub unsafe fn run(
         };
 
     let b = LLVMCreateBuilderInContext(ctx);
+    // Loads of the argument at the top of the entry block (after its
+    // allocas) dominate every use; found again each time, as the
+    // instruction there may be a call this pass replaces.
+    let entry_top = || {
+        let mut i = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(wg));
+        while !LLVMIsAAllocaInst(i).is_null() {
+            i = LLVMGetNextInstruction(i);
+        }
+        i
+    };
+    // (byte offset in the scheduling info) → its value, loaded in the entry.
+    let mut entry_loads: std::collections::HashMap<u64, LLVMValueRef> = Default::default();
     let mut result = Ok(());
     for call in llvm::instructions(wg) {
         let Some(f) = llvm::called_function(call) else {
@@ -62,9 +79,11 @@ pub unsafe fn run(
             names::GET_GLOBAL_SIZE => (Source::Schedule(GLOBAL_SIZE_OFFSET), 1),
             names::GET_GLOBAL_OFFSET => (Source::Schedule(GLOBAL_OFFSET_OFFSET), 0),
             names::GET_WORK_DIM => {
-                LLVMPositionBuilderBefore(b, call);
-                let at = byte_gep(b, i8t, sched, WORK_DIM_OFFSET, "work_dim.addr");
-                let v = LLVMBuildLoad2(b, i32t, at, c"work_dim".as_ptr());
+                let v = *entry_loads.entry(WORK_DIM_OFFSET).or_insert_with(|| {
+                    LLVMPositionBuilderBefore(b, entry_top());
+                    let at = byte_gep(b, i8t, sched, WORK_DIM_OFFSET, "work_dim.addr");
+                    LLVMBuildLoad2(b, i32t, at, c"work_dim".as_ptr())
+                });
                 LLVMReplaceAllUsesWith(call, v);
                 LLVMInstructionEraseFromParent(call);
                 continue;
@@ -80,8 +99,25 @@ pub unsafe fn run(
             }
             _ => continue,
         };
-        LLVMPositionBuilderBefore(b, call);
         let dim = LLVMGetOperand(call, 0);
+        if let (Source::Schedule(off), false) = (&source, LLVMIsAConstantInt(dim).is_null()) {
+            let d = LLVMConstIntGetZExtValue(dim);
+            let value = if d >= 3 {
+                LLVMConstInt(i64t, default, 0)
+            } else {
+                *entry_loads.entry(off + 8 * d).or_insert_with(|| {
+                    LLVMPositionBuilderBefore(b, entry_top());
+                    let at = byte_gep(b, i8t, sched, off + 8 * d, "sched.field");
+                    let l = LLVMBuildLoad2(b, i64t, at, c"".as_ptr());
+                    LLVMSetAlignment(l, 8);
+                    l
+                })
+            };
+            LLVMReplaceAllUsesWith(call, value);
+            LLVMInstructionEraseFromParent(call);
+            continue;
+        }
+        LLVMPositionBuilderBefore(b, call);
         let value = dimension_value(b, i64t, i8t, arr3, sched, source, dim, default);
         LLVMReplaceAllUsesWith(call, value);
         LLVMInstructionEraseFromParent(call);
@@ -175,11 +211,16 @@ declare i64 @__mux_get_local_id(i32)
 declare i64 @__mux_get_local_size(i32)
 declare i64 @__mux_get_global_size(i32)
 declare i32 @__mux_get_work_dim()
+declare i64 @__mux_get_global_offset(i32)
 declare void @__mux_work_group_barrier(i32)
 define void @wg(ptr %args, ptr %schedule_info, ptr %local, i64 %first, i64 %last, i32 %d) {
   %local_id = alloca [3 x i64]
   %group_id = alloca [3 x i64]
   %num_groups = alloca [3 x i64]
+  br label %items
+items:
+  %o = call i64 @__mux_get_global_offset(i32 1)
+  store i64 %o, ptr %args
   %a = call i64 @__mux_get_local_id(i32 1)
   %b = call i64 @__mux_get_local_size(i32 0)
   %c = call i64 @__mux_get_local_size(i32 7)
@@ -209,6 +250,9 @@ define void @wg(ptr %args, ptr %schedule_info, ptr %local, i64 %first, i64 %last
         assert!(!body.contains("call"), "{text}");
         // local size of dimension 0 is the constant, dimension 7 the default 1.
         assert!(body.contains("store i64 1, ptr %args"), "{text}");
+        // A field for a constant dimension is loaded in the entry block.
+        let entry = &body[..body.find("items:").unwrap()];
+        assert!(entry.contains("getelementptr inbounds i8, ptr %schedule_info, i64 32"), "{text}");
         // the variable dimension is range-checked before it indexes.
         assert!(body.contains("icmp ult i64 %dim, 3"), "{text}");
         assert!(

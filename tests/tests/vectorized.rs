@@ -1,0 +1,125 @@
+//! Work-item loops come out of the optimizer as vector code: the kernels
+//! here are compiled with FERROCL_DUMP_DIR set, and their optimized IR is
+//! read back. The dump directory is set once for this process, before the
+//! library compiles anything; each test reads its own kernel's file.
+
+use ferrocl_tests::*;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn dump_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("ferrocl-vectorized-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::env::set_var("FERROCL_DUMP_DIR", &dir);
+        std::env::set_var("FERROCL_CACHE", "0");
+        dir
+    })
+}
+
+/// The optimized IR of the work-group functions of `kernel`.
+fn optimized_ir(kernel: &str) -> String {
+    let prefix = format!("__ferrocl_wg.{kernel}.");
+    let ir: String = std::fs::read_dir(dump_dir())
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && !name.ends_with(".before-opt.ll")
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(!ir.is_empty(), "no IR dumped for {kernel}");
+    ir
+}
+
+const SRC: &str = "__kernel void k(__global const float* a, __global float* s,\n\
+                   __global float* e, __global float* l) {\n\
+                   size_t i = get_global_id(0);\n\
+                   s[i] = sin(a[i]); e[i] = exp(a[i]); l[i] = log(a[i]);\n}\n";
+
+#[test]
+fn a_loop_calling_sin_exp_and_log_is_vectorized() {
+    dump_dir();
+    let e = Env::new();
+    let (_p, k) = e.kernel(SRC, "k");
+    const N: usize = 4096;
+    let a: Vec<f32> = (0..N).map(|i| i as f32 * 0.01 + 0.5).collect();
+    let bufs = [
+        e.buffer_from(&a),
+        e.buffer(N * 4),
+        e.buffer(N * 4),
+        e.buffer(N * 4),
+    ];
+    for (i, m) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+    }
+    e.run(&k, &[N], None);
+    let s = e.read::<f32>(&bufs[1], 0, N);
+    assert!((s[100] - a[100].sin()).abs() < 1e-6);
+    let ir = optimized_ir("k");
+    // The loop calls sin's vector variant (<4 x float> at least) ...
+    let vector_sin = ir.lines().any(|l| {
+        l.contains("call <") && l.contains(" x float> @_ZGV_LLVM_N") && l.contains("v__Z3sinf(")
+    });
+    assert!(vector_sin, "no vector call of sin:\n{ir}");
+    // ... exp and log became vector code: fused multiply-adds on vectors ...
+    assert!(ir.contains("@llvm.fma.v"), "no vector arithmetic:\n{ir}");
+    // ... and nothing is called one lane at a time.
+    for scalar in [
+        "@_Z3sinf(",
+        "@_Z3expf(",
+        "@_Z3logf(",
+        "@sinf(",
+        "@expf(",
+        "@logf(",
+    ] {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
+        assert!(!called, "a scalar call of {scalar}:\n{ir}");
+    }
+}
+
+/// A 16x16 group copying through local memory between barriers, as a tiled
+/// matrix multiply does: the region loops over 16 work-items in x, short
+/// enough that LLVM would unroll it fully before vectorizing; it must come
+/// out as vector loads and stores, not sixteen scalar copies (which is
+/// what it was before the loop was kept rolled for the vectorizer).
+const TILE_SRC: &str = "__attribute__((reqd_work_group_size(16, 16, 1)))\n\
+    __kernel void tile(__global const float* in, __global float* out, int n) {\n\
+    __local float t[16][16];\n\
+    int x = get_local_id(0), y = get_local_id(1);\n\
+    int gx = get_global_id(0), gy = get_global_id(1);\n\
+    t[y][x] = in[gy * n + gx];\n\
+    barrier(CLK_LOCAL_MEM_FENCE);\n\
+    out[gy * n + gx] = t[y][15 - x] * 2.0f;\n}\n";
+
+#[test]
+fn a_short_work_item_loop_is_vectorized_not_unrolled() {
+    dump_dir();
+    let e = Env::new();
+    let (_p, k) = e.kernel(TILE_SRC, "tile");
+    const N: usize = 64;
+    let input: Vec<f32> = (0..N * N).map(|i| i as f32).collect();
+    let a = e.buffer_from(&input);
+    let b = e.buffer(N * N * 4);
+    ok(set_mem(k.get(), 0, &a), "set arg");
+    ok(set_mem(k.get(), 1, &b), "set arg");
+    ok(set_arg(k.get(), 2, &(N as i32)), "set arg");
+    e.run(&k, &[N, N], Some(&[16, 16]));
+    let out = e.read::<f32>(&b, 0, N * N);
+    for (i, v) in out.iter().enumerate() {
+        let (row, col) = (i / N, i % N);
+        let mirrored = row * N + (col / 16) * 16 + 15 - col % 16;
+        assert_eq!(*v, input[mirrored] * 2.0, "at {i}");
+    }
+    let ir = optimized_ir("tile");
+    // Both regions move rows of floats as vectors.
+    let vector = |op: &str| {
+        ir.lines()
+            .any(|l| l.contains(&format!("{op} <")) && l.contains(" x float>"))
+    };
+    assert!(vector("load"), "no vector load:\n{ir}");
+    assert!(vector("store"), "no vector store:\n{ir}");
+}
