@@ -128,7 +128,7 @@ pub unsafe fn run(
     }
 
     let cfg = Cfg::of(f);
-    let uniform_slots = demote_values_crossing_regions(b, f, entry, switch, &cfg);
+    let uniform_slots = demote_values_crossing_regions(b, f, entry, switch, &cfg, &starts);
     let (storage_bytes, staged) =
         move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items, &uniform_slots);
     LLVMDisposeBuilder(b);
@@ -355,6 +355,38 @@ impl Cfg {
         self.dom[self.index[&b]][self.index[&a]]
     }
 
+    /// Whether `block` may run more than once for a work-item: it is on a
+    /// cycle, counting each `ret <id>` that ends a region as an edge to the
+    /// start of region `id`.
+    unsafe fn runs_again(&self, block: LLVMBasicBlockRef, starts: &[LLVMBasicBlockRef]) -> bool {
+        let next = |b: usize| {
+            let mut out = self.succs[b].clone();
+            let t = LLVMGetBasicBlockTerminator(self.blocks[b]);
+            if LLVMGetInstructionOpcode(t) == llvm_sys::LLVMOpcode::LLVMRet
+                && LLVMGetNumOperands(t) == 1
+                && !LLVMIsAConstantInt(LLVMGetOperand(t, 0)).is_null()
+            {
+                let id = LLVMConstIntGetSExtValue(LLVMGetOperand(t, 0));
+                if let Some(start) = usize::try_from(id).ok().and_then(|id| starts.get(id)) {
+                    out.push(self.index[start]);
+                }
+            }
+            out
+        };
+        let from = self.index[&block];
+        let mut seen = vec![false; self.blocks.len()];
+        let mut work = next(from);
+        while let Some(b) = work.pop() {
+            if b == from {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[b], true) {
+                work.extend(next(b));
+            }
+        }
+        false
+    }
+
     /// For each block, the regions (by index into `starts`) that reach it
     /// without passing a barrier.
     fn regions(&self, starts: &[LLVMBasicBlockRef]) -> Vec<HashSet<usize>> {
@@ -417,9 +449,10 @@ unsafe fn demote_values_crossing_regions(
     entry: LLVMBasicBlockRef,
     switch: LLVMValueRef,
     cfg: &Cfg,
-) -> HashSet<LLVMValueRef> {
+    starts: &[LLVMBasicBlockRef],
+) -> HashMap<LLVMValueRef, bool> {
     let uniformity = Uniformity::of(f);
-    let mut uniform_slots = HashSet::new();
+    let mut uniform_slots = HashMap::new();
     for i in llvm::instructions(f) {
         let block = LLVMGetInstructionParent(i);
         if block == entry
@@ -450,8 +483,9 @@ unsafe fn demote_values_crossing_regions(
         LLVMPositionBuilderBefore(b, switch);
         let slot = LLVMBuildAlloca(b, ty, cstr(&format!("{}.slot", llvm::name(i))).as_ptr());
         if uniformity.is_uniform(i) {
-            // The same for every work-item: one copy serves them all.
-            uniform_slots.insert(slot);
+            // The same for every work-item: one copy serves them all. A
+            // definition on no cycle is written once and never changes.
+            uniform_slots.insert(slot, !cfg.runs_again(block, starts));
         }
         // Store right after the definition (after all phis, for a phi).
         let mut after = LLVMGetNextInstruction(i);
@@ -650,7 +684,7 @@ unsafe fn move_shared_slots_to_storage(
     cfg: &Cfg,
     starts: &[LLVMBasicBlockRef],
     items: usize,
-    uniform_slots: &HashSet<LLVMValueRef>,
+    uniform_slots: &HashMap<LLVMValueRef, bool>,
 ) -> (usize, Option<(usize, usize, usize)>) {
     let ctx = LLVMGetModuleContext(m);
     let td = LLVMGetModuleDataLayout(m);
@@ -688,8 +722,12 @@ unsafe fn move_shared_slots_to_storage(
         let count = LLVMConstIntGetZExtValue(size) as usize;
         let align = (LLVMGetAlignment(slot) as usize).max(LLVMABIAlignmentOfType(td, ty) as usize);
         let size = (LLVMABISizeOfType(td, ty) as usize * count).next_multiple_of(align.max(1));
-        let uniform = uniform_slots.contains(&slot);
-        if uniform && read_then_written(slot, cfg, &regions) && stageable(slot, cfg) {
+        let uniform = uniform_slots.contains_key(&slot);
+        // Uniform and written once: every read, in any region, finds the
+        // one value every work-item writes.
+        let fixed = uniform_slots.get(&slot) == Some(&true);
+        let changes = !fixed && read_then_written(slot, cfg, &regions);
+        if uniform && changes && stageable(slot, cfg) {
             let at = staged_bytes.next_multiple_of(align.max(1));
             staged_bytes = at + size;
             staged.push((slot, at));
@@ -699,7 +737,7 @@ unsafe fn move_shared_slots_to_storage(
             continue;
         }
         let offset = total.next_multiple_of(SLOT_ALIGN);
-        let once = uniform && !read_then_written(slot, cfg, &regions);
+        let once = uniform && !changes;
         let stride = if once { 0 } else { size };
         total = offset + size.max(stride * items);
         for marker in lifetime_markers(slot) {
@@ -962,5 +1000,53 @@ done:
         let text = ir.text();
         // The loop's back edge now comes from the region after the barrier.
         assert!(text.contains("[ %next, %region.1 ]"), "{text}");
+    }
+
+    #[test]
+    fn a_uniform_value_made_once_is_kept_once_where_its_region_reads_it_again() {
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_local_id(i32)
+define void @k(ptr %p, i32 %n) {
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %t = call i32 @llvm.smax.i32(i32 %n, i32 1)
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %bound = add i32 %t, %i
+  call void @__mux_work_group_barrier(i32 1)
+  %q = getelementptr i32, ptr %p, i64 %lid
+  store i32 %bound, ptr %q
+  %next = add i32 %i, 1
+  %more = icmp ult i32 %next, %t
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 8);
+        // %t is made before the loop and read both in region 0 (at the
+        // loop's head, entered from there) and in region 1 (at the head
+        // again, entered from the back edge): region 0 writes and reads
+        // it. It never changes, so one copy serves every work-item, with
+        // no staging; the loop's %i and %bound change, and are staged.
+        let text = ir.text();
+        assert_eq!(r.staged.map(|s| s.2), Some(8), "{text}");
+        assert!(text.contains("%t.slot.item = getelementptr inbounds i8, ptr %storage, i64 %"), "{text}");
+        let t_offset = text
+            .lines()
+            .find(|l| l.contains("%t.slot.item ="))
+            .and_then(|l| l.rsplit(' ').next())
+            .unwrap()
+            .to_string();
+        let add = text.lines().find(|l| l.contains(&format!("{t_offset} = add i64"))).unwrap();
+        let mul_name = add.split(' ').nth(6).unwrap().trim_end_matches(',');
+        assert!(
+            text.contains(&format!("{mul_name} = mul i64 %linear_id, 0")),
+            "{text}"
+        );
     }
 }
