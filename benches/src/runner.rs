@@ -129,7 +129,7 @@ fn prepare<'a>(b: &'a dyn Benchmark, t: &Target) -> Result<(Box<dyn Prepared + '
 
 /// Builds `source` and launches its triad kernel once on a small range:
 /// some implementations compile a kernel only at its first launch.
-fn build_and_launch(t: &Target, source: &str) -> Result<f64, Outcome> {
+pub fn build_and_launch(t: &Target, source: &str) -> Result<f64, Outcome> {
     let a = t.alloc::<f32>(1024).map_err(Outcome::Failed)?;
     let start = Instant::now();
     let program = t.build(source).map_err(Outcome::BuildFailed)?;
@@ -190,6 +190,71 @@ pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
         unit: Unit::Ms,
         peak: Peak::None,
         note: format!("same source rebuilt in the same process, plus one launch; best of {rounds}"),
+        cells,
+    }
+}
+
+/// The source built and launched once in a fresh process whose on-disk
+/// cache already holds it: what an application pays at each start after
+/// its first. Each platform gets its own process (this program, run with
+/// `--cached-build-child <label>`) and its own new cache directory; one
+/// process fills the cache, then `rounds` more are timed, alternating the
+/// platforms; the best counts.
+pub fn cached_build(targets: &[Target], rounds: usize) -> Row {
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-cache-{}", std::process::id()));
+    let run = |t: &Target| -> Result<f64, Outcome> {
+        let exe = std::env::current_exe().map_err(|e| Outcome::Failed(e.to_string()))?;
+        let cache = dir.join(&t.label);
+        let out = std::process::Command::new(exe)
+            .args(["--cached-build-child", &t.label])
+            .env("FERROCL_CACHE", "1")
+            .env("FERROCL_CACHE_DIR", &cache)
+            .env("POCL_KERNEL_CACHE", "1")
+            .env("POCL_CACHE_DIR", &cache)
+            .output()
+            .map_err(|e| Outcome::Failed(e.to_string()))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match text.trim().parse::<f64>() {
+            Ok(ms) if out.status.success() => Ok(ms),
+            _ => Err(Outcome::Failed(format!(
+                "child: {}{}",
+                text.trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    };
+    let mut results: Vec<Result<Vec<f64>, Outcome>> = targets
+        .iter()
+        .map(|t| run(t).map(|_| Vec::new()))
+        .collect();
+    for _ in 0..rounds {
+        for (i, t) in targets.iter().enumerate() {
+            if let Ok(v) = &mut results[i] {
+                match run(t) {
+                    Ok(ms) => v.push(ms),
+                    Err(o) => results[i] = Err(o),
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let cells = results
+        .into_iter()
+        .map(|r| {
+            r.map(|v| {
+                let best = v.iter().copied().fold(f64::INFINITY, f64::min);
+                timing(best, v, None)
+            })
+            .into()
+        })
+        .collect();
+    Row {
+        name: "build-cached".into(),
+        unit: Unit::Ms,
+        peak: Peak::None,
+        note: format!(
+            "build plus one launch in a new process whose on-disk cache holds the program; best of {rounds}"
+        ),
         cells,
     }
 }
