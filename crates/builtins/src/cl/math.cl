@@ -7,7 +7,8 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
 // powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize. Every other float function here evaluates the double one and
+// vectorize; the double forms of exp, exp2, exp10 and expm1 are in
+// math_double.cl. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -171,15 +172,6 @@ static double m_log1p(double x) {
   r = FABS(x) < 0x1p-54 ? x : r;
   r = x == -1.0 ? -INFINITY : r;
   return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
-}
-
-static double m_expm1(double x) {
-  double u = __builtin_exp(x);
-  double um1 = u - 1.0;
-  // Kahan: (u - 1) * x / log(u) cancels the rounding error of u.
-  double k = um1 * (x / __builtin_log(u));
-  double r = FABS(x) < 1.0 ? k : um1;
-  return u == 1.0 ? x : r;
 }
 
 static double m_cbrt(double x) {
@@ -526,9 +518,6 @@ static double m_lgamma(double x) {
 #define I_SINH(x) __builtin_sinh(x)
 #define I_COSH(x) __builtin_cosh(x)
 #define I_TANH(x) __builtin_tanh(x)
-#define I_EXP(x) __builtin_exp(x)
-#define I_EXP2(x) __builtin_exp2(x)
-#define I_EXP10(x) __builtin_exp10(x)
 #define I_LOG(x) __builtin_log(x)
 #define I_LOG2(x) __builtin_log2(x)
 #define I_LOG10(x) __builtin_log10(x)
@@ -554,10 +543,6 @@ VIA_DOUBLE1(atanpi, m_atanpi)
 VIA_DOUBLE1(sinpi, m_sinpi)
 VIA_DOUBLE1(cospi, m_cospi)
 VIA_DOUBLE1(tanpi, m_tanpi)
-DOUBLE_ONLY1(exp, __builtin_exp)
-DOUBLE_ONLY1(exp2, __builtin_exp2)
-DOUBLE_ONLY1(exp10, I_EXP10)
-DOUBLE_ONLY1(expm1, m_expm1)
 DOUBLE_ONLY1(log, __builtin_log)
 DOUBLE_ONLY1(log2, __builtin_log2)
 DOUBLE_ONLY1(log10, __builtin_log10)

@@ -1,0 +1,148 @@
+// The double transcendental functions, written to vectorize: no calls, no
+// branches on the common path, special cases by selects. Each is one body
+// stamped out for double and every vector width (WIDTHS), so a vector form
+// computes whole vectors with exactly the operations of the scalar form and
+// every lane equals the scalar result bit for bit. Contraction is off in
+// this file: every fused multiply-add is an explicit FMA, the same at every
+// width. Integer work on the lanes stays in 64 bits (long lanes line up
+// with double lanes), and doubles become integers by adding 1.5 2^52 and
+// reading the bits, which needs no conversion instruction.
+//
+// Precision (OpenCL C 1.2 section 7.4 bounds in brackets; the errors are
+// the largest the MPFR-sampled test measures):
+// - exp, exp2, exp10, expm1 [3 ulp]: Cody-Waite reduction by ln2 (log10 2)
+//   whose first step is exact through FMA, a polynomial for e^r (2^r, 10^r)
+//   with its leading coefficient in two parts, and 2^k applied as two exact
+//   factors so that overflow and denormal results round once.
+#include "gentype.h"
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+#define FMA __builtin_elementwise_fma
+#define RINT __builtin_elementwise_rint
+#define ABS __builtin_elementwise_abs
+#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
+#define MAX __builtin_elementwise_max
+#define AS(T, v) __builtin_astype((v), T)
+
+// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
+#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
+#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
+#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
+#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
+  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
+#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
+  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
+#define H7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
+  FMA(H6(F, x, c1, c2, c3, c4, c5, c6, c7), x, (F)(c0))
+#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
+  FMA(H7(F, x, c1, c2, c3, c4, c5, c6, c7, c8), x, (F)(c0))
+#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
+  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
+#define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
+  FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
+
+// Constants: a double and the double nearest what it misses.
+#define LN2 0x1.62e42fefa39efp-1
+#define LN2_LO 0x1.abc9e3b39803fp-56
+#define LOG2E 0x1.71547652b82fep+0
+#define LN10 0x1.26bb1bbb55516p+1
+#define LN10_LO -0x1.f48ad494ea3e9p-53
+#define LOG2_10 0x1.a934f0979a371p+1
+#define LOG10_2 0x1.34413509f79ffp-2
+#define LOG10_2_LO -0x1.9dc1da994fd21p-59
+
+// 1.5 2^52: an integral double k (|k| < 2^51) plus this has k in its low
+// bits.
+#define MAGIC 0x1.8p52
+#define MAGIC_BITS 0x4338000000000000L
+// The integral double k as a long (|k| < 2^51).
+#define TO_LONG(L, k) (AS(L, (k) + MAGIC) - MAGIC_BITS)
+
+// e^r = 1 + r + r^2 Q(r) on [-ln2/2, ln2/2].
+#define EXP_Q(F, r)                                                           \
+  H10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                      \
+      0x1.5555555555558p-5, 0x1.11111111100dfp-7, 0x1.6c16c16c15200p-10,      \
+      0x1.a01a01abe64cap-13, 0x1.a01a01acf958ap-16, 0x1.71de0237018c2p-19,    \
+      0x1.27e4ccd18836fp-22, 0x1.af4dde20984adp-26, 0x1.1f8b461fde090p-29)
+// 2^r = 1 + ln2 r + r^2 Q(r) on [-1/2, 1/2].
+#define EXP2_Q(F, r)                                                          \
+  H10(F, r, 0x1.ebfbdff82c58fp-3, 0x1.c6b08d704a0c2p-5,                      \
+      0x1.3b2ab6fba4e79p-7, 0x1.5d87fe78a5276p-10, 0x1.430912f86b062p-13,     \
+      0x1.ffcbfc670df32p-17, 0x1.62c0224555f9bp-20, 0x1.b524fae5c373bp-24,    \
+      0x1.e4cf04ea477f0p-28, 0x1.e9d3feea40737p-32, 0x1.c4b5b3b886b93p-36)
+// 10^r = 1 + ln10 r + r^2 Q(r) on [-log10(2)/2, log10(2)/2].
+#define EXP10_Q(F, r)                                                         \
+  H10(F, r, 0x1.53524c73cea69p+1, 0x1.0470591de2ca6p+1,                      \
+      0x1.2bd7609fd98c6p+0, 0x1.1429ffd1d3d15p-1, 0x1.a7ed70847aa56p-3,       \
+      0x1.16e4dfcb1c062p-4, 0x1.4116b069c9871p-6, 0x1.489792825ef45p-8,       \
+      0x1.2ea4fb76a210cp-10, 0x1.fbe2d498f32d5p-13, 0x1.85d3e408266ffp-15)
+
+// ---------------------------------------------------------------------------
+// Shared steps.
+
+// p 2^k for p in [1/2, 2] and integral k in [-2100, 2100]: two exact
+// factors, so that only the last product rounds (to a denormal, or to
+// infinity).
+#define SCALE(L, F, p, k)                                                     \
+  ({                                                                          \
+    L ki_ = TO_LONG(L, k);                                                    \
+    L k1_ = ki_ >> 1;                                                         \
+    L k2_ = ki_ - k1_;                                                        \
+    ((p) * AS(F, (k1_ + 1023) << 52)) * AS(F, (k2_ + 1023) << 52);            \
+  })
+
+// e^x = 2^k e^r: x clamped (NaN to lo), r = x - k ln2.
+#define EXP_REDUCE(F, x, lo, hi)                                              \
+  F xc = MIN(MAX(x, (F)(lo)), (F)(hi));                                       \
+  F k = RINT(xc * LOG2E);                                                     \
+  F r = FMA(-k, (F)LN2, xc); /* exact */                                      \
+  r = FMA(-k, (F)LN2_LO, r);
+
+// ---------------------------------------------------------------------------
+// The functions, one body per width N.
+
+#define DOUBLE_FUNCS(N, unused)                                               \
+  double##N OVERLOAD exp(double##N x) {                                       \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    EXP_REDUCE(F, x, -746.0, 710.0)                                           \
+    F p = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                   \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD exp2(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F xc = MIN(MAX(x, (F)-1076.0), (F)1025.0);                                \
+    F k = RINT(xc);                                                           \
+    F r = xc - k;                                                             \
+    F p = 1.0 + FMA(r, (F)LN2, r * FMA(r, EXP2_Q(F, r), (F)LN2_LO));          \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD exp10(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F xc = MIN(MAX(x, (F)-325.0), (F)310.0);                                  \
+    F k = RINT(xc * LOG2_10);                                                 \
+    F r = FMA(-k, (F)LOG10_2, xc); /* exact */                                \
+    r = FMA(-k, (F)LOG10_2_LO, r);                                            \
+    F p = 1.0 + FMA(r, (F)LN10, r * FMA(r, EXP10_Q(F, r), (F)LN10_LO));       \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD expm1(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    EXP_REDUCE(F, x, -40.0, 710.0)                                            \
+    F em1 = FMA(r * r, EXP_Q(F, r), r); /* e^r - 1 */                         \
+    /* 2^k e^r - 1 = 2 (s em1 + (s - 1/2)) with s = 2^(k-1): one rounding */ \
+    F s = AS(F, (TO_LONG(L, k) + 1022) << 52);                                \
+    F v = 2.0 * FMA(s, em1, s - 0.5);                                         \
+    v = x == 0.0 ? x : v;                                                     \
+    return x == x ? v : x;                                                    \
+  }
+
+WIDTHS(DOUBLE_FUNCS, 0)
