@@ -7,11 +7,11 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
 // powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize; the double forms of exp, exp2, exp10 and expm1 are in
-// math_double.cl. Every other float function here evaluates the double one and
-// rounds once: double carries 29 more bits, so its float result is within a
-// hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
-// ...) are exact at either width.
+// vectorize; the double forms of exp, exp2, exp10, expm1, log, log2, log10
+// and log1p are in math_double.cl. Every other float function here
+// evaluates the double one and rounds once: double carries 29 more bits, so
+// its float result is within a hair of correctly rounded. Exact functions
+// (fmod, remquo, frexp, nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
@@ -518,9 +518,6 @@ static double m_lgamma(double x) {
 #define I_SINH(x) __builtin_sinh(x)
 #define I_COSH(x) __builtin_cosh(x)
 #define I_TANH(x) __builtin_tanh(x)
-#define I_LOG(x) __builtin_log(x)
-#define I_LOG2(x) __builtin_log2(x)
-#define I_LOG10(x) __builtin_log10(x)
 #define I_ATAN2(y, x) __builtin_atan2(y, x)
 #define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
@@ -543,10 +540,6 @@ VIA_DOUBLE1(atanpi, m_atanpi)
 VIA_DOUBLE1(sinpi, m_sinpi)
 VIA_DOUBLE1(cospi, m_cospi)
 VIA_DOUBLE1(tanpi, m_tanpi)
-DOUBLE_ONLY1(log, __builtin_log)
-DOUBLE_ONLY1(log2, __builtin_log2)
-DOUBLE_ONLY1(log10, __builtin_log10)
-DOUBLE_ONLY1(log1p, m_log1p)
 VIA_DOUBLE1(cbrt, m_cbrt)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)

@@ -14,6 +14,11 @@
 //   whose first step is exact through FMA, a polynomial for e^r (2^r, 10^r)
 //   with its leading coefficient in two parts, and 2^k applied as two exact
 //   factors so that overflow and denormal results round once.
+// - log, log2, log10, log1p [3, 3, 3, 2 ulp]: x = m 2^e with m in [sqrt2/2,
+//   sqrt2), f = m - 1 exact, log(1+f) = f - f^2/2 + s (f^2/2 + z P(z)) with
+//   s = f/(2+f), z = s^2 (the series of 2 atanh(s)); e and f times the
+//   constants (ln2, log2(e), log10(2), log10(e)) in two parts, summed
+//   exactly. log1p adds the rounding error of 1 + x divided by 1 + x.
 #include "gentype.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -47,6 +52,9 @@
 #define LN2 0x1.62e42fefa39efp-1
 #define LN2_LO 0x1.abc9e3b39803fp-56
 #define LOG2E 0x1.71547652b82fep+0
+#define LOG2E_LO 0x1.777d0ffda0d24p-56
+#define LOG10E 0x1.bcb7b1526e50ep-2
+#define LOG10E_LO 0x1.95355baaafad3p-57
 #define LN10 0x1.26bb1bbb55516p+1
 #define LN10_LO -0x1.f48ad494ea3e9p-53
 #define LOG2_10 0x1.a934f0979a371p+1
@@ -79,6 +87,13 @@
       0x1.16e4dfcb1c062p-4, 0x1.4116b069c9871p-6, 0x1.489792825ef45p-8,       \
       0x1.2ea4fb76a210cp-10, 0x1.fbe2d498f32d5p-13, 0x1.85d3e408266ffp-15)
 
+// log(1+f) = 2 atanh(s) with s = f / (2 + f): 2 atanh(s) = 2s + s z P(z),
+// z = s^2, on |s| <= (sqrt2 - 1) / (sqrt2 + 1).
+#define LOG_P(F, z)                                                           \
+  H7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
+     0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,         \
+     0x1.0fbdf041819d5p-3, 0x1.0c09e55876effp-3)
+
 // ---------------------------------------------------------------------------
 // Shared steps.
 
@@ -99,6 +114,54 @@
   F k = RINT(xc * LOG2E);                                                     \
   F r = FMA(-k, (F)LN2, xc); /* exact */                                      \
   r = FMA(-k, (F)LN2_LO, r);
+
+// x = m 2^e with m in [sqrt2/2, sqrt2): sets f = m - 1 (exact) and e (as
+// F); x positive and finite (denormals scaled up first).
+#define LOG_SPLIT(F, L, x, f, ef)                                             \
+  F f, ef;                                                                    \
+  {                                                                           \
+    L sub_ = (x) < 0x1p-1022;                                                 \
+    F xs_ = sub_ ? (x) * 0x1p52 : (x);                                        \
+    L ix_ = AS(L, xs_) + (0x3ff0000000000000L - 0x3fe6a09e667f3bcdL);         \
+    /* The biased exponent, as a double through the bits of 2^52 + it. */    \
+    F eb_ = AS(F, ((ix_ >> 52) & 0x7ff) | 0x4330000000000000L) - 0x1p52;      \
+    ef = eb_ - (sub_ ? (F)(1023.0 + 52.0) : (F)1023.0);                       \
+    f = AS(F, (ix_ & 0x000fffffffffffffL) + 0x3fe6a09e667f3bcdL) - 1.0;       \
+  }
+
+// log(1 + f) - f for f from LOG_SPLIT: with h = f^2/2 and s = f/(2+f),
+// log(1+f) = f - h + s (h + z P(z)) (since 2s = f - s f and s f = h - s h).
+#define LOG1P_LO(F, f)                                                        \
+  ({                                                                          \
+    F s_ = (f) / (2.0 + (f));                                                 \
+    F z_ = s_ * s_;                                                           \
+    F h_ = 0.5 * (f) * (f);                                                   \
+    FMA(s_, FMA(z_, LOG_P(F, z_), h_), -h_);                                  \
+  })
+
+// a e + b (f + lo) with a and b in two parts (a_hi + a_lo, b_hi + b_lo):
+// the two leading products exact through FMA, summed exactly (TwoSum), and
+// everything else added to the sum's error term.
+#define LOG_COMBINE(F, e, f, lo, A, A_LO, B, B_LO)                            \
+  ({                                                                          \
+    F ah_ = (e) * (A);                                                        \
+    F al_ = FMA(e, (F)(A), -ah_);                                             \
+    F bh_ = (f) * (B);                                                        \
+    F bl_ = FMA(f, (F)(B), -bh_);                                             \
+    F s_ = ah_ + bh_;                                                         \
+    F bb_ = s_ - ah_;                                                         \
+    F err_ = (ah_ - (s_ - bb_)) + (bh_ - bb_);                                \
+    F small_ =                                                                \
+        FMA(lo, (F)(B), FMA(f, (F)(B_LO), FMA(e, (F)(A_LO), al_ + bl_)));     \
+    s_ + (err_ + small_);                                                     \
+  })
+
+// The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
+// log(inf) = inf, NaN stays.
+#define LOG_SPECIALS(x, r)                                                    \
+  r = (x) < INFINITY ? r : (x) + (x);                                         \
+  r = (x) == 0.0 ? -INFINITY : r;                                             \
+  r = (x) < 0.0 ? NAN : r;
 
 // ---------------------------------------------------------------------------
 // The functions, one body per width N.
@@ -143,6 +206,47 @@
     F v = 2.0 * FMA(s, em1, s - 0.5);                                         \
     v = x == 0.0 ? x : v;                                                     \
     return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD log(double##N x) {                                       \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), LN2, LN2_LO, 1.0, 0.0);        \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log2(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), 1.0, 0.0, LOG2E, LOG2E_LO);    \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log10(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), LOG10_2, LOG10_2_LO, LOG10E,   \
+                      LOG10E_LO);                                             \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log1p(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    /* log(u) for u = 1 + x rounded, plus d/u for its error d. */             \
+    F u = 1.0 + x;                                                            \
+    F d = ABS(x) < 1.0 ? x - (u - 1.0) : 1.0 - (u - x);                       \
+    F uc = MIN(MAX(u, (F)0x1p-1022), (F)0x1.fffffffffffffp1023);              \
+    LOG_SPLIT(F, L, uc, f, e)                                                 \
+    F lo = LOG1P_LO(F, f) + d / uc;                                           \
+    F r = LOG_COMBINE(F, e, f, lo, LN2, LN2_LO, 1.0, 0.0);                    \
+    r = ABS(x) < 0x1p-54 ? x : r;                                             \
+    r = x < INFINITY ? r : x + x;                                             \
+    r = x == -1.0 ? -INFINITY : r;                                            \
+    return x < -1.0 ? NAN : r;                                                \
   }
 
 WIDTHS(DOUBLE_FUNCS, 0)
+
