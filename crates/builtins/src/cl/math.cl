@@ -7,8 +7,8 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
 // powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize; the double forms of exp, exp2, exp10, expm1, log, log2, log10
-// and log1p are in math_double.cl. Every other float function here
+// vectorize; the double forms of sin, cos, tan, sincos, exp, exp2, exp10,
+// expm1, log, log2, log10 and log1p are in math_double.cl. Every other float function here
 // evaluates the double one and rounds once: double carries 29 more bits, so
 // its float result is within a hair of correctly rounded. Exact functions
 // (fmod, remquo, frexp, nextafter ...) are exact at either width.
@@ -509,9 +509,6 @@ static double m_lgamma(double x) {
   return m_lgamma_r(x, &s);
 }
 
-#define I_SIN(x) __builtin_sin(x)
-#define I_COS(x) __builtin_cos(x)
-#define I_TAN(x) __builtin_tan(x)
 #define I_ASIN(x) __builtin_asin(x)
 #define I_ACOS(x) __builtin_acos(x)
 #define I_ATAN(x) __builtin_atan(x)
@@ -522,9 +519,6 @@ static double m_lgamma(double x) {
 #define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(sin, __builtin_sin)
-DOUBLE_ONLY1(cos, __builtin_cos)
-DOUBLE_ONLY1(tan, __builtin_tan)
 VIA_DOUBLE1(asin, I_ASIN)
 VIA_DOUBLE1(acos, I_ACOS)
 VIA_DOUBLE1(atan, I_ATAN)
@@ -561,10 +555,6 @@ V2(rootn, double, int)
 // ---------------------------------------------------------------------------
 // Pointer forms.
 
-double OVERLOAD sincos(double x, __private double *c) {
-  *c = __builtin_cos(x);
-  return __builtin_sin(x);
-}
 double OVERLOAD lgamma_r(double x, __private int *s) { return m_lgamma_r(x, s); }
 float OVERLOAD lgamma_r(float x, __private int *s) {
   return (float)m_lgamma_r((double)x, s);
@@ -625,7 +615,6 @@ SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
   VS(ldexp, F, int)
 PTR_TYPE(float)
 PTR_TYPE(double)
-VP1(sincos, double, double)
 
 // ---------------------------------------------------------------------------
 // Exact and simple functions: one body for the scalar and every vector.

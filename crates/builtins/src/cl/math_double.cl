@@ -19,6 +19,14 @@
 //   s = f/(2+f), z = s^2 (the series of 2 atanh(s)); e and f times the
 //   constants (ln2, log2(e), log10(2), log10(e)) in two parts, summed
 //   exactly. log1p adds the rounding error of 1 + x divided by 1 + x.
+// - sin, cos, tan, sincos [4, 4, 5, 4 ulp]: x - j pi/2 with pi/2 in three
+//   doubles, the first step exact through FMA and the remainder carried in
+//   two parts (|x| < 2^30); polynomials for sin and cos on [-pi/4, pi/4]
+//   with the low part as a first-order correction, tan as their quotient.
+//   Larger arguments, infinities and NaN go to the C library, one lane at a
+//   time, on a rare path taken only when some lane needs it. As for float,
+//   the scalar sin, cos and tan stay calls that the loop vectorizer widens
+//   into the vector forms; sincos calls the two.
 #include "gentype.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -61,6 +69,14 @@
 #define LOG10_2 0x1.34413509f79ffp-2
 #define LOG10_2_LO -0x1.9dc1da994fd21p-59
 
+#define TWO_OVER_PI 0x1.45f306dc9c883p-1
+#define PIO2_1 0x1.921fb54442d18p+0
+#define PIO2_2 0x1.1a62633145c07p-54
+#define PIO2_3 -0x1.f1976b7ed8fbcp-110
+// Below this the reduction by pi/2 in three doubles is exact enough (and
+// its first step exact).
+#define TRIG_BIG 0x1p30
+
 // 1.5 2^52: an integral double k (|k| < 2^51) plus this has k in its low
 // bits.
 #define MAGIC 0x1.8p52
@@ -70,19 +86,19 @@
 
 // e^r = 1 + r + r^2 Q(r) on [-ln2/2, ln2/2].
 #define EXP_Q(F, r)                                                           \
-  H10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                      \
+  H10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                       \
       0x1.5555555555558p-5, 0x1.11111111100dfp-7, 0x1.6c16c16c15200p-10,      \
       0x1.a01a01abe64cap-13, 0x1.a01a01acf958ap-16, 0x1.71de0237018c2p-19,    \
       0x1.27e4ccd18836fp-22, 0x1.af4dde20984adp-26, 0x1.1f8b461fde090p-29)
 // 2^r = 1 + ln2 r + r^2 Q(r) on [-1/2, 1/2].
 #define EXP2_Q(F, r)                                                          \
-  H10(F, r, 0x1.ebfbdff82c58fp-3, 0x1.c6b08d704a0c2p-5,                      \
+  H10(F, r, 0x1.ebfbdff82c58fp-3, 0x1.c6b08d704a0c2p-5,                       \
       0x1.3b2ab6fba4e79p-7, 0x1.5d87fe78a5276p-10, 0x1.430912f86b062p-13,     \
       0x1.ffcbfc670df32p-17, 0x1.62c0224555f9bp-20, 0x1.b524fae5c373bp-24,    \
       0x1.e4cf04ea477f0p-28, 0x1.e9d3feea40737p-32, 0x1.c4b5b3b886b93p-36)
 // 10^r = 1 + ln10 r + r^2 Q(r) on [-log10(2)/2, log10(2)/2].
 #define EXP10_Q(F, r)                                                         \
-  H10(F, r, 0x1.53524c73cea69p+1, 0x1.0470591de2ca6p+1,                      \
+  H10(F, r, 0x1.53524c73cea69p+1, 0x1.0470591de2ca6p+1,                       \
       0x1.2bd7609fd98c6p+0, 0x1.1429ffd1d3d15p-1, 0x1.a7ed70847aa56p-3,       \
       0x1.16e4dfcb1c062p-4, 0x1.4116b069c9871p-6, 0x1.489792825ef45p-8,       \
       0x1.2ea4fb76a210cp-10, 0x1.fbe2d498f32d5p-13, 0x1.85d3e408266ffp-15)
@@ -91,8 +107,66 @@
 // z = s^2, on |s| <= (sqrt2 - 1) / (sqrt2 + 1).
 #define LOG_P(F, z)                                                           \
   H7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
-     0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,         \
+     0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,        \
      0x1.0fbdf041819d5p-3, 0x1.0c09e55876effp-3)
+
+// sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
+#define SIN_S(F, z)                                                           \
+  H6(F, z, -0x1.5555555555555p-3, 0x1.1111111111110p-7,                       \
+     -0x1.a01a01a019939p-13, 0x1.71de3a5460ac9p-19, -0x1.ae645412e8feep-26,   \
+     0x1.61217f2511338p-33, -0x1.ab17e1c8b08cep-41)
+#define COS_C(F, z)                                                           \
+  H5(F, z, 0x1.5555555555555p-5, -0x1.6c16c16c16967p-10,                      \
+     0x1.a01a019f4ec88p-16, -0x1.27e4fa17f5af3p-22, 0x1.1eeb6902c2dddp-29,    \
+     -0x1.907db3e83ba6ap-37)
+
+// ---------------------------------------------------------------------------
+// The rare path of sin, cos and tan: arguments the reduction does not cover
+// (|x| >= TRIG_BIG, infinities, NaN) go to the C library one lane at a
+// time, in cold calls.
+
+__attribute__((noinline, cold, const)) static double cold_sin(double x) {
+  return __builtin_sin(x);
+}
+__attribute__((noinline, cold, const)) static double cold_cos(double x) {
+  return __builtin_cos(x);
+}
+__attribute__((noinline, cold, const)) static double cold_tan(double x) {
+  return __builtin_tan(x);
+}
+
+// The lanes of x[0..n) that need it: v = sin, cos or tan (kind 0, 1, 2).
+__attribute__((noinline, cold)) static void cold_lanes(const double *x,
+                                                       double *v, int n,
+                                                       int kind) {
+  for (int i = 0; i < n; i++)
+    if (!(ABS(x[i]) < TRIG_BIG))
+      v[i] = kind == 1 ? cold_cos(x[i])
+                       : kind == 2 ? cold_tan(x[i]) : cold_sin(x[i]);
+}
+
+// Replaces v in the lanes whose x is beyond the reduction.
+#define TRIG_COLD(N, F, x, v, kind) TRIG_COLD_##N(F, x, v, kind)
+#define TRIG_COLD_(F, x, v, kind)                                             \
+  if (!(ABS(x) < TRIG_BIG))                                                   \
+    v = TRIG_COLD1_##kind(x);
+#define TRIG_COLD1_0 cold_sin
+#define TRIG_COLD1_1 cold_cos
+#define TRIG_COLD1_2 cold_tan
+#define TRIG_COLD_V(n, F, x, v, kind)                                         \
+  if (__builtin_reduce_or(!(ABS(x) < TRIG_BIG)) != 0) {                       \
+    /* Through memory: the lanes go to one loop outside. */                   \
+    double xs_[16], vs_[16];                                                  \
+    __builtin_memcpy(xs_, &(x), sizeof(F));                                   \
+    __builtin_memcpy(vs_, &(v), sizeof(F));                                   \
+    cold_lanes(xs_, vs_, n, kind);                                            \
+    __builtin_memcpy(&(v), vs_, sizeof(F));                                   \
+  }
+#define TRIG_COLD_2(...) TRIG_COLD_V(2, __VA_ARGS__)
+#define TRIG_COLD_3(...) TRIG_COLD_V(3, __VA_ARGS__)
+#define TRIG_COLD_4(...) TRIG_COLD_V(4, __VA_ARGS__)
+#define TRIG_COLD_8(...) TRIG_COLD_V(8, __VA_ARGS__)
+#define TRIG_COLD_16(...) TRIG_COLD_V(16, __VA_ARGS__)
 
 // ---------------------------------------------------------------------------
 // Shared steps.
@@ -123,7 +197,7 @@
     L sub_ = (x) < 0x1p-1022;                                                 \
     F xs_ = sub_ ? (x) * 0x1p52 : (x);                                        \
     L ix_ = AS(L, xs_) + (0x3ff0000000000000L - 0x3fe6a09e667f3bcdL);         \
-    /* The biased exponent, as a double through the bits of 2^52 + it. */    \
+    /* The biased exponent, as a double through the bits of 2^52 + it. */     \
     F eb_ = AS(F, ((ix_ >> 52) & 0x7ff) | 0x4330000000000000L) - 0x1p52;      \
     ef = eb_ - (sub_ ? (F)(1023.0 + 52.0) : (F)1023.0);                       \
     f = AS(F, (ix_ & 0x000fffffffffffffL) + 0x3fe6a09e667f3bcdL) - 1.0;       \
@@ -156,12 +230,53 @@
     s_ + (err_ + small_);                                                     \
   })
 
+// x = j pi/2 + rh + rl (|x| < TRIG_BIG), q = j mod 4 as L. x - j PIO2_1 is
+// exact (FMA, and the result has at most 53 significant bits); the rest is
+// carried in two parts, so that r keeps its relative accuracy near
+// multiples of pi/2. s = sin(rh + rl) and c = cos(rh + rl).
+#define TRIG_BODY(F, L, x)                                                    \
+  F s, c;                                                                     \
+  L q;                                                                        \
+  {                                                                           \
+    F j_ = RINT((x) * TWO_OVER_PI);                                           \
+    F r1_ = FMA(-j_, (F)PIO2_1, x);                                           \
+    F w_ = j_ * PIO2_2;                                                       \
+    F we_ = FMA(j_, (F)PIO2_2, -w_);                                          \
+    F t_ = r1_ - w_; /* TwoSum */                                             \
+    F bb_ = t_ - r1_;                                                         \
+    F e_ = (r1_ - (t_ - bb_)) + (-w_ - bb_);                                  \
+    F l_ = FMA(-j_, (F)PIO2_3, e_ - we_);                                     \
+    F rh_ = t_ + l_;                                                          \
+    F rl_ = (t_ - rh_) + l_;                                                  \
+    q = AS(L, j_ + MAGIC) & 3;                                                \
+    F r2_ = rh_ * rh_;                                                        \
+    /* sin(rh + rl) = sin(rh) + rl cos(rh), cos(rh + rl) = cos(rh) - rl rh */ \
+    s = rh_ + FMA(r2_ * rh_, SIN_S(F, r2_), FMA(-0.5 * r2_, rl_, rl_));       \
+    /* 1 - rh^2/2 = w + (c1 - he) exactly: hr rounded, he its error */        \
+    F hr_ = 0.5 * r2_;                                                        \
+    F he_ = FMA(0.5 * rh_, rh_, -hr_);                                        \
+    F w1_ = 1.0 - hr_;                                                        \
+    F c1_ = (1.0 - w1_) - hr_;                                                \
+    c = w1_ + (c1_ + (FMA(r2_ * r2_, COS_C(F, r2_), -he_) - rh_ * rl_));      \
+  }
+
 // The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
 // log(inf) = inf, NaN stays.
 #define LOG_SPECIALS(x, r)                                                    \
   r = (x) < INFINITY ? r : (x) + (x);                                         \
   r = (x) == 0.0 ? -INFINITY : r;                                             \
   r = (x) < 0.0 ? NAN : r;
+
+// The scalar sin, cos and tan stay calls (the compiler names their vector
+// forms as their vector variants, which the loop vectorizer widens them
+// into): inlined, their rare path would keep a loop from vectorizing.
+#define KEEP_CALL(N) KEEP_CALL_##N
+#define KEEP_CALL_ __attribute__((noinline))
+#define KEEP_CALL_2
+#define KEEP_CALL_3
+#define KEEP_CALL_4
+#define KEEP_CALL_8
+#define KEEP_CALL_16
 
 // ---------------------------------------------------------------------------
 // The functions, one body per width N.
@@ -201,7 +316,7 @@
     typedef long##N L;                                                        \
     EXP_REDUCE(F, x, -40.0, 710.0)                                            \
     F em1 = FMA(r * r, EXP_Q(F, r), r); /* e^r - 1 */                         \
-    /* 2^k e^r - 1 = 2 (s em1 + (s - 1/2)) with s = 2^(k-1): one rounding */ \
+    /* 2^k e^r - 1 = 2 (s em1 + (s - 1/2)) with s = 2^(k-1): one rounding */  \
     F s = AS(F, (TO_LONG(L, k) + 1022) << 52);                                \
     F v = 2.0 * FMA(s, em1, s - 0.5);                                         \
     v = x == 0.0 ? x : v;                                                     \
@@ -246,7 +361,54 @@
     r = x < INFINITY ? r : x + x;                                             \
     r = x == -1.0 ? -INFINITY : r;                                            \
     return x < -1.0 ? NAN : r;                                                \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    F v = (q & 1) != 0 ? c : s;                                               \
+    v = (q & 2) != 0 ? -v : v;                                                \
+    v = x == 0.0 ? x : v; /* the reduction makes -0 into +0 */                \
+    TRIG_COLD(N, F, x, v, 0)                                                  \
+    return v;                                                                 \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD cos(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    F v = (q & 1) != 0 ? s : c;                                               \
+    v = ((q + 1) & 2) != 0 ? -v : v;                                          \
+    TRIG_COLD(N, F, x, v, 1)                                                  \
+    return v;                                                                 \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD tan(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
+    L odd = (q & 1) != 0;                                                     \
+    F v = (odd ? -c : s) / (odd ? s : c);                                     \
+    v = x == 0.0 ? x : v;                                                     \
+    TRIG_COLD(N, F, x, v, 2)                                                  \
+    return v;                                                                 \
   }
 
 WIDTHS(DOUBLE_FUNCS, 0)
 
+// sincos: the two functions (each a call the vectorizer can widen).
+#define SINCOS_AS(N, AS)                                                      \
+  double##N OVERLOAD sincos(double##N x, AS double##N *cp) {                  \
+    *cp = cos(x);                                                             \
+    return sin(x);                                                            \
+  }
+#if defined(__opencl_c_generic_address_space)
+#define SINCOS_GENERIC(N) SINCOS_AS(N, )
+#else
+#define SINCOS_GENERIC(N)
+#endif
+#define SINCOS(N, unused)                                                     \
+  SINCOS_AS(N, __private)                                                     \
+  SINCOS_AS(N, __global)                                                      \
+  SINCOS_AS(N, __local)                                                       \
+  SINCOS_GENERIC(N)
+WIDTHS(SINCOS, 0)
