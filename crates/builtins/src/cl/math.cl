@@ -7,8 +7,9 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
 // powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize; the double forms of sin, cos, tan, sincos, exp, exp2, exp10,
-// expm1, log, log2, log10 and log1p are in math_double.cl. Every other float function here
+// vectorize; the double forms of sin, cos, tan, sincos, sinh, cosh, tanh,
+// exp, exp2, exp10, expm1, log, log2, log10 and log1p are in
+// math_double.cl. Every other float function here
 // evaluates the double one and rounds once: double carries 29 more bits, so
 // its float result is within a hair of correctly rounded. Exact functions
 // (fmod, remquo, frexp, nextafter ...) are exact at either width.
@@ -139,6 +140,11 @@
   double OVERLOAD name(double x) { return impl(x); }                          \
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
+  V1(name, float, float)
+// The float forms only, through the C library's double function (double
+// has its own, in math_double.cl).
+#define FLOAT_VIA_DOUBLE1(name, impl)                                         \
+  float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, float, float)
 // The double forms only (float has its own, in math_float.cl).
 #define DOUBLE_ONLY1(name, impl)                                              \
@@ -522,9 +528,9 @@ static double m_lgamma(double x) {
 VIA_DOUBLE1(asin, I_ASIN)
 VIA_DOUBLE1(acos, I_ACOS)
 VIA_DOUBLE1(atan, I_ATAN)
-VIA_DOUBLE1(sinh, I_SINH)
-VIA_DOUBLE1(cosh, I_COSH)
-VIA_DOUBLE1(tanh, I_TANH)
+FLOAT_VIA_DOUBLE1(sinh, I_SINH)
+FLOAT_VIA_DOUBLE1(cosh, I_COSH)
+FLOAT_VIA_DOUBLE1(tanh, I_TANH)
 VIA_DOUBLE1(asinh, m_asinh)
 VIA_DOUBLE1(acosh, m_acosh)
 VIA_DOUBLE1(atanh, m_atanh)

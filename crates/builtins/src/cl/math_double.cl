@@ -27,6 +27,9 @@
 //   time, on a rare path taken only when some lane needs it. As for float,
 //   the scalar sin, cos and tan stay calls that the loop vectorizer widens
 //   into the vector forms; sincos calls the two.
+// - sinh, cosh, tanh [4, 4, 5 ulp]: e^|x|/2 as for exp (2^(k-1)), cosh =
+//   h + 1/(4h), sinh = h - 1/(4h) for |x| >= 1 and a fitted odd polynomial
+//   below, tanh = t/(t + 2) with t = expm1(2|x|) (1 from |x| = 20 on).
 #include "gentype.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -119,6 +122,12 @@
   H5(F, z, 0x1.5555555555555p-5, -0x1.6c16c16c16967p-10,                      \
      0x1.a01a019f4ec88p-16, -0x1.27e4fa17f5af3p-22, 0x1.1eeb6902c2dddp-29,    \
      -0x1.907db3e83ba6ap-37)
+
+// sinh(a) = a + a^3 S(a^2) on [0, 1].
+#define SINH_S(F, z)                                                          \
+  H7(F, z, 0x1.5555555555555p-3, 0x1.1111111111111p-7, 0x1.a01a01a01a001p-13, \
+     0x1.71de3a556f972p-19, 0x1.ae64567929decp-26, 0x1.612467cd22841p-33,     \
+     0x1.ae777be54330ep-41, 0x1.99f097c632194p-49)
 
 // ---------------------------------------------------------------------------
 // The rare path of sin, cos and tan: arguments the reduction does not cover
@@ -260,6 +269,14 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     c = w1_ + (c1_ + (FMA(r2_ * r2_, COS_C(F, r2_), -he_) - rh_ * rl_));      \
   }
 
+// e^a / 2 for a >= 0 (clamped; NaN to 0), finite up to cosh's overflow.
+#define EXP_HALF(F, L, a)                                                     \
+  ({                                                                          \
+    EXP_REDUCE(F, a, 0.0, 711.0)                                              \
+    F p_ = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                  \
+    SCALE(L, F, p_, k - 1.0);                                                 \
+  })
+
 // The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
 // log(inf) = inf, NaN stays.
 #define LOG_SPECIALS(x, r)                                                    \
@@ -361,6 +378,32 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     r = x < INFINITY ? r : x + x;                                             \
     r = x == -1.0 ? -INFINITY : r;                                            \
     return x < -1.0 ? NAN : r;                                                \
+  }                                                                           \
+  double##N OVERLOAD cosh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F h = EXP_HALF(F, L, ABS(x));                                             \
+    F v = h + 0.25 / h;                                                       \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD sinh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    F z = a * a;                                                              \
+    F small = FMA(z * a, SINH_S(F, z), a);                                    \
+    F h = EXP_HALF(F, L, a);                                                  \
+    F v = a < 1.0 ? small : h - 0.25 / h;                                     \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD tanh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    F a = ABS(x);                                                             \
+    F t = expm1(2.0 * MIN(a, (F)20.0)); /* e^2a - 1 */                        \
+    F v = a < 20.0 ? t / (t + 2.0) : (F)1.0;                                  \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
     typedef double##N F;                                                      \
