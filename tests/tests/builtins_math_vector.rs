@@ -1,5 +1,5 @@
-//! The float math functions that are written to vectorize (the library's
-//! `math_float.cl`): at every vector width each lane is, bit for bit, the
+//! The math functions that are written to vectorize (the library's
+//! `math_float.cl` and `math_double.cl`): at every vector width each lane is, bit for bit, the
 //! scalar function's result, on inputs that mix special values, denormals,
 //! huge arguments (the exact reduction of sin/cos/tan, taken by some lanes
 //! of a vector only) and ordinary ones. The reference is the scalar form
@@ -32,6 +32,30 @@ const FUNCS: &[(&str, &str)] = &[
     ("rootn", "rootn(X, NN)"),
     ("native_sin", "native_sin(X)"),
     ("half_exp", "half_exp(X)"),
+];
+
+/// The same for double (XD, YD, CD: doubleN).
+const DOUBLE_FUNCS: &[(&str, &str)] = &[
+    ("sin", "sin(XD)"),
+    ("cos", "cos(XD)"),
+    ("tan", "tan(XD)"),
+    ("sincos", "sincos(XD, &CD)"),
+    ("sincos.cos", "(sincos(XD, &CD), CD)"),
+    ("exp", "exp(XD)"),
+    ("exp2", "exp2(XD)"),
+    ("exp10", "exp10(XD)"),
+    ("expm1", "expm1(XD)"),
+    ("log", "log(XD)"),
+    ("log2", "log2(XD)"),
+    ("log10", "log10(XD)"),
+    ("log1p", "log1p(XD)"),
+    ("pow", "pow(XD, YD)"),
+    ("powr", "powr(XD, YD)"),
+    ("pown", "pown(XD, NN)"),
+    ("rootn", "rootn(XD, NN)"),
+    ("sinh", "sinh(XD)"),
+    ("cosh", "cosh(XD)"),
+    ("tanh", "tanh(XD)"),
 ];
 
 const WIDTHS: [usize; 6] = [1, 2, 3, 4, 8, 16];
@@ -89,6 +113,25 @@ fn inputs(seed: u64) -> Vec<f32> {
     v
 }
 
+/// Double inputs: the float ones, with some lanes spread over the whole
+/// double range (and arguments of sin/cos/tan beyond their fast
+/// reduction).
+fn inputs_f64(seed: u64) -> Vec<f64> {
+    let mut x = seed ^ 0x5555;
+    inputs(seed)
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let r = next(&mut x);
+            match i % 7 {
+                5 => f64::from_bits(r),
+                6 => v as f64 * (1.0 + (r >> 12) as f64 / (1u64 << 52) as f64),
+                _ => v as f64,
+            }
+        })
+        .collect()
+}
+
 fn ty(base: &str, w: usize) -> String {
     if w == 1 {
         base.to_string()
@@ -99,8 +142,13 @@ fn ty(base: &str, w: usize) -> String {
 
 /// One kernel per width: work-item i takes elements [i*w, i*w+w) of the
 /// inputs and writes function f's results at out[f*M + i*w ...].
-fn source(w: usize) -> String {
-    let (f, i) = (ty("float", w), ty("int", w));
+fn source(w: usize, elem: &str, funcs: &[(&str, &str)]) -> String {
+    let (f, i) = (ty(elem, w), ty("int", w));
+    let (x, y, c) = if elem == "double" {
+        ("XD", "YD", "CD")
+    } else {
+        ("X", "Y", "C")
+    };
     let load = |p: &str, t: &str| {
         if w == 1 {
             format!("{p}[gid]")
@@ -110,15 +158,16 @@ fn source(w: usize) -> String {
         }
     };
     let mut s = format!(
-        "__kernel void k(__global const float* a, __global const float* b,\n\
-         __global const int* n, __global float* out) {{\n\
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         __kernel void k(__global const {elem}* a, __global const {elem}* b,\n\
+         __global const int* n, __global {elem}* out) {{\n\
          size_t gid = get_global_id(0);\n\
-         {f} X = {}, Y = {}, C; {i} NN = {};\n",
+         {f} {x} = {}, {y} = {}, {c}; {i} NN = {};\n",
         load("a", &f),
         load("b", &f),
         load("n", &i)
     );
-    for (k, (_, expr)) in FUNCS.iter().enumerate() {
+    for (k, (_, expr)) in funcs.iter().enumerate() {
         if w == 1 {
             s += &format!("  out[{} + gid] = {expr};\n", k * M);
         } else {
@@ -128,45 +177,78 @@ fn source(w: usize) -> String {
     s + "}\n"
 }
 
-#[test]
-fn vector_forms_equal_the_scalar_form_lane_by_lane() {
-    let e = Env::new();
-    let a = inputs(0x1234_5678_9abc_def1);
-    let b = inputs(0x0fed_cba9_8765_4321);
-    let mut x = 5u64;
-    let n: Vec<i32> = (0..M).map(|_| (next(&mut x) % 21) as i32 - 10).collect();
-    let ma = e.buffer_from(&a);
-    let mb = e.buffer_from(&b);
-    let mn = e.buffer_from(&n);
-    let total = FUNCS.len() * M;
-    let mut results = Vec::new();
-    // The reference: the scalar form unoptimized (not vectorized either),
-    // then every width optimized (the scalar one vectorized by LLVM).
-    let runs = std::iter::once((1, "-cl-opt-disable")).chain(WIDTHS.iter().map(|&w| (w, "")));
-    for (w, options) in runs {
-        let (_p, k) = e.kernel_opts(&source(w), "k", options);
-        let out = e.buffer(total * 4);
-        for (i, m) in [&ma, &mb, &mn, &out].iter().enumerate() {
-            ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+/// Runs every width of `funcs` on `a`, `b` (elements of type $t, named
+/// $elem in OpenCL C) and checks each lane against the scalar form.
+macro_rules! lanes_equal_scalar {
+    ($t:ty, $elem:expr, $funcs:expr, $a:expr, $b:expr) => {{
+        let funcs: &[(&str, &str)] = $funcs;
+        let e = Env::new();
+        let a: Vec<$t> = $a;
+        let b: Vec<$t> = $b;
+        let mut x = 5u64;
+        let n: Vec<i32> = (0..M).map(|_| (next(&mut x) % 21) as i32 - 10).collect();
+        let ma = e.buffer_from(&a);
+        let mb = e.buffer_from(&b);
+        let mn = e.buffer_from(&n);
+        let total = funcs.len() * M;
+        let mut results = Vec::new();
+        // The reference: the scalar form unoptimized (not vectorized either),
+        // then every width optimized (the scalar one vectorized by LLVM).
+        let runs =
+            std::iter::once((1, "-cl-opt-disable")).chain(WIDTHS.iter().map(|&w| (w, "")));
+        for (w, options) in runs {
+            let (_p, k) = e.kernel_opts(&source(w, $elem, funcs), "k", options);
+            let out = e.buffer(total * std::mem::size_of::<$t>());
+            for (i, m) in [&ma, &mb, &mn, &out].iter().enumerate() {
+                ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+            }
+            e.run(&k, &[M / w], None);
+            results.push(e.read::<$t>(&out, 0, total));
         }
-        e.run(&k, &[M / w], None);
-        results.push(e.read::<f32>(&out, 0, total));
-    }
-    let mut failures = Vec::new();
-    for (wi, w) in WIDTHS.iter().enumerate() {
-        for (f, (name, _)) in FUNCS.iter().enumerate() {
-            for el in 0..M {
-                let s = results[0][f * M + el];
-                let v = results[wi + 1][f * M + el];
-                let same = s.to_bits() == v.to_bits() || (s.is_nan() && v.is_nan());
-                if !same && failures.len() < 20 {
-                    failures.push(format!(
-                        "{name} width {w}: x={:e} y={:e} n={}: scalar {s:e}, lane {v:e}",
-                        a[el], b[el], n[el]
-                    ));
+        let mut failures = Vec::new();
+        for (wi, w) in WIDTHS.iter().enumerate() {
+            for (f, (name, _)) in funcs.iter().enumerate() {
+                for el in 0..M {
+                    let s = results[0][f * M + el];
+                    let v = results[wi + 1][f * M + el];
+                    let same = s.to_bits() == v.to_bits() || (s.is_nan() && v.is_nan());
+                    if !same && failures.len() < 20 {
+                        failures.push(format!(
+                            "{name} {} width {w}: x={:e} y={:e} n={}: scalar {s:e}, lane {v:e}",
+                            $elem, a[el], b[el], n[el]
+                        ));
+                    }
                 }
             }
         }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }};
+}
+
+#[test]
+fn vector_forms_equal_the_scalar_form_lane_by_lane() {
+    lanes_equal_scalar!(
+        f32,
+        "float",
+        FUNCS,
+        inputs(0x1234_5678_9abc_def1),
+        inputs(0x0fed_cba9_8765_4321)
+    );
+}
+
+/// Runs once the device reports cl_khr_fp64.
+#[test]
+fn double_vector_forms_equal_the_scalar_form_lane_by_lane() {
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
+        eprintln!("skipped: the device does not report cl_khr_fp64");
+        return;
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    lanes_equal_scalar!(
+        f64,
+        "double",
+        DOUBLE_FUNCS,
+        inputs_f64(0x1234_5678_9abc_def1),
+        inputs_f64(0x0fed_cba9_8765_4321)
+    );
 }

@@ -81,6 +81,68 @@ fn a_loop_calling_sin_exp_and_log_is_vectorized() {
     }
 }
 
+const DOUBLE_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+                          __kernel void kd(__global const double* a, __global double* s,\n\
+                          __global double* e, __global double* l) {\n\
+                          size_t i = get_global_id(0);\n\
+                          s[i] = sin(a[i]); e[i] = exp(a[i]); l[i] = log(a[i]);\n}\n";
+
+/// The same for double: exp and log are inlined into the work-item loop and
+/// become vector code with it; sin is called through its vector variant.
+#[test]
+fn a_loop_calling_double_sin_exp_and_log_is_vectorized() {
+    dump_dir();
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
+        eprintln!("skipped: the device does not report cl_khr_fp64");
+        return;
+    }
+    let e = Env::new();
+    let (_p, k) = e.kernel(DOUBLE_SRC, "kd");
+    const N: usize = 4096;
+    let a: Vec<f64> = (0..N).map(|i| i as f64 * 0.01 + 0.5).collect();
+    let bufs = [
+        e.buffer_from(&a),
+        e.buffer(N * 8),
+        e.buffer(N * 8),
+        e.buffer(N * 8),
+    ];
+    for (i, m) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+    }
+    e.run(&k, &[N], None);
+    let s = e.read::<f64>(&bufs[1], 0, N);
+    let x = e.read::<f64>(&bufs[2], 0, N);
+    let l = e.read::<f64>(&bufs[3], 0, N);
+    assert!((s[100] - a[100].sin()).abs() < 1e-15);
+    assert!((x[100] - a[100].exp()).abs() < 1e-15 * a[100].exp());
+    assert!((l[100] - a[100].ln()).abs() < 1e-15);
+    let ir = optimized_ir("kd");
+    let vector_sin = ir.lines().any(|l| {
+        l.contains("call <") && l.contains(" x double> @_ZGV_LLVM_N") && l.contains("v__Z3sind(")
+    });
+    assert!(vector_sin, "no vector call of sin:\n{ir}");
+    // Fused multiply-adds on vectors of doubles ...
+    let vector_fma = ir
+        .lines()
+        .any(|l| l.contains("@llvm.fma.v") && l.contains(" x double>"));
+    assert!(vector_fma, "no vector double arithmetic:\n{ir}");
+    // ... and none of the three is called one lane at a time.
+    for scalar in [
+        "@_Z3sind(",
+        "@_Z3expd(",
+        "@_Z3logd(",
+        "@sin(",
+        "@exp(",
+        "@log(",
+        "@llvm.exp.f64(",
+        "@llvm.log.f64(",
+    ] {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
+        assert!(!called, "a scalar call of {scalar}:\n{ir}");
+    }
+}
+
 /// A 16x16 group copying through local memory between barriers, as a tiled
 /// matrix multiply does: the region loops over 16 work-items in x, short
 /// enough that LLVM would unroll it fully before vectorizing; it must come

@@ -20,7 +20,7 @@ pub mod mux {
     pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
 }
 
-/// The float functions that stay calls until the loop vectorizer has run:
+/// The float and double functions that stay calls until the loop vectorizer has run:
 /// their scalar form has a rare path (the exact reduction of huge
 /// arguments) that would keep a loop calling them inline from vectorizing,
 /// so the compiler names their vector forms in the scalar function's
@@ -29,10 +29,12 @@ pub mod mux {
 pub mod vector_calls {
     /// The OpenCL C names.
     pub const NAMES: &[&str] = &["sin", "cos", "tan"];
+    /// Their element types, as mangled: float and double.
+    pub const TYPES: &[char] = &['f', 'd'];
     /// The widths the vectorizer may call.
     pub const WIDTHS: &[u32] = &[4, 8, 16];
-    /// Library functions whose float forms call some of them: a program
-    /// calling one needs the vector forms of those too.
+    /// Library functions whose float or double forms call some of them: a
+    /// program calling one needs the vector forms of those too.
     pub const CALLED_BY: &[(&str, &[&str])] = &[
         ("sincos", &["sin", "cos"]),
         ("native_sin", &["sin"]),
@@ -43,25 +45,31 @@ pub mod vector_calls {
         ("half_tan", &["tan"]),
     ];
 
-    /// The mangled name of `name(float)`; also how the name of any of its
-    /// overloads with a float first parameter begins.
-    pub fn scalar(name: &str) -> String {
-        format!("_Z{}{name}f", name.len())
+    /// The mangled name of `name(float)` (`ty` 'f') or `name(double)` ('d');
+    /// also how the name of any of its overloads with a first parameter of
+    /// that type begins.
+    pub fn scalar(name: &str, ty: char) -> String {
+        format!("_Z{}{name}{ty}", name.len())
     }
 
-    /// Which of [`NAMES`] a program that calls `mangled` (a function of the
-    /// library) calls, directly or through the library.
-    pub fn needed_by(mangled: &str) -> impl Iterator<Item = &'static str> + '_ {
-        let direct = NAMES.iter().copied().filter(move |n| mangled == scalar(n));
-        let through = CALLED_BY
-            .iter()
-            .filter(move |(caller, _)| mangled.starts_with(&scalar(caller)))
-            .flat_map(|(_, called)| called.iter().copied());
-        direct.chain(through)
+    /// Which of [`NAMES`], of which type, a program that calls `mangled` (a
+    /// function of the library) calls, directly or through the library.
+    pub fn needed_by(mangled: &str) -> impl Iterator<Item = (&'static str, char)> + '_ {
+        TYPES.iter().flat_map(move |&ty| {
+            let direct = NAMES
+                .iter()
+                .copied()
+                .filter(move |n| mangled == scalar(n, ty));
+            let through = CALLED_BY
+                .iter()
+                .filter(move |(caller, _)| mangled.starts_with(&scalar(caller, ty)))
+                .flat_map(|(_, called)| called.iter().copied());
+            direct.chain(through).map(move |n| (n, ty))
+        })
     }
 
-    /// The mangled name of `name(floatN)`.
-    pub fn vector(name: &str, width: u32) -> String {
-        format!("_Z{}{name}Dv{width}_f", name.len())
+    /// The mangled name of `name(floatN)` (`ty` 'f') or `name(doubleN)`.
+    pub fn vector(name: &str, width: u32, ty: char) -> String {
+        format!("_Z{}{name}Dv{width}_{ty}", name.len())
     }
 }

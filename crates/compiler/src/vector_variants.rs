@@ -1,8 +1,8 @@
 //! Vector variants of the builtins that stay calls ([`builtins::vector_calls`]):
 //! the loop vectorizer widens a call to `sin(float)` into a call to a
-//! function of its own ABI, `<16 x float> (<16 x float>)`, when the call
-//! names one in its `vector-function-abi-variant` attribute (read from the
-//! called function when the call has none). The library's vector forms take
+//! function of its own ABI, `<16 x float> (<16 x float>)` (the same for
+//! double), when the call names one in its `vector-function-abi-variant`
+//! attribute (read from the called function when the call has none). The library's vector forms take
 //! wide vectors in memory (the baseline x86-64 ABI it is compiled for), so
 //! each variant is a small function around one of them, which the inlining
 //! of the work-group compiler then fills with the vector body.
@@ -11,7 +11,7 @@
 //! `llvm.compiler.used` until the optimizer has run ([`release`]).
 
 use crate::llvm::{self, cstr};
-use builtins::vector_calls::{self, NAMES, WIDTHS};
+use builtins::vector_calls::{self, NAMES, TYPES, WIDTHS};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
@@ -27,6 +27,16 @@ fn variant_name(scalar: &str, width: u32) -> String {
     format!("_ZGV_LLVM_N{width}v_{scalar}")
 }
 
+/// The LLVM element type of a mangled type letter ('f' or 'd'), and its
+/// size in bytes.
+unsafe fn element(ctx: LLVMContextRef, ty: char) -> (LLVMTypeRef, u32) {
+    if ty == 'd' {
+        (LLVMDoubleTypeInContext(ctx), 8)
+    } else {
+        (LLVMFloatTypeInContext(ctx), 4)
+    }
+}
+
 unsafe fn function(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
     let f = LLVMGetNamedFunction(m, cstr(name).as_ptr());
     (!f.is_null()).then_some(f)
@@ -40,24 +50,24 @@ unsafe fn function(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
 /// `m` must be a live module.
 pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let ctx = LLVMGetModuleContext(m);
-    let float = LLVMFloatTypeInContext(ctx);
     let ptr = LLVMPointerTypeInContext(ctx, 0);
-    let mut needed: Vec<&str> = Vec::new();
+    let mut needed: Vec<(&str, char)> = Vec::new();
     for f in llvm::functions(m) {
         needed.extend(vector_calls::needed_by(&llvm::name(f)));
     }
     needed.sort_unstable();
     needed.dedup();
     let mut declared = false;
-    for name in needed {
+    for (name, ty) in needed {
+        let (elem, size) = element(ctx, ty);
         for &w in WIDTHS {
-            let vname = vector_calls::vector(name, w);
+            let vname = vector_calls::vector(name, w, ty);
             if function(m, &vname).is_some() {
                 continue;
             }
             // As the library defines it: vectors over 16 bytes in memory.
-            let vec = LLVMVectorType(float, w);
-            let mut params = [if w * 4 > 16 { ptr } else { vec }];
+            let vec = LLVMVectorType(elem, w);
+            let mut params = [if w * size > 16 { ptr } else { vec }];
             let ty = LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0);
             LLVMAddFunction(m, cstr(&vname).as_ptr(), ty);
             declared = true;
@@ -74,12 +84,13 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
 /// `m` must be a live module, linked with the library.
 pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
-    let float = LLVMFloatTypeInContext(ctx);
     let builder = LLVMCreateBuilderInContext(ctx);
     let mut used = Vec::new();
     let mut result = Ok(());
-    'names: for name in NAMES {
-        let scalar = vector_calls::scalar(name);
+    let all = NAMES.iter().flat_map(|&n| TYPES.iter().map(move |&ty| (n, ty)));
+    'names: for (name, ty) in all {
+        let (elem, _) = element(ctx, ty);
+        let scalar = vector_calls::scalar(name, ty);
         let Some(scalar_fn) = function(m, &scalar) else {
             continue;
         };
@@ -88,13 +99,13 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         }
         let mut mappings = Vec::new();
         for &w in WIDTHS {
-            let vname = vector_calls::vector(name, w);
+            let vname = vector_calls::vector(name, w, ty);
             let Some(lib) = function(m, &vname).filter(|&f| LLVMIsDeclaration(f) == 0) else {
                 result = Err(format!("the library lacks {vname}"));
                 break 'names;
             };
             let variant = variant_name(&scalar, w);
-            let vec = LLVMVectorType(float, w);
+            let vec = LLVMVectorType(elem, w);
             let mut params = [vec];
             let ty = LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0);
             let f = LLVMAddFunction(m, cstr(&variant).as_ptr(), ty);
@@ -170,7 +181,7 @@ pub unsafe fn release(m: LLVMModuleRef) {
 pub unsafe fn release_unused(m: LLVMModuleRef) {
     let called: Vec<String> = NAMES
         .iter()
-        .map(|n| vector_calls::scalar(n))
+        .flat_map(|&n| TYPES.iter().map(move |&ty| vector_calls::scalar(n, ty)))
         .filter(|s| function(m, s).is_some_and(|f| !LLVMGetFirstUse(f).is_null()))
         .collect();
     release_if(m, |variant| {

@@ -7,10 +7,12 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
 // powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize. Every other float function here evaluates the double one and
-// rounds once: double carries 29 more bits, so its float result is within a
-// hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
-// ...) are exact at either width.
+// vectorize; the double forms of sin, cos, tan, sincos, sinh, cosh, tanh,
+// exp, exp2, exp10, expm1, log, log2, log10 and log1p are in
+// math_double.cl. Every other float function here
+// evaluates the double one and rounds once: double carries 29 more bits, so
+// its float result is within a hair of correctly rounded. Exact functions
+// (fmod, remquo, frexp, nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
@@ -139,6 +141,11 @@
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
   V1(name, float, float)
+// The float forms only, through the C library's double function (double
+// has its own, in math_double.cl).
+#define FLOAT_VIA_DOUBLE1(name, impl)                                         \
+  float OVERLOAD name(float x) { return (float)impl((double)x); }             \
+  V1(name, float, float)
 // The double forms only (float has its own, in math_float.cl).
 #define DOUBLE_ONLY1(name, impl)                                              \
   double OVERLOAD name(double x) { return impl(x); }                          \
@@ -171,15 +178,6 @@ static double m_log1p(double x) {
   r = FABS(x) < 0x1p-54 ? x : r;
   r = x == -1.0 ? -INFINITY : r;
   return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
-}
-
-static double m_expm1(double x) {
-  double u = __builtin_exp(x);
-  double um1 = u - 1.0;
-  // Kahan: (u - 1) * x / log(u) cancels the rounding error of u.
-  double k = um1 * (x / __builtin_log(u));
-  double r = FABS(x) < 1.0 ? k : um1;
-  return u == 1.0 ? x : r;
 }
 
 static double m_cbrt(double x) {
@@ -517,34 +515,22 @@ static double m_lgamma(double x) {
   return m_lgamma_r(x, &s);
 }
 
-#define I_SIN(x) __builtin_sin(x)
-#define I_COS(x) __builtin_cos(x)
-#define I_TAN(x) __builtin_tan(x)
 #define I_ASIN(x) __builtin_asin(x)
 #define I_ACOS(x) __builtin_acos(x)
 #define I_ATAN(x) __builtin_atan(x)
 #define I_SINH(x) __builtin_sinh(x)
 #define I_COSH(x) __builtin_cosh(x)
 #define I_TANH(x) __builtin_tanh(x)
-#define I_EXP(x) __builtin_exp(x)
-#define I_EXP2(x) __builtin_exp2(x)
-#define I_EXP10(x) __builtin_exp10(x)
-#define I_LOG(x) __builtin_log(x)
-#define I_LOG2(x) __builtin_log2(x)
-#define I_LOG10(x) __builtin_log10(x)
 #define I_ATAN2(y, x) __builtin_atan2(y, x)
 #define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(sin, __builtin_sin)
-DOUBLE_ONLY1(cos, __builtin_cos)
-DOUBLE_ONLY1(tan, __builtin_tan)
 VIA_DOUBLE1(asin, I_ASIN)
 VIA_DOUBLE1(acos, I_ACOS)
 VIA_DOUBLE1(atan, I_ATAN)
-VIA_DOUBLE1(sinh, I_SINH)
-VIA_DOUBLE1(cosh, I_COSH)
-VIA_DOUBLE1(tanh, I_TANH)
+FLOAT_VIA_DOUBLE1(sinh, I_SINH)
+FLOAT_VIA_DOUBLE1(cosh, I_COSH)
+FLOAT_VIA_DOUBLE1(tanh, I_TANH)
 VIA_DOUBLE1(asinh, m_asinh)
 VIA_DOUBLE1(acosh, m_acosh)
 VIA_DOUBLE1(atanh, m_atanh)
@@ -554,14 +540,6 @@ VIA_DOUBLE1(atanpi, m_atanpi)
 VIA_DOUBLE1(sinpi, m_sinpi)
 VIA_DOUBLE1(cospi, m_cospi)
 VIA_DOUBLE1(tanpi, m_tanpi)
-DOUBLE_ONLY1(exp, __builtin_exp)
-DOUBLE_ONLY1(exp2, __builtin_exp2)
-DOUBLE_ONLY1(exp10, I_EXP10)
-DOUBLE_ONLY1(expm1, m_expm1)
-DOUBLE_ONLY1(log, __builtin_log)
-DOUBLE_ONLY1(log2, __builtin_log2)
-DOUBLE_ONLY1(log10, __builtin_log10)
-DOUBLE_ONLY1(log1p, m_log1p)
 VIA_DOUBLE1(cbrt, m_cbrt)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
@@ -583,10 +561,6 @@ V2(rootn, double, int)
 // ---------------------------------------------------------------------------
 // Pointer forms.
 
-double OVERLOAD sincos(double x, __private double *c) {
-  *c = __builtin_cos(x);
-  return __builtin_sin(x);
-}
 double OVERLOAD lgamma_r(double x, __private int *s) { return m_lgamma_r(x, s); }
 float OVERLOAD lgamma_r(float x, __private int *s) {
   return (float)m_lgamma_r((double)x, s);
@@ -647,7 +621,6 @@ SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
   VS(ldexp, F, int)
 PTR_TYPE(float)
 PTR_TYPE(double)
-VP1(sincos, double, double)
 
 // ---------------------------------------------------------------------------
 // Exact and simple functions: one body for the scalar and every vector.

@@ -1,0 +1,463 @@
+// The double transcendental functions, written to vectorize: no calls and
+// no branches on the common path, special cases by selects. Each is one body
+// stamped out for double and every vector width (WIDTHS), so a vector form
+// computes whole vectors with exactly the operations of the scalar form and
+// every lane equals the scalar result bit for bit. Contraction is off in
+// this file: every fused multiply-add is an explicit FMA, the same at every
+// width. Integer work on the lanes stays in 64 bits (long lanes line up
+// with double lanes), and doubles become integers by adding 1.5 2^52 and
+// reading the bits, which needs no conversion instruction.
+//
+// Precision (OpenCL C 1.2 section 7.4 bounds in brackets; the errors are
+// the largest the MPFR-sampled test measures):
+// - exp, exp2, exp10, expm1 [3 ulp]: Cody-Waite reduction by ln2 (log10 2)
+//   whose first step is exact through FMA, a polynomial for e^r (2^r, 10^r)
+//   with its leading coefficient in two parts, and 2^k applied as two exact
+//   factors so that overflow and denormal results round once.
+// - log, log2, log10, log1p [3, 3, 3, 2 ulp]: x = m 2^e with m in [sqrt2/2,
+//   sqrt2), f = m - 1 exact, log(1+f) = f - f^2/2 + s (f^2/2 + z P(z)) with
+//   s = f/(2+f), z = s^2 (the series of 2 atanh(s)); e and f times the
+//   constants (ln2, log2(e), log10(2), log10(e)) in two parts, summed
+//   exactly. log1p adds the rounding error of 1 + x divided by 1 + x.
+// - sin, cos, tan, sincos [4, 4, 5, 4 ulp]: x - j pi/2 with pi/2 in three
+//   doubles, the first step exact through FMA and the remainder carried in
+//   two parts (|x| < 2^30); polynomials for sin and cos on [-pi/4, pi/4]
+//   with the low part as a first-order correction, tan as their quotient.
+//   Larger arguments, infinities and NaN go to the C library, one lane at a
+//   time, on a rare path taken only when some lane needs it. As for float,
+//   the scalar sin, cos and tan stay calls that the loop vectorizer widens
+//   into the vector forms; sincos calls the two.
+// - sinh, cosh, tanh [4, 4, 5 ulp]: e^|x|/2 as for exp (2^(k-1)), cosh =
+//   h + 1/(4h), sinh = h - 1/(4h) for |x| >= 1 and a fitted odd polynomial
+//   below, tanh = t/(t + 2) with t = expm1(2|x|) (1 from |x| = 20 on).
+// Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
+// exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
+// sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
+// tanh 2.22.
+// The polynomial coefficients are minimax fits (Remez) of the function on
+// the reduced interval, rounded to double.
+#include "gentype.h"
+
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+#define FMA __builtin_elementwise_fma
+#define RINT __builtin_elementwise_rint
+#define ABS __builtin_elementwise_abs
+#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
+#define MAX __builtin_elementwise_max
+#define AS(T, v) __builtin_astype((v), T)
+
+// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
+#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
+#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
+#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
+#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
+  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
+#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
+  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
+#define H7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
+  FMA(H6(F, x, c1, c2, c3, c4, c5, c6, c7), x, (F)(c0))
+#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
+  FMA(H7(F, x, c1, c2, c3, c4, c5, c6, c7, c8), x, (F)(c0))
+#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
+  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
+#define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
+  FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
+
+// Constants: a double and the double nearest what it misses.
+#define LN2 0x1.62e42fefa39efp-1
+#define LN2_LO 0x1.abc9e3b39803fp-56
+#define LOG2E 0x1.71547652b82fep+0
+#define LOG2E_LO 0x1.777d0ffda0d24p-56
+#define LOG10E 0x1.bcb7b1526e50ep-2
+#define LOG10E_LO 0x1.95355baaafad3p-57
+#define LN10 0x1.26bb1bbb55516p+1
+#define LN10_LO -0x1.f48ad494ea3e9p-53
+#define LOG2_10 0x1.a934f0979a371p+1
+#define LOG10_2 0x1.34413509f79ffp-2
+#define LOG10_2_LO -0x1.9dc1da994fd21p-59
+
+#define TWO_OVER_PI 0x1.45f306dc9c883p-1
+#define PIO2_1 0x1.921fb54442d18p+0
+#define PIO2_2 0x1.1a62633145c07p-54
+#define PIO2_3 -0x1.f1976b7ed8fbcp-110
+// Below this the reduction by pi/2 in three doubles is exact enough (and
+// its first step exact).
+#define TRIG_BIG 0x1p30
+
+// 1.5 2^52: an integral double k (|k| < 2^51) plus this has k in its low
+// bits.
+#define MAGIC 0x1.8p52
+#define MAGIC_BITS 0x4338000000000000L
+// The integral double k as a long (|k| < 2^51).
+#define TO_LONG(L, k) (AS(L, (k) + MAGIC) - MAGIC_BITS)
+
+// e^r = 1 + r + r^2 Q(r) on [-ln2/2, ln2/2].
+#define EXP_Q(F, r)                                                           \
+  H10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                       \
+      0x1.5555555555558p-5, 0x1.11111111100dfp-7, 0x1.6c16c16c15200p-10,      \
+      0x1.a01a01abe64cap-13, 0x1.a01a01acf958ap-16, 0x1.71de0237018c2p-19,    \
+      0x1.27e4ccd18836fp-22, 0x1.af4dde20984adp-26, 0x1.1f8b461fde090p-29)
+// 2^r = 1 + ln2 r + r^2 Q(r) on [-1/2, 1/2].
+#define EXP2_Q(F, r)                                                          \
+  H10(F, r, 0x1.ebfbdff82c58fp-3, 0x1.c6b08d704a0c2p-5,                       \
+      0x1.3b2ab6fba4e79p-7, 0x1.5d87fe78a5276p-10, 0x1.430912f86b062p-13,     \
+      0x1.ffcbfc670df32p-17, 0x1.62c0224555f9bp-20, 0x1.b524fae5c373bp-24,    \
+      0x1.e4cf04ea477f0p-28, 0x1.e9d3feea40737p-32, 0x1.c4b5b3b886b93p-36)
+// 10^r = 1 + ln10 r + r^2 Q(r) on [-log10(2)/2, log10(2)/2].
+#define EXP10_Q(F, r)                                                         \
+  H10(F, r, 0x1.53524c73cea69p+1, 0x1.0470591de2ca6p+1,                       \
+      0x1.2bd7609fd98c6p+0, 0x1.1429ffd1d3d15p-1, 0x1.a7ed70847aa56p-3,       \
+      0x1.16e4dfcb1c062p-4, 0x1.4116b069c9871p-6, 0x1.489792825ef45p-8,       \
+      0x1.2ea4fb76a210cp-10, 0x1.fbe2d498f32d5p-13, 0x1.85d3e408266ffp-15)
+
+// log(1+f) = 2 atanh(s) with s = f / (2 + f): 2 atanh(s) = 2s + s z P(z),
+// z = s^2, on |s| <= (sqrt2 - 1) / (sqrt2 + 1).
+#define LOG_P(F, z)                                                           \
+  H7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
+     0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,        \
+     0x1.0fbdf041819d5p-3, 0x1.0c09e55876effp-3)
+
+// sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
+#define SIN_S(F, z)                                                           \
+  H6(F, z, -0x1.5555555555555p-3, 0x1.1111111111110p-7,                       \
+     -0x1.a01a01a019939p-13, 0x1.71de3a5460ac9p-19, -0x1.ae645412e8feep-26,   \
+     0x1.61217f2511338p-33, -0x1.ab17e1c8b08cep-41)
+#define COS_C(F, z)                                                           \
+  H5(F, z, 0x1.5555555555555p-5, -0x1.6c16c16c16967p-10,                      \
+     0x1.a01a019f4ec88p-16, -0x1.27e4fa17f5af3p-22, 0x1.1eeb6902c2dddp-29,    \
+     -0x1.907db3e83ba6ap-37)
+
+// sinh(a) = a + a^3 S(a^2) on [0, 1].
+#define SINH_S(F, z)                                                          \
+  H7(F, z, 0x1.5555555555555p-3, 0x1.1111111111111p-7, 0x1.a01a01a01a001p-13, \
+     0x1.71de3a556f972p-19, 0x1.ae64567929decp-26, 0x1.612467cd22841p-33,     \
+     0x1.ae777be54330ep-41, 0x1.99f097c632194p-49)
+
+// ---------------------------------------------------------------------------
+// The rare path of sin, cos and tan: arguments the reduction does not cover
+// (|x| >= TRIG_BIG, infinities, NaN) go to the C library one lane at a
+// time, in cold calls.
+
+__attribute__((noinline, cold, const)) static double cold_sin(double x) {
+  return __builtin_sin(x);
+}
+__attribute__((noinline, cold, const)) static double cold_cos(double x) {
+  return __builtin_cos(x);
+}
+__attribute__((noinline, cold, const)) static double cold_tan(double x) {
+  return __builtin_tan(x);
+}
+
+// The lanes of x[0..n) that need it: v = sin, cos or tan (kind 0, 1, 2).
+__attribute__((noinline, cold)) static void cold_lanes(const double *x,
+                                                       double *v, int n,
+                                                       int kind) {
+  for (int i = 0; i < n; i++)
+    if (!(ABS(x[i]) < TRIG_BIG))
+      v[i] = kind == 1 ? cold_cos(x[i])
+                       : kind == 2 ? cold_tan(x[i]) : cold_sin(x[i]);
+}
+
+// Replaces v in the lanes whose x is beyond the reduction.
+#define TRIG_COLD(N, F, x, v, kind) TRIG_COLD_##N(F, x, v, kind)
+#define TRIG_COLD_(F, x, v, kind)                                             \
+  if (!(ABS(x) < TRIG_BIG))                                                   \
+    v = TRIG_COLD1_##kind(x);
+#define TRIG_COLD1_0 cold_sin
+#define TRIG_COLD1_1 cold_cos
+#define TRIG_COLD1_2 cold_tan
+#define TRIG_COLD_V(n, F, x, v, kind)                                         \
+  if (__builtin_reduce_or(!(ABS(x) < TRIG_BIG)) != 0) {                       \
+    /* Through memory: the lanes go to one loop outside. */                   \
+    double xs_[16], vs_[16];                                                  \
+    __builtin_memcpy(xs_, &(x), sizeof(F));                                   \
+    __builtin_memcpy(vs_, &(v), sizeof(F));                                   \
+    cold_lanes(xs_, vs_, n, kind);                                            \
+    __builtin_memcpy(&(v), vs_, sizeof(F));                                   \
+  }
+#define TRIG_COLD_2(...) TRIG_COLD_V(2, __VA_ARGS__)
+#define TRIG_COLD_3(...) TRIG_COLD_V(3, __VA_ARGS__)
+#define TRIG_COLD_4(...) TRIG_COLD_V(4, __VA_ARGS__)
+#define TRIG_COLD_8(...) TRIG_COLD_V(8, __VA_ARGS__)
+#define TRIG_COLD_16(...) TRIG_COLD_V(16, __VA_ARGS__)
+
+// ---------------------------------------------------------------------------
+// Shared steps.
+
+// p 2^k for p in [1/2, 2] and integral k in [-2100, 2100]: two exact
+// factors, so that only the last product rounds (to a denormal, or to
+// infinity).
+#define SCALE(L, F, p, k)                                                     \
+  ({                                                                          \
+    L ki_ = TO_LONG(L, k);                                                    \
+    L k1_ = ki_ >> 1;                                                         \
+    L k2_ = ki_ - k1_;                                                        \
+    ((p) * AS(F, (k1_ + 1023) << 52)) * AS(F, (k2_ + 1023) << 52);            \
+  })
+
+// e^x = 2^k e^r: x clamped (NaN to lo), r = x - k ln2.
+#define EXP_REDUCE(F, x, lo, hi)                                              \
+  F xc = MIN(MAX(x, (F)(lo)), (F)(hi));                                       \
+  F k = RINT(xc * LOG2E);                                                     \
+  F r = FMA(-k, (F)LN2, xc); /* exact */                                      \
+  r = FMA(-k, (F)LN2_LO, r);
+
+// x = m 2^e with m in [sqrt2/2, sqrt2): sets f = m - 1 (exact) and e (as
+// F); x positive and finite (denormals scaled up first).
+#define LOG_SPLIT(F, L, x, f, ef)                                             \
+  F f, ef;                                                                    \
+  {                                                                           \
+    L sub_ = (x) < 0x1p-1022;                                                 \
+    F xs_ = sub_ ? (x) * 0x1p52 : (x);                                        \
+    L ix_ = AS(L, xs_) + (0x3ff0000000000000L - 0x3fe6a09e667f3bcdL);         \
+    /* The biased exponent, as a double through the bits of 2^52 + it. */     \
+    F eb_ = AS(F, ((ix_ >> 52) & 0x7ff) | 0x4330000000000000L) - 0x1p52;      \
+    ef = eb_ - (sub_ ? (F)(1023.0 + 52.0) : (F)1023.0);                       \
+    f = AS(F, (ix_ & 0x000fffffffffffffL) + 0x3fe6a09e667f3bcdL) - 1.0;       \
+  }
+
+// log(1 + f) - f for f from LOG_SPLIT: with h = f^2/2 and s = f/(2+f),
+// log(1+f) = f - h + s (h + z P(z)) (since 2s = f - s f and s f = h - s h).
+#define LOG1P_LO(F, f)                                                        \
+  ({                                                                          \
+    F s_ = (f) / (2.0 + (f));                                                 \
+    F z_ = s_ * s_;                                                           \
+    F h_ = 0.5 * (f) * (f);                                                   \
+    FMA(s_, FMA(z_, LOG_P(F, z_), h_), -h_);                                  \
+  })
+
+// a e + b (f + lo) with a and b in two parts (a_hi + a_lo, b_hi + b_lo):
+// the two leading products exact through FMA, summed exactly (TwoSum), and
+// everything else added to the sum's error term.
+#define LOG_COMBINE(F, e, f, lo, A, A_LO, B, B_LO)                            \
+  ({                                                                          \
+    F ah_ = (e) * (A);                                                        \
+    F al_ = FMA(e, (F)(A), -ah_);                                             \
+    F bh_ = (f) * (B);                                                        \
+    F bl_ = FMA(f, (F)(B), -bh_);                                             \
+    F s_ = ah_ + bh_;                                                         \
+    F bb_ = s_ - ah_;                                                         \
+    F err_ = (ah_ - (s_ - bb_)) + (bh_ - bb_);                                \
+    F small_ =                                                                \
+        FMA(lo, (F)(B), FMA(f, (F)(B_LO), FMA(e, (F)(A_LO), al_ + bl_)));     \
+    s_ + (err_ + small_);                                                     \
+  })
+
+// x = j pi/2 + rh + rl (|x| < TRIG_BIG), q = j mod 4 as L. x - j PIO2_1 is
+// exact (FMA, and the result has at most 53 significant bits); the rest is
+// carried in two parts, so that r keeps its relative accuracy near
+// multiples of pi/2. s = sin(rh + rl) and c = cos(rh + rl).
+#define TRIG_BODY(F, L, x)                                                    \
+  F s, c;                                                                     \
+  L q;                                                                        \
+  {                                                                           \
+    F j_ = RINT((x) * TWO_OVER_PI);                                           \
+    F r1_ = FMA(-j_, (F)PIO2_1, x);                                           \
+    F w_ = j_ * PIO2_2;                                                       \
+    F we_ = FMA(j_, (F)PIO2_2, -w_);                                          \
+    F t_ = r1_ - w_; /* TwoSum */                                             \
+    F bb_ = t_ - r1_;                                                         \
+    F e_ = (r1_ - (t_ - bb_)) + (-w_ - bb_);                                  \
+    F l_ = FMA(-j_, (F)PIO2_3, e_ - we_);                                     \
+    F rh_ = t_ + l_;                                                          \
+    F rl_ = (t_ - rh_) + l_;                                                  \
+    q = AS(L, j_ + MAGIC) & 3;                                                \
+    F r2_ = rh_ * rh_;                                                        \
+    /* sin(rh + rl) = sin(rh) + rl cos(rh), cos(rh + rl) = cos(rh) - rl rh */ \
+    s = rh_ + FMA(r2_ * rh_, SIN_S(F, r2_), FMA(-0.5 * r2_, rl_, rl_));       \
+    /* 1 - rh^2/2 = w + (c1 - he) exactly: hr rounded, he its error */        \
+    F hr_ = 0.5 * r2_;                                                        \
+    F he_ = FMA(0.5 * rh_, rh_, -hr_);                                        \
+    F w1_ = 1.0 - hr_;                                                        \
+    F c1_ = (1.0 - w1_) - hr_;                                                \
+    c = w1_ + (c1_ + (FMA(r2_ * r2_, COS_C(F, r2_), -he_) - rh_ * rl_));      \
+  }
+
+// e^a / 2 for a >= 0 (clamped; NaN to 0), finite up to cosh's overflow.
+#define EXP_HALF(F, L, a)                                                     \
+  ({                                                                          \
+    EXP_REDUCE(F, a, 0.0, 711.0)                                              \
+    F p_ = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                  \
+    SCALE(L, F, p_, k - 1.0);                                                 \
+  })
+
+// The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
+// log(inf) = inf, NaN stays.
+#define LOG_SPECIALS(x, r)                                                    \
+  r = (x) < INFINITY ? r : (x) + (x);                                         \
+  r = (x) == 0.0 ? -INFINITY : r;                                             \
+  r = (x) < 0.0 ? NAN : r;
+
+// The scalar sin, cos and tan stay calls (the compiler names their vector
+// forms as their vector variants, which the loop vectorizer widens them
+// into): inlined, their rare path would keep a loop from vectorizing.
+#define KEEP_CALL(N) KEEP_CALL_##N
+#define KEEP_CALL_ __attribute__((noinline))
+#define KEEP_CALL_2
+#define KEEP_CALL_3
+#define KEEP_CALL_4
+#define KEEP_CALL_8
+#define KEEP_CALL_16
+
+// ---------------------------------------------------------------------------
+// The functions, one body per width N.
+
+#define DOUBLE_FUNCS(N, unused)                                               \
+  double##N OVERLOAD exp(double##N x) {                                       \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    EXP_REDUCE(F, x, -746.0, 710.0)                                           \
+    F p = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                   \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD exp2(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F xc = MIN(MAX(x, (F)-1076.0), (F)1025.0);                                \
+    F k = RINT(xc);                                                           \
+    F r = xc - k;                                                             \
+    F p = 1.0 + FMA(r, (F)LN2, r * FMA(r, EXP2_Q(F, r), (F)LN2_LO));          \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD exp10(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F xc = MIN(MAX(x, (F)-325.0), (F)310.0);                                  \
+    F k = RINT(xc * LOG2_10);                                                 \
+    F r = FMA(-k, (F)LOG10_2, xc); /* exact */                                \
+    r = FMA(-k, (F)LOG10_2_LO, r);                                            \
+    F p = 1.0 + FMA(r, (F)LN10, r * FMA(r, EXP10_Q(F, r), (F)LN10_LO));       \
+    F v = SCALE(L, F, p, k);                                                  \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD expm1(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    EXP_REDUCE(F, x, -40.0, 710.0)                                            \
+    F em1 = FMA(r * r, EXP_Q(F, r), r); /* e^r - 1 */                         \
+    /* 2^k e^r - 1 = 2 (s em1 + (s - 1/2)) with s = 2^(k-1): one rounding */  \
+    F s = AS(F, (TO_LONG(L, k) + 1022) << 52);                                \
+    F v = 2.0 * FMA(s, em1, s - 0.5);                                         \
+    v = x == 0.0 ? x : v;                                                     \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD log(double##N x) {                                       \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), LN2, LN2_LO, 1.0, 0.0);        \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log2(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), 1.0, 0.0, LOG2E, LOG2E_LO);    \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log10(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_SPLIT(F, L, x, f, e)                                                  \
+    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), LOG10_2, LOG10_2_LO, LOG10E,   \
+                      LOG10E_LO);                                             \
+    LOG_SPECIALS(x, r)                                                        \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD log1p(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    /* log(u) for u = 1 + x rounded, plus d/u for its error d. */             \
+    F u = 1.0 + x;                                                            \
+    F d = ABS(x) < 1.0 ? x - (u - 1.0) : 1.0 - (u - x);                       \
+    F uc = MIN(MAX(u, (F)0x1p-1022), (F)0x1.fffffffffffffp1023);              \
+    LOG_SPLIT(F, L, uc, f, e)                                                 \
+    F lo = LOG1P_LO(F, f) + d / uc;                                           \
+    F r = LOG_COMBINE(F, e, f, lo, LN2, LN2_LO, 1.0, 0.0);                    \
+    r = ABS(x) < 0x1p-54 ? x : r;                                             \
+    r = x < INFINITY ? r : x + x;                                             \
+    r = x == -1.0 ? -INFINITY : r;                                            \
+    return x < -1.0 ? NAN : r;                                                \
+  }                                                                           \
+  double##N OVERLOAD cosh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F h = EXP_HALF(F, L, ABS(x));                                             \
+    F v = h + 0.25 / h;                                                       \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD sinh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    F z = a * a;                                                              \
+    F small = FMA(z * a, SINH_S(F, z), a);                                    \
+    F h = EXP_HALF(F, L, a);                                                  \
+    F v = a < 1.0 ? small : h - 0.25 / h;                                     \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD tanh(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    F a = ABS(x);                                                             \
+    F t = expm1(2.0 * MIN(a, (F)20.0)); /* e^2a - 1 */                        \
+    F v = a < 20.0 ? t / (t + 2.0) : (F)1.0;                                  \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    F v = (q & 1) != 0 ? c : s;                                               \
+    v = (q & 2) != 0 ? -v : v;                                                \
+    v = x == 0.0 ? x : v; /* the reduction makes -0 into +0 */                \
+    TRIG_COLD(N, F, x, v, 0)                                                  \
+    return v;                                                                 \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD cos(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    F v = (q & 1) != 0 ? s : c;                                               \
+    v = ((q + 1) & 2) != 0 ? -v : v;                                          \
+    TRIG_COLD(N, F, x, v, 1)                                                  \
+    return v;                                                                 \
+  }                                                                           \
+  KEEP_CALL(N) double##N OVERLOAD tan(double##N x) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIG_BODY(F, L, x)                                                        \
+    /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
+    L odd = (q & 1) != 0;                                                     \
+    F v = (odd ? -c : s) / (odd ? s : c);                                     \
+    v = x == 0.0 ? x : v;                                                     \
+    TRIG_COLD(N, F, x, v, 2)                                                  \
+    return v;                                                                 \
+  }
+
+WIDTHS(DOUBLE_FUNCS, 0)
+
+// sincos: the two functions (each a call the vectorizer can widen).
+#define SINCOS_AS(N, AS)                                                      \
+  double##N OVERLOAD sincos(double##N x, AS double##N *cp) {                  \
+    *cp = cos(x);                                                             \
+    return sin(x);                                                            \
+  }
+#if defined(__opencl_c_generic_address_space)
+#define SINCOS_GENERIC(N) SINCOS_AS(N, )
+#else
+#define SINCOS_GENERIC(N)
+#endif
+#define SINCOS(N, unused)                                                     \
+  SINCOS_AS(N, __private)                                                     \
+  SINCOS_AS(N, __global)                                                      \
+  SINCOS_AS(N, __local)                                                       \
+  SINCOS_GENERIC(N)
+WIDTHS(SINCOS, 0)
