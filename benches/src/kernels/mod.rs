@@ -10,6 +10,7 @@ use crate::platforms::{Launch, Target};
 mod black_scholes;
 mod conv;
 mod copy;
+mod double_math;
 mod float8;
 mod float8_math;
 mod gemm;
@@ -146,6 +147,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(hash::Hash::default()),
         Box::new(float8::Float8::default()),
         Box::new(float8_math::Float8Math::default()),
+        Box::new(double_math::DoubleMath::default()),
     ]
 }
 
