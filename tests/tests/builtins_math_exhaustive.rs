@@ -22,6 +22,9 @@ const CASES: &[Case] = &[
     ("asin", "asin(x)", f64::asin, 4.0),
     ("acos", "acos(x)", f64::acos, 4.0),
     ("atan", "atan(x)", f64::atan, 5.0),
+    ("asinpi", "asinpi(x)", asinpi, 5.0),
+    ("acospi", "acospi(x)", acospi, 5.0),
+    ("atanpi", "atanpi(x)", atanpi, 5.0),
     ("sinh", "sinh(x)", f64::sinh, 4.0),
     ("cosh", "cosh(x)", f64::cosh, 4.0),
     ("tanh", "tanh(x)", f64::tanh, 5.0),
@@ -54,6 +57,18 @@ fn erf(x: f64) -> f64 {
 
 fn erfc(x: f64) -> f64 {
     unsafe { c_erfc(x) }
+}
+
+fn asinpi(x: f64) -> f64 {
+    x.asin() / std::f64::consts::PI
+}
+
+fn acospi(x: f64) -> f64 {
+    x.acos() / std::f64::consts::PI
+}
+
+fn atanpi(x: f64) -> f64 {
+    x.atan() / std::f64::consts::PI
 }
 
 fn exp10(x: f64) -> f64 {

@@ -5,9 +5,9 @@
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
-// sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
-// powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize. Every other float function here evaluates the double one and
+// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, exp, exp2,
+// exp10, expm1, log, log2, log10, log1p, pow, powr, pown, rootn, erf, erfc
+// and sincos are in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -539,18 +539,18 @@ static double m_lgamma(double x) {
 DOUBLE_ONLY1(sin, __builtin_sin)
 DOUBLE_ONLY1(cos, __builtin_cos)
 DOUBLE_ONLY1(tan, __builtin_tan)
-VIA_DOUBLE1(asin, I_ASIN)
-VIA_DOUBLE1(acos, I_ACOS)
-VIA_DOUBLE1(atan, I_ATAN)
+DOUBLE_ONLY1(asin, I_ASIN)
+DOUBLE_ONLY1(acos, I_ACOS)
+DOUBLE_ONLY1(atan, I_ATAN)
 VIA_DOUBLE1(sinh, I_SINH)
 VIA_DOUBLE1(cosh, I_COSH)
 VIA_DOUBLE1(tanh, I_TANH)
 VIA_DOUBLE1(asinh, m_asinh)
 VIA_DOUBLE1(acosh, m_acosh)
 VIA_DOUBLE1(atanh, m_atanh)
-VIA_DOUBLE1(asinpi, m_asinpi)
-VIA_DOUBLE1(acospi, m_acospi)
-VIA_DOUBLE1(atanpi, m_atanpi)
+DOUBLE_ONLY1(asinpi, m_asinpi)
+DOUBLE_ONLY1(acospi, m_acospi)
+DOUBLE_ONLY1(atanpi, m_atanpi)
 VIA_DOUBLE1(sinpi, m_sinpi)
 VIA_DOUBLE1(cospi, m_cospi)
 VIA_DOUBLE1(tanpi, m_tanpi)
@@ -567,8 +567,8 @@ DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
-VIA_DOUBLE2(atan2, I_ATAN2)
-VIA_DOUBLE2(atan2pi, m_atan2pi)
+DOUBLE_ONLY2(atan2, I_ATAN2)
+DOUBLE_ONLY2(atan2pi, m_atan2pi)
 DOUBLE_ONLY2(pow, I_POW)
 DOUBLE_ONLY2(powr, m_powr)
 VIA_DOUBLE2(hypot, m_hypot)
