@@ -5,9 +5,9 @@
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
-// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, exp, exp2,
-// exp10, expm1, log, log2, log10, log1p, pow, powr, pown, rootn, erf, erfc
-// and sincos are in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
+// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinh, cosh,
+// tanh, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow, powr, pown,
+// rootn, erf, erfc and sincos are in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -542,9 +542,9 @@ DOUBLE_ONLY1(tan, __builtin_tan)
 DOUBLE_ONLY1(asin, I_ASIN)
 DOUBLE_ONLY1(acos, I_ACOS)
 DOUBLE_ONLY1(atan, I_ATAN)
-VIA_DOUBLE1(sinh, I_SINH)
-VIA_DOUBLE1(cosh, I_COSH)
-VIA_DOUBLE1(tanh, I_TANH)
+DOUBLE_ONLY1(sinh, I_SINH)
+DOUBLE_ONLY1(cosh, I_COSH)
+DOUBLE_ONLY1(tanh, I_TANH)
 VIA_DOUBLE1(asinh, m_asinh)
 VIA_DOUBLE1(acosh, m_acosh)
 VIA_DOUBLE1(atanh, m_atanh)

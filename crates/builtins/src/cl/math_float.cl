@@ -31,6 +31,10 @@
 //   1.48, 1.87 on 10^8 random pairs]: atan(t) = t + t^3 T(t^2) for t =
 //   min/max of the two magnitudes in [0, 1], one division; the quadrant
 //   adds 0, pi/2 or pi.
+// - sinh, cosh, tanh [4, 4, 5 ulp; measured 1.62, 1.51, 2.43]: from exp's
+//   reduction of |x|: h -+ 1/(4h) with h = e^|x|/2 scaled in two exact
+//   steps (the overflow thresholds exact), sinh by x + x^3 S(x^2) below 1;
+//   tanh = m/(m + 2) with m = e^(2|x|) - 1 computed as expm1 does.
 // The polynomial coefficients are Chebyshev fits of the function on the
 // reduced interval, rounded to float.
 #include "gentype.h"
@@ -138,6 +142,10 @@
   H8(F, u, -0x1.55553ep-2f, 0x1.9991e4p-3f, -0x1.242086p-3f, 0x1.c08c4ep-4f,  \
      -0x1.58091cp-4f, 0x1.da2a12p-5f, -0x1.fd7e38p-6f, 0x1.64253p-7f,         \
      -0x1.d35b54p-10f)
+
+// sinh(x) = x + x^3 S(x^2) on [-1, 1].
+#define SINH_S(F, u)                                                          \
+  H3(F, u, 0x1.555556p-3f, 0x1.1110ep-7f, 0x1.a022bcp-13f, 0x1.756c1ep-19f)
 
 // ---------------------------------------------------------------------------
 // The rare path of sin, cos and tan: x (finite, |x| >= TRIG_BIG, or not
@@ -647,6 +655,47 @@ WIDTHS(FLOAT_FUNCS, 0)
   }
 
 WIDTHS(INVTRIG_FUNCS, 0)
+
+// Hyperbolic functions of a = |x| from e^a = 2^k (1 + m) (exp's reduction):
+// sinh and cosh as h -+ 1/(4h) with h = e^a / 2 scaled in two exact steps
+// (so that sinh and cosh overflow exactly where they should), sinh by a
+// polynomial below 1, tanh as m'/(m' + 2) with m' = e^(2a) - 1.
+#define HYPERBOLIC_FUNCS(N, unused)                                           \
+  float##N OVERLOAD sinh(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F a = ABS(x);                                                             \
+    EXP_BODY(N, F, I, a, 0.0f, 90.0f)                                         \
+    F h = SCALE(N, F, I, FMA(r * r, EXP_Q(F, r), r) + 1.0f, k - 1.0f);        \
+    F big = h - 0.25f / h;                                                    \
+    F u = a * a;                                                              \
+    F small = FMA(a * u, SINH_S(F, u), a);                                    \
+    F v = __builtin_elementwise_copysign(a <= 1.0f ? small : big, x);         \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD cosh(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F a = ABS(x);                                                             \
+    EXP_BODY(N, F, I, a, 0.0f, 90.0f)                                         \
+    F h = SCALE(N, F, I, FMA(r * r, EXP_Q(F, r), r) + 1.0f, k - 1.0f);        \
+    F v = h + 0.25f / h;                                                      \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  float##N OVERLOAD tanh(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F a = ABS(x);                                                             \
+    /* e^(2a) - 1 as expm1 computes it (a clamped where tanh is 1) */        \
+    EXP_BODY(N, F, I, MIN(a, (F)9.5f) * 2.0f, 0.0f, 19.0f)                    \
+    F em1 = FMA(r * r, EXP_Q(F, r), r);                                       \
+    F s = AS(F, (CONV(N, I, k) + 126) << 23);                                 \
+    F m = 2.0f * FMA(s, em1, s - 0.5f);                                       \
+    F v = __builtin_elementwise_copysign(m / (m + 2.0f), x);                  \
+    return x == x ? v : x;                                                    \
+  }
+
+WIDTHS(HYPERBOLIC_FUNCS, 0)
 
 // sincos: the two functions (each a call the vectorizer can widen).
 #define SINCOS_AS(N, AS)                                                      \
