@@ -6,8 +6,9 @@
 // intrinsics, and exact IEEE operations), combined so that the result stays
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinh, cosh,
-// tanh, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow, powr, pown,
-// rootn, erf, erfc and sincos are in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
+// tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1, log, log2, log10,
+// log1p, pow, powr, pown, rootn, erf, erfc and sincos are in math_float.cl,
+// written to vectorize. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -545,9 +546,9 @@ DOUBLE_ONLY1(atan, I_ATAN)
 DOUBLE_ONLY1(sinh, I_SINH)
 DOUBLE_ONLY1(cosh, I_COSH)
 DOUBLE_ONLY1(tanh, I_TANH)
-VIA_DOUBLE1(asinh, m_asinh)
-VIA_DOUBLE1(acosh, m_acosh)
-VIA_DOUBLE1(atanh, m_atanh)
+DOUBLE_ONLY1(asinh, m_asinh)
+DOUBLE_ONLY1(acosh, m_acosh)
+DOUBLE_ONLY1(atanh, m_atanh)
 DOUBLE_ONLY1(asinpi, m_asinpi)
 DOUBLE_ONLY1(acospi, m_acospi)
 DOUBLE_ONLY1(atanpi, m_atanpi)
