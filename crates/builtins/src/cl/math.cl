@@ -5,10 +5,10 @@
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
-// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinh, cosh,
-// tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1, log, log2, log10,
-// log1p, pow, powr, pown, rootn, erf, erfc and sincos are in math_float.cl,
-// written to vectorize. Every other float function here evaluates the double one and
+// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinpi, cospi,
+// tanpi, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1,
+// log, log2, log10, log1p, pow, powr, pown, rootn, erf, erfc and sincos are
+// in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -552,9 +552,9 @@ DOUBLE_ONLY1(atanh, m_atanh)
 DOUBLE_ONLY1(asinpi, m_asinpi)
 DOUBLE_ONLY1(acospi, m_acospi)
 DOUBLE_ONLY1(atanpi, m_atanpi)
-VIA_DOUBLE1(sinpi, m_sinpi)
-VIA_DOUBLE1(cospi, m_cospi)
-VIA_DOUBLE1(tanpi, m_tanpi)
+DOUBLE_ONLY1(sinpi, m_sinpi)
+DOUBLE_ONLY1(cospi, m_cospi)
+DOUBLE_ONLY1(tanpi, m_tanpi)
 DOUBLE_ONLY1(exp, __builtin_exp)
 DOUBLE_ONLY1(exp2, __builtin_exp2)
 DOUBLE_ONLY1(exp10, I_EXP10)
