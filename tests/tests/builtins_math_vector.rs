@@ -41,6 +41,8 @@ const FUNCS: &[(&str, &str)] = &[
     ("sinpi", "sinpi(X)"),
     ("cospi", "cospi(X)"),
     ("tanpi", "tanpi(X)"),
+    ("cbrt", "cbrt(X)"),
+    ("hypot", "hypot(X, Y)"),
     ("erf", "erf(X)"),
     ("erfc", "erfc(X)"),
     ("pow", "pow(X, Y)"),

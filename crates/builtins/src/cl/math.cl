@@ -7,8 +7,8 @@
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
 // sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinpi, cospi,
 // tanpi, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1,
-// log, log2, log10, log1p, pow, powr, pown, rootn, erf, erfc and sincos are
-// in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
+// log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
+// and sincos are in math_float.cl, written to vectorize. Every other float function here evaluates the double one and
 // rounds once: double carries 29 more bits, so its float result is within a
 // hair of correctly rounded. Exact functions (fmod, remquo, frexp, nextafter
 // ...) are exact at either width.
@@ -563,7 +563,7 @@ DOUBLE_ONLY1(log, __builtin_log)
 DOUBLE_ONLY1(log2, __builtin_log2)
 DOUBLE_ONLY1(log10, __builtin_log10)
 DOUBLE_ONLY1(log1p, m_log1p)
-VIA_DOUBLE1(cbrt, m_cbrt)
+DOUBLE_ONLY1(cbrt, m_cbrt)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
@@ -572,7 +572,7 @@ DOUBLE_ONLY2(atan2, I_ATAN2)
 DOUBLE_ONLY2(atan2pi, m_atan2pi)
 DOUBLE_ONLY2(pow, I_POW)
 DOUBLE_ONLY2(powr, m_powr)
-VIA_DOUBLE2(hypot, m_hypot)
+DOUBLE_ONLY2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 

