@@ -22,9 +22,18 @@ const CASES: &[Case] = &[
     ("asin", "asin(x)", f64::asin, 4.0),
     ("acos", "acos(x)", f64::acos, 4.0),
     ("atan", "atan(x)", f64::atan, 5.0),
+    ("asinpi", "asinpi(x)", asinpi, 5.0),
+    ("acospi", "acospi(x)", acospi, 5.0),
+    ("atanpi", "atanpi(x)", atanpi, 5.0),
     ("sinh", "sinh(x)", f64::sinh, 4.0),
     ("cosh", "cosh(x)", f64::cosh, 4.0),
     ("tanh", "tanh(x)", f64::tanh, 5.0),
+    ("asinh", "asinh(x)", f64::asinh, 4.0),
+    ("acosh", "acosh(x)", f64::acosh, 4.0),
+    ("atanh", "atanh(x)", f64::atanh, 5.0),
+    ("sinpi", "sinpi(x)", sinpi, 4.0),
+    ("cospi", "cospi(x)", cospi, 4.0),
+    ("tanpi", "tanpi(x)", tanpi, 6.0),
     ("exp", "exp(x)", f64::exp, 3.0),
     ("exp2", "exp2(x)", f64::exp2, 3.0),
     ("exp10", "exp10(x)", exp10, 3.0),
@@ -54,6 +63,69 @@ fn erf(x: f64) -> f64 {
 
 fn erfc(x: f64) -> f64 {
     unsafe { c_erfc(x) }
+}
+
+fn asinpi(x: f64) -> f64 {
+    x.asin() / std::f64::consts::PI
+}
+
+fn acospi(x: f64) -> f64 {
+    x.acos() / std::f64::consts::PI
+}
+
+fn atanpi(x: f64) -> f64 {
+    x.atan() / std::f64::consts::PI
+}
+
+/// x = sign (n/2 + r + 2i) exactly, |r| <= 1/4: (n mod 4, r); NaN r for
+/// infinite or NaN x.
+fn reduce_half(x: f64) -> (i64, f64) {
+    if x.is_infinite() {
+        return (0, f64::NAN);
+    }
+    let m = x.abs() % 2.0;
+    let n = (2.0 * m).round();
+    ((n as i64) & 3, m - n / 2.0)
+}
+
+fn sinpi(x: f64) -> f64 {
+    let (q, r) = reduce_half(x);
+    let (s, c) = (std::f64::consts::PI * r).sin_cos();
+    let v = [s, c, -s, -c][q as usize];
+    let v = if v == 0.0 { 0.0 } else { v };
+    if x.is_sign_negative() {
+        -v
+    } else {
+        v
+    }
+}
+
+fn cospi(x: f64) -> f64 {
+    let (q, r) = reduce_half(x);
+    let (s, c) = (std::f64::consts::PI * r).sin_cos();
+    [c, -s, -c, s][q as usize] + 0.0
+}
+
+fn tanpi(x: f64) -> f64 {
+    let (q, r) = reduce_half(x);
+    let v = if r == 0.0 {
+        // Zeros and poles: signed by the quadrant (spec section 7.5.1).
+        let v = if q & 1 == 1 { f64::INFINITY } else { 0.0 };
+        if q & 2 == 2 {
+            -v
+        } else {
+            v
+        }
+    } else if q & 1 == 1 {
+        -1.0 / (std::f64::consts::PI * r).tan()
+    } else {
+        (std::f64::consts::PI * r).tan()
+    };
+    if x.is_sign_negative() {
+        -v
+    } else {
+        v
+    }
 }
 
 fn exp10(x: f64) -> f64 {

@@ -185,3 +185,61 @@ fn a_short_work_item_loop_is_vectorized_not_unrolled() {
     assert!(vector("load"), "no vector load:\n{ir}");
     assert!(vector("store"), "no vector store:\n{ir}");
 }
+
+const MATH_SRC: &str = "__kernel void m(__global const float* a, __global const float* b,\n\
+                        __global float* o) {\n\
+                        size_t i = get_global_id(0);\n\
+                        float x = a[i], y = b[i];\n\
+                        o[5 * i] = asin(x); o[5 * i + 1] = atan2(x, y);\n\
+                        o[5 * i + 2] = sinh(x); o[5 * i + 3] = cbrt(x);\n\
+                        o[5 * i + 4] = hypot(x, y);\n}\n";
+
+#[test]
+fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
+    dump_dir();
+    let e = Env::new();
+    let (_p, k) = e.kernel(MATH_SRC, "m");
+    const N: usize = 4096;
+    let a: Vec<f32> = (0..N).map(|i| i as f32 / N as f32 - 0.5).collect();
+    let b: Vec<f32> = (0..N).map(|i| 1.0 + i as f32 * 0.001).collect();
+    let bufs = [e.buffer_from(&a), e.buffer_from(&b), e.buffer(5 * N * 4)];
+    for (i, m) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
+    }
+    e.run(&k, &[N], None);
+    let o = e.read::<f32>(&bufs[2], 0, 5 * N);
+    let (x, y) = (a[100] as f64, b[100] as f64);
+    for (got, want) in [
+        (o[500], x.asin()),
+        (o[501], x.atan2(y)),
+        (o[502], x.sinh()),
+        (o[503], x.cbrt()),
+        (o[504], x.hypot(y)),
+    ] {
+        assert!((got as f64 - want).abs() <= 1e-6 * want.abs(), "{got} vs {want}");
+    }
+    let ir = optimized_ir("m");
+    // The functions became vector code ...
+    assert!(ir.contains("@llvm.fma.v"), "no vector arithmetic:\n{ir}");
+    // ... with no call of any of them, nor of the C library's, left.
+    for scalar in [
+        "@_Z4asinf(",
+        "@_Z5atan2ff(",
+        "@_Z4sinhf(",
+        "@_Z4cbrtf(",
+        "@_Z5hypotff(",
+        "@asin(",
+        "@atan2(",
+        "@sinh(",
+        "@cbrt(",
+        "@hypot(",
+        "@asinf(",
+        "@atan2f(",
+        "@sinhf(",
+        "@cbrtf(",
+        "@hypotf(",
+    ] {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
+        assert!(!called, "a scalar call of {scalar}:\n{ir}");
+    }
+}

@@ -5,14 +5,15 @@
 // within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
 // intrinsics, and exact IEEE operations), combined so that the result stays
 // within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
-// sin, cos, tan, exp, exp2, exp10, expm1, log, log2, log10, log1p, pow,
-// powr, pown, rootn, erf, erfc and sincos are in math_float.cl, written to
-// vectorize; the double forms of sin, cos, tan, sincos, sinh, cosh, tanh,
-// exp, exp2, exp10, expm1, log, log2, log10 and log1p are in
-// math_double.cl. Every other float function here
-// evaluates the double one and rounds once: double carries 29 more bits, so
-// its float result is within a hair of correctly rounded. Exact functions
-// (fmod, remquo, frexp, nextafter ...) are exact at either width.
+// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinpi, cospi,
+// tanpi, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1,
+// log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
+// and sincos are in math_float.cl, written to vectorize; the double forms
+// of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
+// log2, log10 and log1p are in math_double.cl. Every other float function
+// here evaluates the double one and rounds once: double carries 29 more
+// bits, so its float result is within a hair of correctly rounded. Exact
+// functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
@@ -140,11 +141,6 @@
   double OVERLOAD name(double x) { return impl(x); }                          \
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
-  V1(name, float, float)
-// The float forms only, through the C library's double function (double
-// has its own, in math_double.cl).
-#define FLOAT_VIA_DOUBLE1(name, impl)                                         \
-  float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, float, float)
 // The double forms only (float has its own, in math_float.cl).
 #define DOUBLE_ONLY1(name, impl)                                              \
@@ -518,38 +514,32 @@ static double m_lgamma(double x) {
 #define I_ASIN(x) __builtin_asin(x)
 #define I_ACOS(x) __builtin_acos(x)
 #define I_ATAN(x) __builtin_atan(x)
-#define I_SINH(x) __builtin_sinh(x)
-#define I_COSH(x) __builtin_cosh(x)
-#define I_TANH(x) __builtin_tanh(x)
 #define I_ATAN2(y, x) __builtin_atan2(y, x)
 #define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-VIA_DOUBLE1(asin, I_ASIN)
-VIA_DOUBLE1(acos, I_ACOS)
-VIA_DOUBLE1(atan, I_ATAN)
-FLOAT_VIA_DOUBLE1(sinh, I_SINH)
-FLOAT_VIA_DOUBLE1(cosh, I_COSH)
-FLOAT_VIA_DOUBLE1(tanh, I_TANH)
-VIA_DOUBLE1(asinh, m_asinh)
-VIA_DOUBLE1(acosh, m_acosh)
-VIA_DOUBLE1(atanh, m_atanh)
-VIA_DOUBLE1(asinpi, m_asinpi)
-VIA_DOUBLE1(acospi, m_acospi)
-VIA_DOUBLE1(atanpi, m_atanpi)
-VIA_DOUBLE1(sinpi, m_sinpi)
-VIA_DOUBLE1(cospi, m_cospi)
-VIA_DOUBLE1(tanpi, m_tanpi)
-VIA_DOUBLE1(cbrt, m_cbrt)
+DOUBLE_ONLY1(asin, I_ASIN)
+DOUBLE_ONLY1(acos, I_ACOS)
+DOUBLE_ONLY1(atan, I_ATAN)
+DOUBLE_ONLY1(asinh, m_asinh)
+DOUBLE_ONLY1(acosh, m_acosh)
+DOUBLE_ONLY1(atanh, m_atanh)
+DOUBLE_ONLY1(asinpi, m_asinpi)
+DOUBLE_ONLY1(acospi, m_acospi)
+DOUBLE_ONLY1(atanpi, m_atanpi)
+DOUBLE_ONLY1(sinpi, m_sinpi)
+DOUBLE_ONLY1(cospi, m_cospi)
+DOUBLE_ONLY1(tanpi, m_tanpi)
+DOUBLE_ONLY1(cbrt, m_cbrt)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
-VIA_DOUBLE2(atan2, I_ATAN2)
-VIA_DOUBLE2(atan2pi, m_atan2pi)
+DOUBLE_ONLY2(atan2, I_ATAN2)
+DOUBLE_ONLY2(atan2pi, m_atan2pi)
 DOUBLE_ONLY2(pow, I_POW)
 DOUBLE_ONLY2(powr, m_powr)
-VIA_DOUBLE2(hypot, m_hypot)
+DOUBLE_ONLY2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 
