@@ -37,33 +37,10 @@
 // The polynomial coefficients are minimax fits (Remez) of the function on
 // the reduced interval, rounded to double.
 #include "gentype.h"
+#include "math_poly.h"
 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
-
-#define FMA __builtin_elementwise_fma
-#define RINT __builtin_elementwise_rint
-#define ABS __builtin_elementwise_abs
-#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
-#define MAX __builtin_elementwise_max
-#define AS(T, v) __builtin_astype((v), T)
-
-// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
-#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
-#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
-#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
-#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
-  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
-#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
-  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
-#define H7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
-  FMA(H6(F, x, c1, c2, c3, c4, c5, c6, c7), x, (F)(c0))
-#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
-  FMA(H7(F, x, c1, c2, c3, c4, c5, c6, c7, c8), x, (F)(c0))
-#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
-  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
-#define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
-  FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
 
 // Constants: a double and the double nearest what it misses.
 #define LN2 0x1.62e42fefa39efp-1
@@ -444,20 +421,5 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
 
 WIDTHS(DOUBLE_FUNCS, 0)
 
-// sincos: the two functions (each a call the vectorizer can widen).
-#define SINCOS_AS(N, AS)                                                      \
-  double##N OVERLOAD sincos(double##N x, AS double##N *cp) {                  \
-    *cp = cos(x);                                                             \
-    return sin(x);                                                            \
-  }
-#if defined(__opencl_c_generic_address_space)
-#define SINCOS_GENERIC(N) SINCOS_AS(N, )
-#else
-#define SINCOS_GENERIC(N)
-#endif
-#define SINCOS(N, unused)                                                     \
-  SINCOS_AS(N, __private)                                                     \
-  SINCOS_AS(N, __global)                                                      \
-  SINCOS_AS(N, __local)                                                       \
-  SINCOS_GENERIC(N)
-WIDTHS(SINCOS, 0)
+// sincos: the two functions.
+WIDTHS(SINCOS, double)

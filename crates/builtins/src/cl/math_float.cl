@@ -52,47 +52,9 @@
 // The polynomial coefficients are Chebyshev fits of the function on the
 // reduced interval, rounded to float.
 #include "gentype.h"
+#include "math_poly.h"
 
 #pragma OPENCL FP_CONTRACT OFF
-
-#define FMA __builtin_elementwise_fma
-#define RINT __builtin_elementwise_rint
-#define ABS __builtin_elementwise_abs
-#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
-#define MAX __builtin_elementwise_max
-#define AS(T, v) __builtin_astype((v), T)
-
-// ANY(N, c): condition c holds in some lane.
-#define ANY(N, c) ANY_##N(c)
-#define ANY_(c) (c)
-#define ANY_V(c) (__builtin_reduce_or(c) != 0)
-#define ANY_2(c) ANY_V(c)
-#define ANY_3(c) ANY_V(c)
-#define ANY_4(c) ANY_V(c)
-#define ANY_8(c) ANY_V(c)
-#define ANY_16(c) ANY_V(c)
-
-// LANES(N): the number of lanes.
-#define LANES(N) LANES_##N
-#define LANES_ 1
-#define LANES_2 2
-#define LANES_3 3
-#define LANES_4 4
-#define LANES_8 8
-#define LANES_16 16
-
-// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
-#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
-#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
-#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
-#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
-  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
-#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
-  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
-#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
-  FMA(FMA(H6(F, x, c2, c3, c4, c5, c6, c7, c8), x, (F)(c1)), x, (F)(c0))
-#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
-  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
 
 // Constants: a float and the float nearest what it misses.
 #define LOG2E 0x1.715476p+0f
@@ -883,20 +845,5 @@ WIDTHS(TRIG_PI_FUNCS, 0)
 
 WIDTHS(ROOT_FUNCS, 0)
 
-// sincos: the two functions (each a call the vectorizer can widen).
-#define SINCOS_AS(N, AS)                                                      \
-  float##N OVERLOAD sincos(float##N x, AS float##N *c) {                      \
-    *c = cos(x);                                                              \
-    return sin(x);                                                            \
-  }
-#if defined(__opencl_c_generic_address_space)
-#define SINCOS_GENERIC(N) SINCOS_AS(N, )
-#else
-#define SINCOS_GENERIC(N)
-#endif
-#define SINCOS(N, unused)                                                     \
-  SINCOS_AS(N, __private)                                                     \
-  SINCOS_AS(N, __global)                                                      \
-  SINCOS_AS(N, __local)                                                       \
-  SINCOS_GENERIC(N)
-WIDTHS(SINCOS, 0)
+// sincos: the two functions.
+WIDTHS(SINCOS, float)

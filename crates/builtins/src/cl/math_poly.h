@@ -1,0 +1,68 @@
+// Shorthands shared by math_float.cl and math_double.cl: element-wise
+// builtins that work at every width, Horner's scheme with explicit FMA,
+// lane tests, and sincos as the two calls.
+#ifndef FERROCL_MATH_POLY_H
+#define FERROCL_MATH_POLY_H
+
+#define FMA __builtin_elementwise_fma
+#define RINT __builtin_elementwise_rint
+#define ABS __builtin_elementwise_abs
+#define MIN __builtin_elementwise_min // minNum: a NaN operand loses
+#define MAX __builtin_elementwise_max
+#define AS(T, v) __builtin_astype((v), T)
+
+// ANY(N, c): condition c holds in some lane.
+#define ANY(N, c) ANY_##N(c)
+#define ANY_(c) (c)
+#define ANY_V(c) (__builtin_reduce_or(c) != 0)
+#define ANY_2(c) ANY_V(c)
+#define ANY_3(c) ANY_V(c)
+#define ANY_4(c) ANY_V(c)
+#define ANY_8(c) ANY_V(c)
+#define ANY_16(c) ANY_V(c)
+
+// LANES(N): the number of lanes.
+#define LANES(N) LANES_##N
+#define LANES_ 1
+#define LANES_2 2
+#define LANES_3 3
+#define LANES_4 4
+#define LANES_8 8
+#define LANES_16 16
+
+// Horner's scheme with FMA: c0 + x (c1 + x (c2 + ...)), constants of type F.
+#define H2(F, x, c0, c1, c2) FMA(FMA((F)(c2), x, (F)(c1)), x, (F)(c0))
+#define H3(F, x, c0, c1, c2, c3) FMA(H2(F, x, c1, c2, c3), x, (F)(c0))
+#define H4(F, x, c0, c1, c2, c3, c4) FMA(H3(F, x, c1, c2, c3, c4), x, (F)(c0))
+#define H5(F, x, c0, c1, c2, c3, c4, c5)                                      \
+  FMA(H4(F, x, c1, c2, c3, c4, c5), x, (F)(c0))
+#define H6(F, x, c0, c1, c2, c3, c4, c5, c6)                                  \
+  FMA(H5(F, x, c1, c2, c3, c4, c5, c6), x, (F)(c0))
+#define H7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
+  FMA(H6(F, x, c1, c2, c3, c4, c5, c6, c7), x, (F)(c0))
+#define H8(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8)                          \
+  FMA(H7(F, x, c1, c2, c3, c4, c5, c6, c7, c8), x, (F)(c0))
+#define H9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
+  FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
+#define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
+  FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
+
+// sincos(x, c) for T##N in every address space: the two functions (each a
+// call the vectorizer can widen). Stamped out by WIDTHS(SINCOS, T).
+#define SINCOS_AS(T, N, AS)                                                   \
+  T##N OVERLOAD sincos(T##N x, AS T##N *c) {                                  \
+    *c = cos(x);                                                              \
+    return sin(x);                                                            \
+  }
+#if defined(__opencl_c_generic_address_space)
+#define SINCOS_GENERIC(T, N) SINCOS_AS(T, N, )
+#else
+#define SINCOS_GENERIC(T, N)
+#endif
+#define SINCOS(N, T)                                                          \
+  SINCOS_AS(T, N, __private)                                                  \
+  SINCOS_AS(T, N, __global)                                                   \
+  SINCOS_AS(T, N, __local)                                                    \
+  SINCOS_GENERIC(T, N)
+
+#endif
