@@ -161,21 +161,26 @@ pub fn cold_build(source: &str, targets: &[Target]) -> Row {
     }
 }
 
-/// The same source built again, `rounds` times alternating; the best.
-pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
-    let mut results: Vec<Result<Vec<f64>, Outcome>> =
-        targets.iter().map(|_| Ok(Vec::new())).collect();
+/// Runs `once` on each platform `rounds` times, alternating them, adding
+/// each time in milliseconds to its list in `results` (a platform whose
+/// run fails keeps that failure); each platform's cell is its best time.
+fn best_of_rounds(
+    targets: &[Target],
+    rounds: usize,
+    mut results: Vec<Result<Vec<f64>, Outcome>>,
+    once: impl Fn(&Target) -> Result<f64, Outcome>,
+) -> Vec<Outcome> {
     for _ in 0..rounds {
         for (i, t) in targets.iter().enumerate() {
             if let Ok(v) = &mut results[i] {
-                match build_and_launch(t, source) {
+                match once(t) {
                     Ok(ms) => v.push(ms),
                     Err(o) => results[i] = Err(o),
                 }
             }
         }
     }
-    let cells = results
+    results
         .into_iter()
         .map(|r| {
             r.map(|v| {
@@ -184,7 +189,14 @@ pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
             })
             .into()
         })
-        .collect();
+        .collect()
+}
+
+/// The same source built again, `rounds` times alternating; the best.
+pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
+    let results: Vec<Result<Vec<f64>, Outcome>> =
+        targets.iter().map(|_| Ok(Vec::new())).collect();
+    let cells = best_of_rounds(targets, rounds, results, |t| build_and_launch(t, source));
     Row {
         name: "build-second".into(),
         unit: Unit::Ms,
@@ -223,31 +235,12 @@ pub fn cached_build(targets: &[Target], rounds: usize) -> Row {
             ))),
         }
     };
-    let mut results: Vec<Result<Vec<f64>, Outcome>> = targets
+    let results: Vec<Result<Vec<f64>, Outcome>> = targets
         .iter()
         .map(|t| run(t).map(|_| Vec::new()))
         .collect();
-    for _ in 0..rounds {
-        for (i, t) in targets.iter().enumerate() {
-            if let Ok(v) = &mut results[i] {
-                match run(t) {
-                    Ok(ms) => v.push(ms),
-                    Err(o) => results[i] = Err(o),
-                }
-            }
-        }
-    }
+    let cells = best_of_rounds(targets, rounds, results, run);
     let _ = std::fs::remove_dir_all(&dir);
-    let cells = results
-        .into_iter()
-        .map(|r| {
-            r.map(|v| {
-                let best = v.iter().copied().fold(f64::INFINITY, f64::min);
-                timing(best, v, None)
-            })
-            .into()
-        })
-        .collect();
     Row {
         name: "build-cached".into(),
         unit: Unit::Ms,
