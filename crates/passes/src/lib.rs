@@ -79,7 +79,13 @@ pub unsafe fn build_work_group_function(
         loop_barriers::run(m, k);
     }
     let regions = barriers::run(m, k, items)?;
-    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref())?;
+    // LLVM's loop vectorizer does not widen non-temporal stores.
+    let x_loop = if streaming {
+        work_item_loops::XLoop::Unrollable
+    } else {
+        work_item_loops::XLoop::Rolled
+    };
+    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref(), x_loop)?;
     inline_all::run(m, wg)?;
     inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);

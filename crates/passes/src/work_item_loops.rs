@@ -32,6 +32,19 @@ pub const PARAM_SCHEDULE: u32 = 1;
 pub const PARAM_LOCAL: u32 = 2;
 pub const PARAM_STORAGE: u32 = 5;
 
+/// How the x work-item loop meets LLVM's optimizer.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum XLoop {
+    /// Kept rolled until the loop vectorizer has seen it: LLVM fully
+    /// unrolls a short loop before it vectorizes, and the unrolled copies
+    /// (indices computed in 32 bits, then extended) are rarely put back
+    /// together into vector code.
+    Rolled,
+    /// Left to the unroller: for a loop the vectorizer will not take (its
+    /// stores are non-temporal), unrolling is what amortizes the loop.
+    Unrollable,
+}
+
 /// Adds the work-group function for `kernel` to `m` and returns it.
 ///
 /// # Safety
@@ -41,6 +54,7 @@ pub unsafe fn run(
     kernel: &KernelInfo,
     local_size: [usize; 3],
     regions: Option<&Regions>,
+    x_loop: XLoop,
 ) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
     let k = match regions {
@@ -179,6 +193,7 @@ pub unsafe fn run(
         i64t,
         local_id,
         local_size,
+        x_loop,
     };
     match regions {
         None => {
@@ -250,6 +265,7 @@ struct Ids {
     i64t: LLVMTypeRef,
     local_id: LLVMValueRef,
     local_size: [usize; 3],
+    x_loop: XLoop,
 }
 
 /// Nested counted loops over z, y and x (innermost) from the builder's
@@ -302,11 +318,8 @@ unsafe fn item_loops(
         let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
         let branch = LLVMBuildCondBr(b, more, block, after);
         if d == 0 {
-            // Kept rolled for the vectorizer: LLVM fully unrolls a short
-            // loop before it vectorizes, and the unrolled copies (indices
-            // computed in 32 bits, then extended) are rarely put back
-            // together into vector code.
-            clang_frontend::mark_parallel_loop(branch, &[call], true);
+            let rolled = ids.x_loop == XLoop::Rolled;
+            clang_frontend::mark_parallel_loop(branch, &[call], rolled);
         }
         let mut vals = [LLVMConstInt(i64t, 0, 0), next];
         let mut blocks = [head, latch];
@@ -436,7 +449,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     #[test]
     fn wrapper_unpacks_arguments_and_loops_over_items() {
         let ir = Ir::parse(KERNEL);
-        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None).unwrap() };
+        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Rolled).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last, ptr noalias %storage)"), "{text}");
@@ -461,6 +474,12 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         // may be unrolled.
         assert!(text.contains("!\"llvm.loop.unroll.disable\""), "{text}");
         assert!(text.contains("!\"llvm.loop.vectorize.followup_all\""), "{text}");
+        // A loop the vectorizer will not take is left to the unroller.
+        let ir = Ir::parse(KERNEL);
+        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable).unwrap() };
+        let text = ir.text();
+        assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
+        assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
     }
 
     #[test]
@@ -481,7 +500,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
                 .unwrap()
                 .unwrap();
-            run(ir.m, &info(), [8, 1, 1], Some(&regions)).unwrap();
+            run(ir.m, &info(), [8, 1, 1], Some(&regions), XLoop::Rolled).unwrap();
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -510,6 +529,6 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let ir = Ir::parse(KERNEL);
         let mut k = info();
         k.name = "nope".into();
-        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None) }.is_err());
+        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None, XLoop::Rolled) }.is_err());
     }
 }
