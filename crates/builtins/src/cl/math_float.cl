@@ -22,35 +22,36 @@
 //   once to float.
 // - erf, erfc [16 ulp]: erf(x) = x P(x^2) near 0; erfc(a) = t e^(-a^2)
 //   e^P(t) with t = 1/(1 + a/2), a^2 carried in two parts.
-// - asin, acos, asinpi, acospi [4, 4, 5, 5 ulp; measured 1.21, 0.78, 1.25,
+// - asin, acos, asinpi, acospi [4, 4, 5, 5 ulp; measured 1.20, 0.78, 1.24,
 //   0.81]: asin(s) = s + s z A(z), z = s^2, on |x| <= 1/2; above, asin|x| =
 //   pi/2 - 2 asin(s) with s = sqrt((1 - |x|)/2) (z exact, the square
 //   root's error carried), and acos the same terms around 0, pi/2 or pi
 //   (pi in two floats; 0, 1/2 or 1 for the pi forms, times 1/pi in two).
-// - atan, atanpi, atan2, atan2pi [5, 5, 6, 6 ulp; measured 1.33, 1.50, and
-//   1.48, 1.87 on 10^8 random pairs]: atan(t) = t + t^3 T(t^2) for t =
+// - atan, atanpi, atan2, atan2pi [5, 5, 6, 6 ulp; measured 1.34, 1.57, and
+//   1.48, 1.87 on 5 10^7 random pairs]: atan(t) = t + t^3 T(t^2) for t =
 //   min/max of the two magnitudes in [0, 1], one division; the quadrant
 //   adds 0, pi/2 or pi.
-// - sinh, cosh, tanh [4, 4, 5 ulp; measured 1.62, 1.51, 2.43]: from exp's
+// - sinh, cosh, tanh [4, 4, 5 ulp; measured 1.62, 1.51, 2.46]: from exp's
 //   reduction of |x|: h -+ 1/(4h) with h = e^|x|/2 scaled in two exact
 //   steps (the overflow thresholds exact), sinh by x + x^3 S(x^2) below 1;
 //   tanh = m/(m + 2) with m = e^(2|x|) - 1 computed as expm1 does.
-// - asinh, acosh, atanh [4, 4, 5 ulp; measured 1.24, 1.64, 0.94]: log1p of
+// - asinh, acosh, atanh [4, 4, 5 ulp; measured 1.25, 1.82, 0.97]: log1p of
 //   |x| + x^2/(1 + sqrt(1 + x^2)), t + sqrt(t^2 + 2t) (t = x - 1), and
 //   2|x|/(1 - |x|) (halved), each argument carried in two floats into
 //   log1p's body; log|x| + ln2 above 2^12.
-// - sinpi, cospi, tanpi [4, 4, 6 ulp; measured 0.97, 0.88, 2.30]: |x| mod 2
+// - sinpi, cospi, tanpi [4, 4, 6 ulp; measured 0.96, 0.87, 2.30]: |x| mod 2
 //   exactly (every step of the reduction is exact), then a quadrant and r
 //   in [-1/4, 1/4]: sin(pi r) = pi r + r^3 SP(r^2) (pi in two floats),
 //   cos(pi r) = 1 + r^2 CP(r^2); tanpi their quotient.
 // - cbrt [2 ulp; measured 0.503]: a quadratic start on the mantissa, times
 //   2^(i/3), then one Halley step in double, rounded once.
-// - hypot [4 ulp; measured 0.99 on 10^8 random pairs]: both magnitudes
+// - hypot [4 ulp; measured 0.99 on 5 10^7 random pairs]: both magnitudes
 //   scaled by the power of two that brings the larger to [1, 4), then
 //   sqrt(fma(a, a, b * b)) scaled back (one rounding, two for denormal
 //   results).
-// The polynomial coefficients are Chebyshev fits of the function on the
-// reduced interval, rounded to float.
+// The polynomial coefficients are fits of the function on the reduced
+// interval (Chebyshev; weighted minimax for those of asin, atan, sinh,
+// sinpi, cospi and cbrt), rounded to float.
 #include "gentype.h"
 #include "math_poly.h"
 
