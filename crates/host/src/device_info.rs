@@ -73,7 +73,7 @@ fn physical_memory() -> u64 {
 }
 
 /// Widest vector register, in bytes, that this CPU has.
-fn vector_bytes() -> u32 {
+pub(crate) fn vector_bytes() -> u32 {
     if std::arch::is_x86_feature_detected!("avx512f") {
         64
     } else if std::arch::is_x86_feature_detected!("avx") {

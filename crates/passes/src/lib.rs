@@ -8,6 +8,9 @@
 //! It runs work-groups `[first, last)` (linear ids, x fastest); for each, a
 //! loop over the work-items calls the kernel with arguments unpacked from
 //! `args`. Each step is its own pass with its own tests:
+//! - [`vectorize`]: a kernel without barriers whose work lies in a loop of
+//!   its own gets a copy that runs several work-items at once, one vector
+//!   lane each;
 //! - [`barriers`]: a kernel with barriers becomes a function per barrier
 //!   region, its values live across barriers kept in `storage`;
 //! - [`work_item_loops`]: the wrapper, argument unpacking and the loops (one
@@ -30,6 +33,7 @@ pub mod mux_builtins;
 pub mod streaming_stores;
 pub mod uniformity;
 pub mod vector_stores;
+pub mod vectorize;
 pub mod work_item_loops;
 
 use compiler::KernelInfo;
@@ -59,6 +63,7 @@ pub unsafe fn build_work_group_function(
     m: LLVMModuleRef,
     kernel: &KernelInfo,
     spec: compiler::Specialization,
+    vector_bytes: usize,
 ) -> Result<WorkGroupFunction, String> {
     let local_size = spec.local_size;
     let name = compiler::llvm::cstr(&kernel.name);
@@ -75,7 +80,8 @@ pub unsafe fn build_work_group_function(
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
-    if items > 1 && loop_barriers_enabled() {
+    let vector = vector_form(m, k, local_size[0], vector_bytes);
+    if vector.is_none() && items > 1 && loop_barriers_enabled() {
         loop_barriers::run(m, k);
     }
     let regions = barriers::run(m, k, items)?;
@@ -85,7 +91,7 @@ pub unsafe fn build_work_group_function(
     } else {
         work_item_loops::XLoop::Rolled
     };
-    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref(), x_loop)?;
+    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref(), x_loop, vector)?;
     inline_all::run(m, wg)?;
     inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);
@@ -104,6 +110,91 @@ pub unsafe fn build_work_group_function(
         static_local_memory,
         work_item_storage: regions.map_or(0, |r| r.storage_bytes),
     })
+}
+
+/// How many vector registers' worth of work-items one lane group takes:
+/// several independent accumulators hide the latency of a loop-carried
+/// FMA chain.
+const INTERLEAVE: usize = 4;
+
+/// The vector form of kernel `k` (`vectorize`) and its width, for a kernel
+/// that needs it: one without barriers, with a loop of its own, and at
+/// least a vector register's worth of work-items in dimension 0. The width
+/// is `INTERLEAVE` registers of the kernel's widest scalar, or fewer to fit
+/// the local size.
+unsafe fn vector_form(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    local_x: usize,
+    vector_bytes: usize,
+) -> Option<(LLVMValueRef, usize)> {
+    if !vectorize_enabled() || has_barrier(k) || !has_loop(k) {
+        return None;
+    }
+    let lanes = vector_bytes / widest_scalar(m, k).max(1);
+    // Math calls have vector variants one register wide; wider, they
+    // would run once per lane.
+    let interleave = if calls_vector_variant(k) { 1 } else { INTERLEAVE };
+    let width = (0..=interleave.trailing_zeros())
+        .rev()
+        .map(|s| lanes << s)
+        .find(|&w| w <= local_x)?;
+    if width < 2 {
+        return None;
+    }
+    match vectorize::run(m, k, width as u32) {
+        Ok(v) => Some((v, width)),
+        Err(why) => {
+            if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
+                eprintln!("ferrocl: {} not vectorized: {why}", compiler::llvm::name(k));
+            }
+            None
+        }
+    }
+}
+
+unsafe fn has_barrier(k: LLVMValueRef) -> bool {
+    compiler::llvm::instructions(k).into_iter().any(|i| {
+        compiler::llvm::called_function(i)
+            .is_some_and(|f| compiler::llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
+    })
+}
+
+unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .any(|f| compiler::vector_variants::stays_a_call(f))
+}
+
+unsafe fn has_loop(k: LLVMValueRef) -> bool {
+    let cfg = barriers::Cfg::of(k);
+    (0..cfg.blocks.len()).any(|b| cfg.succs[b].iter().any(|&s| cfg.dom[b][s]))
+}
+
+/// Bytes of the widest floating-point value `k` computes (4 if none: the
+/// ids and sizes are 64-bit in every kernel, and say nothing of its data).
+unsafe fn widest_scalar(m: LLVMModuleRef, k: LLVMValueRef) -> usize {
+    use llvm_sys::LLVMTypeKind::*;
+    let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .map(|i| llvm_sys::core::LLVMTypeOf(i))
+        .filter(|&t| {
+            matches!(
+                llvm_sys::core::LLVMGetTypeKind(t),
+                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            )
+        })
+        .map(|t| llvm_sys::target::LLVMABISizeOfType(layout, t) as usize)
+        .max()
+        .unwrap_or(4)
+}
+
+/// `FERROCL_VECTORIZE=0` turns the whole-kernel vectorizer off, to compare
+/// (with `FERROCL_CACHE=0`, as for the loop barriers).
+fn vectorize_enabled() -> bool {
+    std::env::var_os("FERROCL_VECTORIZE").is_none_or(|v| v != "0")
 }
 
 /// `FERROCL_LOOP_BARRIERS=0` turns the implicit loop barriers off, to

@@ -55,6 +55,7 @@ pub unsafe fn run(
     local_size: [usize; 3],
     regions: Option<&Regions>,
     x_loop: XLoop,
+    vector: Option<(LLVMValueRef, usize)>,
 ) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
     let k = match regions {
@@ -196,9 +197,10 @@ pub unsafe fn run(
         x_loop,
     };
     match regions {
-        None => {
-            item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args));
-        }
+        None => match vector {
+            Some(v) => vector_item_loops(b, wg, &ids, v, k, &mut call_args),
+            None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
+        },
         Some(r) => {
             // Run region 0 for every work-item, then the region after the
             // barrier they reached, until they reach the end.
@@ -279,53 +281,135 @@ unsafe fn item_loops(
     ids: &Ids,
     body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
 ) {
-    let ctx = LLVMGetTypeContext(ids.i64t);
+    outer_loops(b, wg, ids, |b, yz| {
+        let x = XRange { from: 0, to: ids.local_size[0], step: 1 };
+        x_loop(b, wg, ids, x, yz, ids.x_loop, body);
+    });
+}
+
+/// The z and y loops; `inner` builds the x part inside them, given the
+/// linear id of the row (`z * size_y + y`).
+unsafe fn outer_loops(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    inner: impl FnOnce(LLVMBuilderRef, LLVMValueRef),
+) {
     let i64t = ids.i64t;
     let mut latches = Vec::new();
     let mut linear = LLVMConstInt(i64t, 0, 0);
-    for d in (0..3).rev() {
-        let head = LLVMGetInsertBlock(b);
-        let block = LLVMAppendBasicBlockInContext(
-            ctx,
-            wg,
-            cstr(&format!("item.{}", ["x", "y", "z"][d])).as_ptr(),
-        );
-        LLVMBuildBr(b, block);
-        LLVMPositionBuilderAtEnd(b, block);
-        let id = LLVMBuildPhi(b, i64t, c"id".as_ptr());
+    for d in [2, 1] {
+        let (head, block, id) = loop_head(b, wg, ids, d, LLVMConstInt(i64t, 0, 0));
         store_index(b, ids.arr3, i64t, ids.local_id, d, id);
         // linear = linear * size[d] + id, z outermost.
-        let scaled = LLVMBuildMul(
-            b,
-            linear,
-            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
-            c"".as_ptr(),
-        );
+        let scaled = LLVMBuildMul(b, linear, LLVMConstInt(i64t, ids.local_size[d] as u64, 0), c"".as_ptr());
         linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
         latches.push((d, head, block, id));
     }
-    let call = body(b, linear);
+    inner(b, linear);
     for (d, head, block, id) in latches.into_iter().rev() {
-        let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, 1, 0), c"next".as_ptr());
-        let more = LLVMBuildICmp(
-            b,
-            LLVMIntULT,
-            next,
-            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
-            c"more".as_ptr(),
-        );
-        let latch = LLVMGetInsertBlock(b);
-        let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
-        let branch = LLVMBuildCondBr(b, more, block, after);
-        if d == 0 {
-            let rolled = ids.x_loop == XLoop::Rolled;
-            clang_frontend::mark_parallel_loop(branch, &[call], rolled);
-        }
-        let mut vals = [LLVMConstInt(i64t, 0, 0), next];
-        let mut blocks = [head, latch];
-        LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
-        LLVMPositionBuilderAtEnd(b, after);
+        loop_latch(b, wg, ids, (head, block, id), 1, ids.local_size[d]);
     }
+}
+
+/// Which x ids a loop visits: `from`, `from + step`, .. below `to`.
+#[derive(Clone, Copy)]
+struct XRange {
+    from: usize,
+    to: usize,
+    step: usize,
+}
+
+/// A loop over the x ids of `range`, calling `body` for each with its
+/// linear local id; marked parallel for the calls `body` returns.
+unsafe fn x_loop(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    range: XRange,
+    yz: LLVMValueRef,
+    x_loop: XLoop,
+    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
+) {
+    let i64t = ids.i64t;
+    let from = LLVMConstInt(i64t, range.from as u64, 0);
+    let (head, block, id) = loop_head(b, wg, ids, 0, from);
+    store_index(b, ids.arr3, i64t, ids.local_id, 0, id);
+    let scaled = LLVMBuildMul(b, yz, LLVMConstInt(i64t, ids.local_size[0] as u64, 0), c"".as_ptr());
+    let linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
+    let call = body(b, linear);
+    let branch = loop_latch(b, wg, ids, (head, block, id), range.step, range.to);
+    clang_frontend::mark_parallel_loop(branch, &[call], x_loop == XLoop::Rolled);
+}
+
+/// Opens the loop over dimension `d` starting at `from`: its block and id.
+unsafe fn loop_head(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    d: usize,
+    from: LLVMValueRef,
+) -> (LLVMBasicBlockRef, LLVMBasicBlockRef, LLVMValueRef) {
+    let ctx = LLVMGetTypeContext(ids.i64t);
+    let head = LLVMGetInsertBlock(b);
+    let name = cstr(&format!("item.{}", ["x", "y", "z"][d]));
+    let block = LLVMAppendBasicBlockInContext(ctx, wg, name.as_ptr());
+    LLVMBuildBr(b, block);
+    LLVMPositionBuilderAtEnd(b, block);
+    let id = LLVMBuildPhi(b, ids.i64t, c"id".as_ptr());
+    let mut vals = [from];
+    let mut blocks = [head];
+    LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+    (head, block, id)
+}
+
+/// Closes a loop `loop_head` opened: the id steps by `step` while below
+/// `to`. Returns the back branch.
+unsafe fn loop_latch(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    (_, block, id): (LLVMBasicBlockRef, LLVMBasicBlockRef, LLVMValueRef),
+    step: usize,
+    to: usize,
+) -> LLVMValueRef {
+    let ctx = LLVMGetTypeContext(ids.i64t);
+    let i64t = ids.i64t;
+    let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, step as u64, 0), c"next".as_ptr());
+    let more = LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(i64t, to as u64, 0), c"more".as_ptr());
+    let latch = LLVMGetInsertBlock(b);
+    let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
+    let branch = LLVMBuildCondBr(b, more, block, after);
+    let mut vals = [next];
+    let mut blocks = [latch];
+    LLVMAddIncoming(id, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+    LLVMPositionBuilderAtEnd(b, after);
+    branch
+}
+
+/// The work-items of a kernel without barriers when it has a vector form
+/// (`crate::vectorize`): each row's x ids in runs of `width` through it,
+/// then the rest one at a time through the kernel.
+unsafe fn vector_item_loops(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    (vector, width): (LLVMValueRef, usize),
+    kernel: LLVMValueRef,
+    args: &mut [LLVMValueRef],
+) {
+    let lx = ids.local_size[0];
+    let whole = lx / width * width;
+    outer_loops(b, wg, ids, |b, yz| {
+        if whole > 0 {
+            let runs = XRange { from: 0, to: whole, step: width };
+            x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, _| call_kernel(b, vector, args));
+        }
+        if whole < lx {
+            let rest = XRange { from: whole, to: lx, step: 1 };
+            x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, _| call_kernel(b, kernel, args));
+        }
+    });
 }
 
 unsafe fn call_kernel(
@@ -449,7 +533,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     #[test]
     fn wrapper_unpacks_arguments_and_loops_over_items() {
         let ir = Ir::parse(KERNEL);
-        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Rolled).unwrap() };
+        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Rolled, None).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last, ptr noalias %storage)"), "{text}");
@@ -476,10 +560,33 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         assert!(text.contains("!\"llvm.loop.vectorize.followup_all\""), "{text}");
         // A loop the vectorizer will not take is left to the unroller.
         let ir = Ir::parse(KERNEL);
-        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable).unwrap() };
+        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable, None).unwrap() };
         let text = ir.text();
         assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
         assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
+    }
+
+    #[test]
+    fn a_vector_form_takes_runs_of_its_width_and_the_kernel_the_rest() {
+        let ir = Ir::parse(&format!(
+            "{KERNEL}
+define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
+  ret void
+}}"
+        ));
+        let v = ir.function("k.v8");
+        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some((v, 8))).unwrap() };
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // x = 0, 8 through the vector form (while x + 8 < 16) ...
+        assert!(text.contains("call void @k.v8("), "{text}");
+        let line = |start: &str, end: &str| text.lines().any(|l| l.contains(start) && l.ends_with(end));
+        assert!(line("= add i64 %id", ", 8"), "{text}");
+        assert!(line("icmp ult i64 %next", ", 16"), "{text}");
+        // ... then 16 .. 19 one at a time.
+        assert!(text.contains("phi i64 [ 16,"), "{text}");
+        assert!(text.contains("call void @k("), "{text}");
+        assert!(line("icmp ult i64 %next", ", 20"), "{text}");
     }
 
     #[test]
@@ -500,7 +607,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
                 .unwrap()
                 .unwrap();
-            run(ir.m, &info(), [8, 1, 1], Some(&regions), XLoop::Rolled).unwrap();
+            run(ir.m, &info(), [8, 1, 1], Some(&regions), XLoop::Rolled, None).unwrap();
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -529,6 +636,6 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let ir = Ir::parse(KERNEL);
         let mut k = info();
         k.name = "nope".into();
-        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None, XLoop::Rolled) }.is_err());
+        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None, XLoop::Rolled, None) }.is_err());
     }
 }

@@ -1,0 +1,1033 @@
+//! Whole-function vectorization across work-items (seed 003): a copy of the
+//! kernel that runs `width` consecutive work-items of dimension 0 at once,
+//! one vector lane each. The work-item loop calls it for each run of
+//! `width` items and the scalar kernel for the rest.
+//!
+//! LLVM's loop vectorizer widens the innermost work-item loop only when
+//! the kernel's work is straight-line code; a kernel whose work lies in a
+//! loop of its own (`for k < n: acc += a[..k] * b[k..]`) would need outer
+//! loop vectorization. Here that loop stays a loop, run once for all the
+//! lanes, and its accumulator stays a vector in registers.
+//!
+//! Each value has a shape:
+//! - uniform: the same in every lane, kept as a scalar;
+//! - affine: lane `l` holds `base + l * stride` (a constant stride), kept
+//!   as the scalar `base` and as a vector. A load or store whose address
+//!   steps by the element's size from lane to lane is one vector access;
+//! - varying: a vector.
+//!
+//! This first form takes kernels whose control flow is the same for every
+//! work-item (every branch condition uniform) and whose varying values are
+//! scalars; `run` says why it declines any other, and the caller keeps the
+//! scalar path. Work-items are independent between barriers (and the
+//! kernel has none), so running instruction by instruction for all lanes,
+//! rather than work-item by work-item, changes nothing a kernel may see.
+//!
+//! Casts keep a value affine: the lanes of one vector are consecutive ids,
+//! and a 32-bit index that wraps between two of them is one the scalar
+//! kernel would use out of range too.
+
+use crate::barriers::Cfg;
+use builtins::mux as names;
+use compiler::llvm::{self, cstr};
+use compiler::vector_variants;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMStoreSizeOfType};
+use llvm_sys::{LLVMAttributeFunctionIndex, LLVMOpcode, LLVMTypeKind};
+use std::collections::HashMap;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Shape {
+    Uniform,
+    /// Lane `l` is `base + l * stride` (in bytes for pointers).
+    Affine(i64),
+    Varying,
+}
+
+/// Intrinsics that work lane by lane, with the argument positions that
+/// stay scalar (and must be uniform).
+const LANEWISE: &[(&str, &[u32])] = &[
+    ("llvm.fmuladd", &[]),
+    ("llvm.fma", &[]),
+    ("llvm.fabs", &[]),
+    ("llvm.sqrt", &[]),
+    ("llvm.minnum", &[]),
+    ("llvm.maxnum", &[]),
+    ("llvm.minimum", &[]),
+    ("llvm.maximum", &[]),
+    ("llvm.minimumnum", &[]),
+    ("llvm.maximumnum", &[]),
+    ("llvm.copysign", &[]),
+    ("llvm.floor", &[]),
+    ("llvm.ceil", &[]),
+    ("llvm.trunc", &[]),
+    ("llvm.rint", &[]),
+    ("llvm.nearbyint", &[]),
+    ("llvm.round", &[]),
+    ("llvm.roundeven", &[]),
+    ("llvm.canonicalize", &[]),
+    ("llvm.smin", &[]),
+    ("llvm.smax", &[]),
+    ("llvm.umin", &[]),
+    ("llvm.umax", &[]),
+    ("llvm.ctpop", &[]),
+    ("llvm.bswap", &[]),
+    ("llvm.bitreverse", &[]),
+    ("llvm.fshl", &[]),
+    ("llvm.fshr", &[]),
+    ("llvm.sadd.sat", &[]),
+    ("llvm.uadd.sat", &[]),
+    ("llvm.ssub.sat", &[]),
+    ("llvm.usub.sat", &[]),
+    ("llvm.abs", &[1]),
+    ("llvm.ctlz", &[1]),
+    ("llvm.cttz", &[1]),
+];
+
+/// Adds `<kernel>.v<width>` to `m`: the kernel for work-items `x .. x +
+/// width` of dimension 0, where `x` is what `__mux_get_local_id(0)` gives
+/// inside it. Returns the function, or why the kernel is not taken.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns; `kernel` a
+/// function defined in it with everything but math calls inlined.
+pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<LLVMValueRef, String> {
+    let cfg = Cfg::of(kernel);
+    let order = reverse_post_order(&cfg);
+    let insts: Vec<LLVMValueRef> = order
+        .iter()
+        .flat_map(|&b| block_instructions(cfg.blocks[b]))
+        .collect();
+    let shapes = shapes(m, &insts)?;
+    for &i in &insts {
+        check(i, &shapes)?;
+    }
+    let gen = Gen::new(m, kernel, width, shapes);
+    let v = gen.v;
+    gen.emit(&cfg, &order).inspect_err(|_| LLVMDeleteFunction(v))
+}
+
+unsafe fn block_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !i.is_null() {
+        out.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    out
+}
+
+/// The blocks reachable from the entry, each after its dominators.
+fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
+    let n = cfg.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    // (block, next successor to visit)
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        if let Some(&s) = cfg.succs[b].get(*next) {
+            *next += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+unsafe fn is_instruction(v: LLVMValueRef) -> bool {
+    !LLVMIsAInstruction(v).is_null()
+}
+
+unsafe fn callee_name(i: LLVMValueRef) -> Option<String> {
+    llvm::called_function(i).map(|f| llvm::name(f))
+}
+
+/// The base name of an intrinsic call's callee (`llvm.fmuladd`).
+unsafe fn intrinsic_name(f: LLVMValueRef) -> Option<String> {
+    let id = LLVMGetIntrinsicID(f);
+    if id == 0 {
+        return None;
+    }
+    let mut len = 0;
+    let p = LLVMIntrinsicGetName(id, &mut len);
+    Some(String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned())
+}
+
+fn lanewise(name: &str) -> Option<&'static [u32]> {
+    LANEWISE.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+}
+
+/// The dimension a work-item builtin is asked for, if constant.
+unsafe fn constant_dim(call: LLVMValueRef) -> Option<u64> {
+    let d = LLVMGetOperand(call, 0);
+    if LLVMIsAConstantInt(d).is_null() {
+        None
+    } else {
+        Some(LLVMConstIntGetZExtValue(d))
+    }
+}
+
+fn join(a: Shape, b: Shape) -> Shape {
+    if a == b {
+        a
+    } else {
+        Shape::Varying
+    }
+}
+
+/// The shape of every instruction: the least fixed point from "all
+/// uniform", where a value only ever moves up (uniform, then one affine
+/// stride, then varying).
+unsafe fn shapes(m: LLVMModuleRef, insts: &[LLVMValueRef]) -> Result<HashMap<LLVMValueRef, Shape>, String> {
+    let layout = LLVMGetModuleDataLayout(m);
+    let mut shapes: HashMap<LLVMValueRef, Shape> = HashMap::new();
+    loop {
+        let mut changed = false;
+        for &i in insts {
+            let new = transfer(i, &shapes, layout)?;
+            let old = shapes.get(&i).copied().unwrap_or(Shape::Uniform);
+            let new = match (old, new) {
+                (Shape::Affine(a), Shape::Affine(b)) if a != b => Shape::Varying,
+                (Shape::Affine(_), Shape::Uniform) | (Shape::Varying, _) => old,
+                _ => new,
+            };
+            if new != old {
+                shapes.insert(i, new);
+                changed = true;
+            }
+        }
+        if !changed {
+            return Ok(shapes);
+        }
+    }
+}
+
+unsafe fn shape_of(v: LLVMValueRef, shapes: &HashMap<LLVMValueRef, Shape>) -> Shape {
+    shapes.get(&v).copied().unwrap_or(Shape::Uniform)
+}
+
+unsafe fn const_int(v: LLVMValueRef) -> Option<i64> {
+    if LLVMIsAConstantInt(v).is_null() {
+        None
+    } else {
+        Some(LLVMConstIntGetSExtValue(v))
+    }
+}
+
+unsafe fn transfer(
+    i: LLVMValueRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    layout: llvm_sys::target::LLVMTargetDataRef,
+) -> Result<Shape, String> {
+    use LLVMOpcode::*;
+    use Shape::*;
+    let n = LLVMGetNumOperands(i) as u32;
+    let op = |k: u32| LLVMGetOperand(i, k);
+    let s = |k: u32| shape_of(op(k), shapes);
+    let all_uniform = |upto: u32| (0..upto).all(|k| s(k) == Uniform);
+    let opcode = LLVMGetInstructionOpcode(i);
+    Ok(match opcode {
+        LLVMPHI => {
+            let mut out = None;
+            for k in 0..LLVMCountIncoming(i) {
+                let sk = shape_of(LLVMGetIncomingValue(i, k), shapes);
+                out = Some(out.map_or(sk, |o| join(o, sk)));
+            }
+            out.unwrap_or(Uniform)
+        }
+        _ if all_uniform(n) && opcode != LLVMCall => Uniform,
+        LLVMAdd | LLVMSub | LLVMOr => match (s(0), s(1)) {
+            _ if opcode == LLVMOr && LLVMGetIsDisjoint(i) == 0 => Varying,
+            (Affine(a), Uniform) => Affine(a),
+            (Uniform, Affine(b)) if opcode == LLVMSub => Affine(-b),
+            (Uniform, Affine(b)) => Affine(b),
+            (Affine(a), Affine(b)) if opcode == LLVMSub => Affine(a - b),
+            (Affine(a), Affine(b)) => Affine(a + b),
+            _ => Varying,
+        },
+        LLVMMul => match (s(0), s(1), const_int(op(0)), const_int(op(1))) {
+            (Affine(a), _, _, Some(c)) | (_, Affine(a), Some(c), _) => Affine(a.wrapping_mul(c)),
+            _ => Varying,
+        },
+        LLVMShl => match (s(0), const_int(op(1))) {
+            (Affine(a), Some(c)) if (0..32).contains(&c) => Affine(a << c),
+            _ => Varying,
+        },
+        LLVMTrunc | LLVMZExt | LLVMSExt => s(0),
+        LLVMGetElementPtr => gep_shape(i, shapes, layout),
+        LLVMCall => {
+            let Some(f) = llvm::called_function(i) else {
+                return Err("an indirect call".into());
+            };
+            let name = llvm::name(f);
+            if name == names::GET_LOCAL_ID {
+                match constant_dim(i) {
+                    Some(0) => Affine(1),
+                    Some(_) => Uniform,
+                    None => return Err("a local id of a dimension not known".into()),
+                }
+            } else if name.starts_with("__mux_get_") {
+                Uniform
+            } else {
+                let args = LLVMGetNumArgOperands(i);
+                if all_uniform(args) {
+                    Uniform
+                } else {
+                    Varying
+                }
+            }
+        }
+        _ => Varying,
+    })
+}
+
+/// A GEP is affine when its pointer and its indices are uniform or affine:
+/// each affine index steps by its element's size.
+unsafe fn gep_shape(
+    i: LLVMValueRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    layout: llvm_sys::target::LLVMTargetDataRef,
+) -> Shape {
+    let mut stride = match shape_of(LLVMGetOperand(i, 0), shapes) {
+        Shape::Uniform => 0i64,
+        Shape::Affine(s) => s,
+        Shape::Varying => return Shape::Varying,
+    };
+    let mut ty = LLVMGetGEPSourceElementType(i);
+    let n = LLVMGetNumOperands(i) as u32;
+    for k in 1..n {
+        let idx = LLVMGetOperand(i, k);
+        let scale = if k == 1 {
+            LLVMABISizeOfType(layout, ty) as i64
+        } else {
+            match LLVMGetTypeKind(ty) {
+                LLVMTypeKind::LLVMArrayTypeKind => {
+                    ty = LLVMGetElementType(ty);
+                    LLVMABISizeOfType(layout, ty) as i64
+                }
+                LLVMTypeKind::LLVMStructTypeKind => {
+                    // Struct fields are constant indices.
+                    let Some(f) = const_int(idx) else {
+                        return Shape::Varying;
+                    };
+                    ty = LLVMStructGetTypeAtIndex(ty, f as u32);
+                    0
+                }
+                _ => return Shape::Varying,
+            }
+        };
+        match shape_of(idx, shapes) {
+            Shape::Uniform => {}
+            Shape::Affine(s) => stride += s * scale,
+            Shape::Varying => return Shape::Varying,
+        }
+    }
+    Shape::Affine(stride)
+}
+
+/// Why `i` keeps the kernel from being vectorized, if it does.
+unsafe fn check(i: LLVMValueRef, shapes: &HashMap<LLVMValueRef, Shape>) -> Result<(), String> {
+    use LLVMOpcode::*;
+    let shape = shape_of(i, shapes);
+    let opcode = LLVMGetInstructionOpcode(i);
+    let ty = LLVMTypeOf(i);
+    let void = LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVoidTypeKind;
+    if shape != Shape::Uniform && !void && !is_lane_type(ty) {
+        return Err(format!("a varying value of type {}", type_name(ty)));
+    }
+    match opcode {
+        LLVMAlloca => return Err("private memory (an alloca)".into()),
+        LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg | LLVMInvoke | LLVMCallBr => {
+            return Err(format!("an instruction it does not widen ({opcode:?})"))
+        }
+        LLVMLoad | LLVMStore => {
+            if LLVMGetVolatile(i) != 0 || LLVMIsAtomic(i) != 0 {
+                return Err("a volatile or atomic access".into());
+            }
+            if opcode == LLVMStore && !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, 0)))
+                && (shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform
+                    || shape_of(LLVMGetOperand(i, 1), shapes) != Shape::Uniform)
+            {
+                return Err("a varying store of a vector or aggregate".into());
+            }
+        }
+        LLVMBr | LLVMSwitch | LLVMIndirectBr => {
+            if LLVMGetNumOperands(i) > 1 && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform {
+                return Err("a branch that work-items may take differently".into());
+            }
+        }
+        LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector | LLVMExtractValue
+        | LLVMInsertValue
+            if shape != Shape::Uniform =>
+        {
+            return Err("varying vector or aggregate code".into())
+        }
+        LLVMCall => {
+            let Some(f) = llvm::called_function(i) else {
+                return Err("an indirect call".into());
+            };
+            let name = llvm::name(f);
+            if name.starts_with("__mux_get_") {
+                return Ok(());
+            }
+            if let Some(intr) = intrinsic_name(f) {
+                if shape == Shape::Uniform && void {
+                    // llvm.assume, lifetime markers: nothing per lane.
+                    return Ok(());
+                }
+                let Some(scalar_args) = lanewise(&intr) else {
+                    return Err(format!("a call of {intr}"));
+                };
+                for &k in scalar_args {
+                    if shape_of(LLVMGetOperand(i, k), shapes) != Shape::Uniform {
+                        return Err(format!("a varying flag of {intr}"));
+                    }
+                }
+                return Ok(());
+            }
+            // A math builtin with vector variants has no side effects: a
+            // uniform call of it runs once, a varying one once per lane.
+            if !vector_variants::stays_a_call(f) {
+                return Err(format!("a call of {name}"));
+            }
+            for k in 0..LLVMGetNumArgOperands(i) {
+                if !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, k))) {
+                    return Err(format!("a call of {name} with a vector argument"));
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+unsafe fn is_lane_type(ty: LLVMTypeRef) -> bool {
+    use LLVMTypeKind::*;
+    matches!(
+        LLVMGetTypeKind(ty),
+        LLVMIntegerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind | LLVMPointerTypeKind
+    )
+}
+
+unsafe fn type_name(ty: LLVMTypeRef) -> String {
+    let p = LLVMPrintTypeToString(ty);
+    let s = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+    LLVMDisposeMessage(p);
+    s
+}
+
+/// Builds the vector function.
+struct Gen {
+    m: LLVMModuleRef,
+    ctx: LLVMContextRef,
+    b: LLVMBuilderRef,
+    v: LLVMValueRef,
+    width: u32,
+    layout: llvm_sys::target::LLVMTargetDataRef,
+    shapes: HashMap<LLVMValueRef, Shape>,
+    blocks: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef>,
+    /// Uniform values, and the lane-0 base of affine ones.
+    scalar: HashMap<LLVMValueRef, LLVMValueRef>,
+    /// Affine and varying values.
+    vector: HashMap<LLVMValueRef, LLVMValueRef>,
+}
+
+impl Drop for Gen {
+    fn drop(&mut self) {
+        unsafe { LLVMDisposeBuilder(self.b) }
+    }
+}
+
+impl Gen {
+    unsafe fn new(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32, shapes: HashMap<LLVMValueRef, Shape>) -> Gen {
+        let ctx = LLVMGetModuleContext(m);
+        let name = cstr(&format!("{}.v{width}", llvm::name(kernel)));
+        let v = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
+        LLVMSetLinkage(v, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        LLVMSetFunctionCallConv(v, LLVMGetFunctionCallConv(kernel));
+        copy_attributes(kernel, v);
+        let mut scalar = HashMap::new();
+        for k in 0..LLVMCountParams(kernel) {
+            scalar.insert(LLVMGetParam(kernel, k), LLVMGetParam(v, k));
+        }
+        Gen {
+            m,
+            ctx,
+            b: LLVMCreateBuilderInContext(ctx),
+            v,
+            width,
+            layout: LLVMGetModuleDataLayout(m),
+            shapes,
+            blocks: HashMap::new(),
+            scalar,
+            vector: HashMap::new(),
+        }
+    }
+
+    fn shape(&self, v: LLVMValueRef) -> Shape {
+        self.shapes.get(&v).copied().unwrap_or(Shape::Uniform)
+    }
+
+    unsafe fn vec_type(&self, ty: LLVMTypeRef) -> LLVMTypeRef {
+        LLVMVectorType(ty, self.width)
+    }
+
+    /// `v` as the scalar kernel had it, in the vector function: the value
+    /// itself for constants and globals, the copy (or base) otherwise.
+    unsafe fn scalar_of(&self, v: LLVMValueRef) -> LLVMValueRef {
+        if LLVMValueIsBasicBlock(v) != 0 {
+            let bb = LLVMValueAsBasicBlock(v);
+            return LLVMBasicBlockAsValue(self.blocks[&bb]);
+        }
+        *self.scalar.get(&v).unwrap_or(&v)
+    }
+
+    /// `v` as a vector, splatting a uniform value where the builder is.
+    unsafe fn vector_of(&self, v: LLVMValueRef) -> LLVMValueRef {
+        if let Some(&x) = self.vector.get(&v) {
+            return x;
+        }
+        self.splat(self.scalar_of(v))
+    }
+
+    unsafe fn splat(&self, s: LLVMValueRef) -> LLVMValueRef {
+        let ty = self.vec_type(LLVMTypeOf(s));
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        let one = LLVMBuildInsertElement(self.b, LLVMGetPoison(ty), s, LLVMConstInt(i32t, 0, 0), c"".as_ptr());
+        let mask = LLVMConstNull(LLVMVectorType(i32t, self.width));
+        LLVMBuildShuffleVector(self.b, one, LLVMGetPoison(ty), mask, c"splat".as_ptr())
+    }
+
+    /// `<0, 1, .., width-1>` of integer type `ty`.
+    unsafe fn steps(&self, ty: LLVMTypeRef) -> LLVMValueRef {
+        let mut lanes: Vec<LLVMValueRef> = (0..self.width).map(|l| LLVMConstInt(ty, l as u64, 0)).collect();
+        LLVMConstVector(lanes.as_mut_ptr(), self.width)
+    }
+
+    unsafe fn emit(mut self, cfg: &Cfg, order: &[usize]) -> Result<LLVMValueRef, String> {
+        for &bx in order {
+            let bb = cfg.blocks[bx];
+            let name = cstr(&llvm::name(LLVMBasicBlockAsValue(bb)));
+            let new = LLVMAppendBasicBlockInContext(self.ctx, self.v, name.as_ptr());
+            self.blocks.insert(bb, new);
+        }
+        let mut phis = Vec::new();
+        for &bx in order {
+            let bb = cfg.blocks[bx];
+            LLVMPositionBuilderAtEnd(self.b, self.blocks[&bb]);
+            for i in block_instructions(bb) {
+                if !LLVMIsAPHINode(i).is_null() {
+                    self.phi(i);
+                    phis.push(i);
+                } else {
+                    self.instruction(i)?;
+                }
+            }
+        }
+        for i in phis {
+            self.fill_phi(i);
+        }
+        Ok(self.v)
+    }
+
+    unsafe fn phi(&mut self, i: LLVMValueRef) {
+        let ty = LLVMTypeOf(i);
+        let shape = self.shape(i);
+        if shape != Shape::Varying {
+            let p = LLVMBuildPhi(self.b, ty, c"".as_ptr());
+            self.scalar.insert(i, p);
+        }
+        if shape != Shape::Uniform {
+            let p = LLVMBuildPhi(self.b, self.vec_type(ty), c"".as_ptr());
+            self.vector.insert(i, p);
+        }
+    }
+
+    unsafe fn fill_phi(&mut self, i: LLVMValueRef) {
+        for k in 0..LLVMCountIncoming(i) {
+            let from = LLVMGetIncomingBlock(i, k);
+            let Some(&block) = self.blocks.get(&from) else {
+                continue; // an unreachable predecessor
+            };
+            let value = LLVMGetIncomingValue(i, k);
+            LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+            let mut blocks = [block];
+            if let Some(&p) = self.scalar.get(&i) {
+                let mut vals = [self.scalar_of(value)];
+                LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+            if let Some(&p) = self.vector.get(&i) {
+                let mut vals = [self.vector_of(value)];
+                LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+        }
+    }
+
+    /// A copy of `i` on the scalars (uniform values, affine bases).
+    unsafe fn clone_scalar(&mut self, i: LLVMValueRef) -> LLVMValueRef {
+        let c = LLVMInstructionClone(i);
+        for k in 0..LLVMGetNumOperands(i) as u32 {
+            let op = LLVMGetOperand(i, k);
+            if is_instruction(op) || !LLVMIsAArgument(op).is_null() || LLVMValueIsBasicBlock(op) != 0 {
+                LLVMSetOperand(c, k, self.scalar_of(op));
+            }
+        }
+        let name = llvm::name(i);
+        LLVMInsertIntoBuilderWithName(self.b, c, cstr(&name).as_ptr());
+        c
+    }
+
+    unsafe fn instruction(&mut self, i: LLVMValueRef) -> Result<(), String> {
+        use LLVMOpcode::*;
+        let opcode = LLVMGetInstructionOpcode(i);
+        if opcode == LLVMStore {
+            return self.store(i);
+        }
+        let shape = self.shape(i);
+        if shape != Shape::Varying {
+            let c = self.clone_scalar(i);
+            self.scalar.insert(i, c);
+            if shape == Shape::Uniform {
+                return Ok(());
+            }
+        }
+        let w = match opcode {
+            LLVMCall if callee_name(i).as_deref() == Some(names::GET_LOCAL_ID) => {
+                // Lane l is work-item x + l.
+                let base = self.scalar[&i];
+                let steps = self.steps(LLVMTypeOf(base));
+                LLVMBuildAdd(self.b, self.splat(base), steps, c"lane_id".as_ptr())
+            }
+            LLVMCall => self.call(i)?,
+            LLVMLoad => self.load(i),
+            _ => self.widen(i)?,
+        };
+        self.vector.insert(i, w);
+        Ok(())
+    }
+
+    /// The vector form of an arithmetic, comparison, cast or GEP.
+    unsafe fn widen(&mut self, i: LLVMValueRef) -> Result<LLVMValueRef, String> {
+        use LLVMOpcode::*;
+        let b = self.b;
+        let opcode = LLVMGetInstructionOpcode(i);
+        let op = |g: &Self, k: u32| g.vector_of(LLVMGetOperand(i, k));
+        let name = cstr(&llvm::name(i));
+        let w = match opcode {
+            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
+            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd
+            | LLVMOr | LLVMXor => {
+                let w = LLVMBuildBinOp(b, opcode, op(self, 0), op(self, 1), name.as_ptr());
+                if !LLVMIsAInstruction(w).is_null() {
+                    match opcode {
+                        LLVMAdd | LLVMSub | LLVMMul | LLVMShl => {
+                            LLVMSetNSW(w, LLVMGetNSW(i));
+                            LLVMSetNUW(w, LLVMGetNUW(i));
+                        }
+                        LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => LLVMSetExact(w, LLVMGetExact(i)),
+                        LLVMOr => LLVMSetIsDisjoint(w, LLVMGetIsDisjoint(i)),
+                        _ => {}
+                    }
+                }
+                w
+            }
+            LLVMFNeg => LLVMBuildFNeg(b, op(self, 0), name.as_ptr()),
+            LLVMICmp => LLVMBuildICmp(b, LLVMGetICmpPredicate(i), op(self, 0), op(self, 1), name.as_ptr()),
+            LLVMFCmp => LLVMBuildFCmp(b, LLVMGetFCmpPredicate(i), op(self, 0), op(self, 1), name.as_ptr()),
+            LLVMSelect => {
+                let c = LLVMGetOperand(i, 0);
+                let c = if self.shape(c) == Shape::Uniform {
+                    self.scalar_of(c)
+                } else {
+                    self.vector_of(c)
+                };
+                LLVMBuildSelect(b, c, op(self, 1), op(self, 2), name.as_ptr())
+            }
+            LLVMFreeze => LLVMBuildFreeze(b, op(self, 0), name.as_ptr()),
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
+            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                let to = self.vec_type(LLVMTypeOf(i));
+                LLVMBuildCast(b, opcode, op(self, 0), to, name.as_ptr())
+            }
+            LLVMGetElementPtr => {
+                let n = LLVMGetNumOperands(i) as u32;
+                let mut idx: Vec<LLVMValueRef> = (1..n)
+                    .map(|k| {
+                        let x = LLVMGetOperand(i, k);
+                        if self.shape(x) == Shape::Uniform {
+                            self.scalar_of(x)
+                        } else {
+                            self.vector_of(x)
+                        }
+                    })
+                    .collect();
+                // The pointer as a vector makes the result one.
+                LLVMBuildGEPWithNoWrapFlags(
+                    b,
+                    LLVMGetGEPSourceElementType(i),
+                    op(self, 0),
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                    name.as_ptr(),
+                    LLVMGEPGetNoWrapFlags(i),
+                )
+            }
+            _ => return Err(format!("an instruction it does not widen ({opcode:?})")),
+        };
+        copy_fast_math(i, w);
+        Ok(w)
+    }
+
+    /// Whether an access of `ty` through `ptr` is one contiguous vector.
+    unsafe fn contiguous(&self, ptr: LLVMValueRef, ty: LLVMTypeRef) -> bool {
+        let size = LLVMABISizeOfType(self.layout, ty);
+        matches!(self.shape(ptr), Shape::Affine(s) if s as u64 == size)
+            && LLVMStoreSizeOfType(self.layout, ty) == size
+    }
+
+    unsafe fn load(&mut self, i: LLVMValueRef) -> LLVMValueRef {
+        let ty = LLVMTypeOf(i);
+        let ptr = LLVMGetOperand(i, 0);
+        let align = LLVMGetAlignment(i);
+        let name = cstr(&llvm::name(i));
+        let w = if self.shape(ptr) == Shape::Affine(0) {
+            let l = LLVMBuildLoad2(self.b, ty, self.scalar_of(ptr), name.as_ptr());
+            LLVMSetAlignment(l, align);
+            copy_metadata(i, l);
+            self.splat(l)
+        } else if self.contiguous(ptr, ty) {
+            let l = LLVMBuildLoad2(self.b, self.vec_type(ty), self.scalar_of(ptr), name.as_ptr());
+            LLVMSetAlignment(l, align);
+            copy_metadata(i, l);
+            l
+        } else {
+            let vt = self.vec_type(ty);
+            let ptrs = self.vector_of(ptr);
+            let mask = self.all_lanes();
+            let mut args = [ptrs, mask, LLVMGetPoison(vt)];
+            let g = self.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
+            self.set_param_align(g, 0, align);
+            copy_metadata(i, g);
+            g
+        };
+        w
+    }
+
+    unsafe fn store(&mut self, i: LLVMValueRef) -> Result<(), String> {
+        let value = LLVMGetOperand(i, 0);
+        let ptr = LLVMGetOperand(i, 1);
+        let ty = LLVMTypeOf(value);
+        let align = LLVMGetAlignment(i);
+        let uniform_value = self.shape(value) == Shape::Uniform;
+        let s = match self.shape(ptr) {
+            Shape::Uniform if uniform_value => {
+                self.clone_scalar(i);
+                return Ok(());
+            }
+            Shape::Uniform | Shape::Affine(0) => {
+                // Every lane stores to one place: the last work-item's
+                // value is the one left.
+                let last = LLVMConstInt(LLVMInt32TypeInContext(self.ctx), (self.width - 1) as u64, 0);
+                let v = if uniform_value {
+                    self.scalar_of(value)
+                } else {
+                    LLVMBuildExtractElement(self.b, self.vector_of(value), last, c"".as_ptr())
+                };
+                LLVMBuildStore(self.b, v, self.scalar_of(ptr))
+            }
+            _ if self.contiguous(ptr, ty) => LLVMBuildStore(self.b, self.vector_of(value), self.scalar_of(ptr)),
+            _ => {
+                let v = self.vector_of(value);
+                let ptrs = self.vector_of(ptr);
+                let mask = self.all_lanes();
+                let mut args = [v, ptrs, mask];
+                let s = self.intrinsic("llvm.masked.scatter", &[LLVMTypeOf(v), LLVMTypeOf(ptrs)], &mut args);
+                self.set_param_align(s, 1, align);
+                copy_metadata(i, s);
+                return Ok(());
+            }
+        };
+        LLVMSetAlignment(s, align);
+        copy_metadata(i, s);
+        Ok(())
+    }
+
+    unsafe fn all_lanes(&self) -> LLVMValueRef {
+        let i1 = LLVMInt1TypeInContext(self.ctx);
+        self.splat(LLVMConstInt(i1, 1, 0))
+    }
+
+    unsafe fn set_param_align(&self, call: LLVMValueRef, param: u32, align: u32) {
+        let kind = LLVMGetEnumAttributeKindForName(c"align".as_ptr(), 5);
+        let a = LLVMCreateEnumAttribute(self.ctx, kind, align as u64);
+        LLVMAddCallSiteAttribute(call, param + 1, a);
+    }
+
+    unsafe fn intrinsic(&self, name: &str, types: &[LLVMTypeRef], args: &mut [LLVMValueRef]) -> LLVMValueRef {
+        let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
+        let mut types = types.to_vec();
+        let f = LLVMGetIntrinsicDeclaration(self.m, id, types.as_mut_ptr(), types.len());
+        let fty = LLVMGlobalGetValueType(f);
+        LLVMBuildCall2(self.b, fty, f, args.as_mut_ptr(), args.len() as u32, c"".as_ptr())
+    }
+
+    /// A varying call: a lane-wise intrinsic on vectors, a math builtin's
+    /// vector variant, or the scalar builtin once per lane.
+    unsafe fn call(&mut self, i: LLVMValueRef) -> Result<LLVMValueRef, String> {
+        let f = llvm::called_function(i).ok_or("an indirect call")?;
+        let ty = LLVMTypeOf(i);
+        let vt = self.vec_type(ty);
+        let nargs = LLVMGetNumArgOperands(i);
+        if let Some(intr) = intrinsic_name(f) {
+            let scalar_args = lanewise(&intr).ok_or_else(|| format!("a call of {intr}"))?;
+            let mut args: Vec<LLVMValueRef> = (0..nargs)
+                .map(|k| {
+                    let a = LLVMGetOperand(i, k);
+                    if scalar_args.contains(&k) {
+                        self.scalar_of(a)
+                    } else {
+                        self.vector_of(a)
+                    }
+                })
+                .collect();
+            let c = self.intrinsic(&intr, &[vt], &mut args);
+            copy_fast_math(i, c);
+            return Ok(c);
+        }
+        let mut args: Vec<LLVMValueRef> = (0..nargs).map(|k| self.vector_of(LLVMGetOperand(i, k))).collect();
+        if let Some(variant) = self.variant(f) {
+            let fty = LLVMGlobalGetValueType(variant);
+            let c = LLVMBuildCall2(self.b, fty, variant, args.as_mut_ptr(), nargs, c"".as_ptr());
+            copy_fast_math(i, c);
+            return Ok(c);
+        }
+        // No variant at this width: one call per lane.
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        let fty = LLVMGlobalGetValueType(f);
+        let mut out = LLVMGetPoison(vt);
+        for lane in 0..self.width {
+            let l = LLVMConstInt(i32t, lane as u64, 0);
+            let mut lane_args: Vec<LLVMValueRef> = args
+                .iter()
+                .map(|&a| LLVMBuildExtractElement(self.b, a, l, c"".as_ptr()))
+                .collect();
+            let c = LLVMBuildCall2(self.b, fty, f, lane_args.as_mut_ptr(), nargs, c"".as_ptr());
+            LLVMSetInstructionCallConv(c, LLVMGetInstructionCallConv(i));
+            out = LLVMBuildInsertElement(self.b, out, c, l, c"".as_ptr());
+        }
+        Ok(out)
+    }
+
+    /// The vector variant of math builtin `f` at this width, if the
+    /// module has one.
+    unsafe fn variant(&self, f: LLVMValueRef) -> Option<LLVMValueRef> {
+        let key = vector_variants::ATTRIBUTE;
+        let a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key.as_ptr() as *const _, key.len() as u32);
+        if a.is_null() {
+            return None;
+        }
+        let mut len = 0;
+        let p = LLVMGetStringAttributeValue(a, &mut len);
+        let text = String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned();
+        let prefix = format!("_ZGV_LLVM_N{}v_", self.width);
+        let mapping = text.split(',').find(|m| m.starts_with(&prefix))?;
+        let name = mapping.split_once('(')?.1.strip_suffix(')')?;
+        let v = LLVMGetNamedFunction(self.m, cstr(name).as_ptr());
+        (!v.is_null()).then_some(v)
+    }
+}
+
+unsafe fn copy_fast_math(from: LLVMValueRef, to: LLVMValueRef) {
+    if !LLVMIsAInstruction(to).is_null() && LLVMCanValueUseFastMathFlags(from) != 0 && LLVMCanValueUseFastMathFlags(to) != 0 {
+        LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
+    }
+}
+
+/// The metadata of a memory access (TBAA, non-temporal hints) on its
+/// vector form.
+unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
+    let mut n = 0;
+    let entries = LLVMInstructionGetAllMetadataOtherThanDebugLoc(from, &mut n);
+    for k in 0..n as u32 {
+        let kind = LLVMValueMetadataEntriesGetKind(entries, k);
+        let md = LLVMValueMetadataEntriesGetMetadata(entries, k);
+        LLVMSetMetadata(to, kind, LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(to)), md));
+    }
+    if !entries.is_null() {
+        LLVMDisposeValueMetadataEntries(entries);
+    }
+}
+
+/// The kernel's function and parameter attributes on its vector form.
+unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
+    let params = LLVMCountParams(from);
+    for idx in std::iter::once(LLVMAttributeFunctionIndex).chain(1..=params) {
+        let n = LLVMGetAttributeCountAtIndex(from, idx);
+        let mut attrs = vec![std::ptr::null_mut(); n as usize];
+        LLVMGetAttributesAtIndex(from, idx, attrs.as_mut_ptr());
+        for a in attrs {
+            LLVMAddAttributeAtIndex(to, idx, a);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    const HEAD: &str = r#"
+target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
+declare i64 @__mux_get_local_id(i32)
+declare float @llvm.fmuladd.f32(float, float, float)
+"#;
+
+    /// `c[lid] = sum over k < n of a[k] * b[k * 64 + lid]`.
+    fn gemm_row() -> String {
+        format!(
+            "{HEAD}
+define void @k(ptr %a, ptr %b, ptr %c, i32 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc1, %loop ]
+  %k64 = sext i32 %k to i64
+  %pa = getelementptr float, ptr %a, i64 %k64
+  %x = load float, ptr %pa, align 4
+  %row = mul nsw i32 %k, 64
+  %row64 = sext i32 %row to i64
+  %at = add i64 %row64, %lid
+  %pb = getelementptr float, ptr %b, i64 %at
+  %y = load float, ptr %pb, align 4
+  %acc1 = call float @llvm.fmuladd.f32(float %x, float %y, float %acc)
+  %k1 = add nsw i32 %k, 1
+  %more = icmp slt i32 %k1, %n
+  br i1 %more, label %loop, label %out
+out:
+  %pc = getelementptr float, ptr %c, i64 %lid
+  store float %acc1, ptr %pc, align 4
+  ret void
+}}"
+        )
+    }
+
+    fn vectorize(ir: &Ir, width: u32) -> Result<LLVMValueRef, String> {
+        unsafe { run(ir.m, ir.function("k"), width) }
+    }
+
+    #[test]
+    fn a_uniform_loop_keeps_its_accumulator_in_a_vector() {
+        let ir = Ir::parse(&gemm_row());
+        vectorize(&ir, 4).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v4").expect("no k.v4")..];
+        // The accumulator is a vector phi; the loop counter stays scalar.
+        assert!(v.contains("phi <4 x float>"), "{v}");
+        assert!(v.contains("phi i32"), "{v}");
+        // a[k] is the same for every lane: one scalar load.
+        assert!(v.contains("load float, ptr %pa"), "{v}");
+        // b[k * 64 + lid] steps by one float per lane: one vector load.
+        assert!(v.contains("load <4 x float>, ptr %pb"), "{v}");
+        assert!(v.contains("@llvm.fmuladd.v4f32"), "{v}");
+        assert!(v.contains("store <4 x float>"), "{v}");
+        assert!(!v.contains("masked"), "{v}");
+        // The lanes are work-items lid .. lid + 3.
+        assert!(v.contains("<i64 0, i64 1, i64 2, i64 3>"), "{v}");
+    }
+
+    #[test]
+    fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %sq = mul i64 %lid, %lid
+  %q = getelementptr float, ptr %p, i64 %sq
+  %x = load float, ptr %q, align 4
+  %three = mul i64 %lid, 3
+  %r = getelementptr float, ptr %p, i64 %three
+  store float %x, ptr %r, align 4
+  ret void
+}}"
+        ));
+        vectorize(&ir, 8).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v8").unwrap()..];
+        assert!(v.contains("@llvm.masked.gather.v8f32"), "{v}");
+        // A stride of 3 floats is not contiguous either.
+        assert!(v.contains("@llvm.masked.scatter.v8f32"), "{v}");
+    }
+
+    #[test]
+    fn a_branch_work_items_take_differently_is_declined() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %odd = trunc i64 %lid to i1
+  br i1 %odd, label %then, label %out
+then:
+  %q = getelementptr float, ptr %p, i64 %lid
+  store float 1.0, ptr %q, align 4
+  br label %out
+out:
+  ret void
+}}"
+        ));
+        let err = vectorize(&ir, 4).unwrap_err();
+        assert!(err.contains("differently"), "{err}");
+        // Nothing is left behind.
+        assert!(!ir.text().contains("@k.v4"));
+    }
+
+    #[test]
+    fn private_arrays_are_declined() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %arr = alloca [4 x float], align 4
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %i = and i64 %lid, 3
+  %q = getelementptr [4 x float], ptr %arr, i64 0, i64 %i
+  store float 1.0, ptr %q, align 4
+  ret void
+}}"
+        ));
+        let err = vectorize(&ir, 4).unwrap_err();
+        assert!(err.contains("alloca"), "{err}");
+    }
+
+    #[test]
+    fn shapes_follow_strides_through_arithmetic_and_casts() {
+        let ir = Ir::parse(&gemm_row());
+        let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
+        let shapes = unsafe { shapes(ir.m, &insts).unwrap() };
+        let named = |n: &str| unsafe {
+            let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
+            shape_of(i, &shapes)
+        };
+        assert_eq!(named("lid"), Shape::Affine(1));
+        assert_eq!(named("k"), Shape::Uniform);
+        assert_eq!(named("at"), Shape::Affine(1));
+        // Pointers step in bytes.
+        assert_eq!(named("pb"), Shape::Affine(4));
+        assert_eq!(named("pa"), Shape::Uniform);
+        assert_eq!(named("x"), Shape::Uniform);
+        assert_eq!(named("acc"), Shape::Varying);
+    }
+}

@@ -1,0 +1,214 @@
+//! Kernels whose work lies in loops of their own run through the
+//! whole-kernel vectorizer (`passes::vectorize`) when a work-group has a
+//! vector register's worth of work-items in dimension 0, and through the
+//! scalar kernel otherwise. Each kernel here runs with work-groups of one
+//! work-item (scalar), of a vector's width and of a width with a scalar
+//! remainder, and must give the same bits every time. The IR dumped
+//! before optimization shows which form ran.
+
+use ferrocl_tests::*;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn dump_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("ferrocl-vectorize-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::env::set_var("FERROCL_DUMP_DIR", &dir);
+        std::env::set_var("FERROCL_CACHE", "0");
+        dir
+    })
+}
+
+/// The IR of every work-group function of `kernel`, before optimization.
+fn work_group_ir(kernel: &str) -> String {
+    let prefix = format!("__ferrocl_wg.{kernel}.");
+    std::fs::read_dir(dump_dir())
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && name.ends_with(".before-opt.ll")
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// An argument of a kernel run: a buffer's contents or a scalar.
+enum Arg<'a> {
+    In(&'a [u8]),
+    Out(usize),
+    Int(i32),
+}
+
+fn bytes<T: Copy>(v: &[T]) -> &[u8] {
+    // SAFETY: plain old data, read as bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Runs `name` over `global` with each local size; returns the output
+/// buffers of each run.
+fn run_each(src: &str, name: &str, args: &[Arg], global: &[usize], locals: &[&[usize]]) -> Vec<Vec<Vec<u8>>> {
+    dump_dir();
+    let e = Env::new();
+    let (_p, k) = e.kernel(src, name);
+    locals
+        .iter()
+        .map(|local| {
+            let mut outs = Vec::new();
+            for (i, a) in args.iter().enumerate() {
+                let i = i as cl_uint;
+                match a {
+                    Arg::In(data) => {
+                        let m = e.buffer_from(data);
+                        ok(set_mem(k.get(), i, &m), "set buffer");
+                        outs.push((m, 0));
+                    }
+                    Arg::Out(size) => {
+                        let m = e.buffer_from(&vec![0xa5u8; *size]);
+                        ok(set_mem(k.get(), i, &m), "set buffer");
+                        outs.push((m, *size));
+                    }
+                    Arg::Int(v) => ok(set_arg(k.get(), i, v), "set int"),
+                }
+            }
+            e.run(&k, global, Some(local));
+            outs.iter()
+                .filter(|(_, size)| *size > 0)
+                .map(|(m, size)| e.read::<u8>(m, 0, *size))
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_all_equal(runs: &[Vec<Vec<u8>>], locals: &[&[usize]]) {
+    for (r, local) in runs.iter().zip(locals).skip(1) {
+        assert!(r == &runs[0], "local size {local:?} differs from {:?}", locals[0]);
+    }
+}
+
+const GEMM: &str = r#"
+kernel void gemm(int n, global const float *a, global const float *b, global float *c) {
+    int col = get_global_id(0), row = get_global_id(1);
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++)
+        acc += a[row * n + k] * b[k * n + col];
+    c[row * n + col] = acc;
+}
+"#;
+
+#[test]
+fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
+    const N: usize = 80;
+    let a: Vec<f32> = (0..N * N).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+    let b: Vec<f32> = (0..N * N).map(|i| ((i * 53 % 89) as f32 - 40.0) / 3.0).collect();
+    let args = [Arg::Int(N as i32), Arg::In(bytes(&a)), Arg::In(bytes(&b)), Arg::Out(N * N * 4)];
+    let locals: [&[usize]; 4] = [&[1, 1], &[16, 1], &[80, 1], &[40, 2]];
+    let runs = run_each(GEMM, "gemm", &args, &[N, N], &locals);
+    assert_all_equal(&runs, &locals);
+    // And the bits are the product's.
+    let c: Vec<f32> = runs[0][0].chunks(4).map(|x| f32::from_ne_bytes(x.try_into().unwrap())).collect();
+    let (row, col) = (7, 61);
+    let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
+    assert_eq!(c[row * N + col], want);
+    // Work-groups 80 wide ran 64 work-items at once (four registers of
+    // floats), then 16 one at a time.
+    let ir = work_group_ir("gemm");
+    assert!(ir.contains("phi <64 x float>"), "no accumulator of 64 lanes:\n{ir}");
+    assert!(ir.contains("load <64 x float>"), "no contiguous load of b:\n{ir}");
+    assert!(!ir.contains("masked.gather"), "a gather:\n{ir}");
+}
+
+const MIXED: &str = r#"
+kernel void mixed(int n, global const float *a, global const int *idx, global float *out,
+                  global int *iout) {
+    int i = get_global_id(0);
+    float acc = 0.0f;
+    int h = i;
+    for (int k = 0; k < n; k++) {
+        int j = idx[(i + k) % n];
+        float x = a[j];
+        acc += (k & 1) ? x * 2.0f : fabs(x) - 1.0f;
+        if (n > 8)
+            acc = fmin(acc, 1000.0f);
+        h = rotate(h * 31 + j, 5) ^ (int)popcount(h) ^ (int)clz(h + 1);
+    }
+    out[i] = acc + sqrt((float)i);
+    iout[3 * i] = h;
+    iout[3 * i + 1] = get_global_id(0);
+    iout[3 * i + 2] = mul_hi(h, i) + hadd(h, -i);
+}
+"#;
+
+#[test]
+fn gathers_scatters_uniform_branches_and_integer_builtins_give_the_same_bits() {
+    const N: usize = 96;
+    let a: Vec<f32> = (0..N).map(|i| (i as f32 - 40.0) * 0.37).collect();
+    let idx: Vec<i32> = (0..N).map(|i| ((i * 29 + 7) % N) as i32).collect();
+    let args = [
+        Arg::Int(N as i32),
+        Arg::In(bytes(&a)),
+        Arg::In(bytes(&idx)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 12),
+    ];
+    let locals: [&[usize]; 3] = [&[1], &[32], &[96]];
+    let runs = run_each(MIXED, "mixed", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    let ids: Vec<i32> = runs[0][1].chunks(4).map(|x| i32::from_ne_bytes(x.try_into().unwrap())).collect();
+    assert!((0..N).all(|i| ids[3 * i + 1] == i as i32));
+    let ir = work_group_ir("mixed");
+    assert!(ir.contains("masked.gather"), "the indexed load is not a gather:\n{ir}");
+    assert!(ir.contains("masked.scatter"), "the strided store is not a scatter:\n{ir}");
+}
+
+const ROWS: &str = r#"
+kernel void rows(int w, global const float *in, global float *out) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float acc = 0.0f;
+    for (int k = 0; k < w; k += 3)
+        acc = acc * 0.5f + in[y * w + k] - in[y * w + x] * (float)get_local_size(1);
+    out[y * w + x] = acc + (float)(get_group_id(1) * get_local_size(1) + get_local_id(1));
+}
+"#;
+
+#[test]
+fn a_two_dimensional_kernel_gives_the_same_bits_vectorized_and_scalar() {
+    const W: usize = 64;
+    const H: usize = 6;
+    let input: Vec<f32> = (0..W * H).map(|i| (i % 17) as f32 * 0.25).collect();
+    let args = [Arg::Int(W as i32), Arg::In(bytes(&input)), Arg::Out(W * H * 4)];
+    // Local sizes differ in y, which the kernel reads: compare runs with
+    // the same y size.
+    let locals: [&[usize]; 3] = [&[1, 2], &[16, 2], &[64, 2]];
+    let runs = run_each(ROWS, "rows", &args, &[W, H], &locals);
+    assert_all_equal(&runs, &locals);
+}
+
+const DOUBLE_SIN: &str = r#"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+kernel void dsin(int n, global const double *a, global double *out) {
+    int i = get_global_id(0);
+    double acc = 0.0;
+    for (int k = 0; k < n; k++)
+        acc += sin(a[i] + k) * 0.5;
+    out[i] = acc;
+}
+"#;
+
+#[test]
+fn a_loop_calling_sin_in_double_gives_the_same_bits_through_the_vector_variant() {
+    const N: usize = 64;
+    let a: Vec<f64> = (0..N).map(|i| i as f64 * 0.731 - 9.0).collect();
+    let args = [Arg::Int(12), Arg::In(bytes(&a)), Arg::Out(N * 8)];
+    let locals: [&[usize]; 3] = [&[1], &[8], &[64]];
+    let runs = run_each(DOUBLE_SIN, "dsin", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    // One register of doubles at a time, through sin's 8-lane variant
+    // (inlined: its blocks keep its name).
+    let ir = work_group_ir("dsin");
+    assert!(ir.contains("phi <8 x double>"), "no accumulator of 8 lanes:\n{ir}");
+    assert!(ir.contains("_ZGV_LLVM_N8v__Z3sind.exit"), "sin's 8-lane variant not called:\n{ir}");
+}
