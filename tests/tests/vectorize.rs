@@ -212,3 +212,46 @@ fn a_loop_calling_sin_in_double_gives_the_same_bits_through_the_vector_variant()
     assert!(ir.contains("phi <8 x double>"), "no accumulator of 8 lanes:\n{ir}");
     assert!(ir.contains("_ZGV_LLVM_N8v__Z3sind.exit"), "sin's 8-lane variant not called:\n{ir}");
 }
+
+const ESCAPE: &str = r#"
+kernel void escape(int max_iter, global const float *c, global const int *lim, global int *out,
+                   global float *sum, global float *trace) {
+    int i = get_global_id(0);
+    float z = 0.0f, x = c[i];
+    int n = 0, l = lim[i];
+    while (n < max_iter && n < l && fabs(z) <= 2.0f) {
+        z = z * z + x;
+        sum[i] += z;
+        trace[4 * i + (n & 3)] = z;
+        n++;
+    }
+    out[i] = n;
+}
+"#;
+
+#[test]
+fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
+    const N: usize = 128;
+    let c: Vec<f32> = (0..N).map(|i| -2.2 + i as f32 * 0.021).collect();
+    let lim: Vec<i32> = (0..N).map(|i| (i * 7 % 50) as i32).collect();
+    let args = [
+        Arg::Int(40),
+        Arg::In(bytes(&c)),
+        Arg::In(bytes(&lim)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+        Arg::Out(N * 16),
+    ];
+    let locals: [&[usize]; 3] = [&[1], &[16], &[128]];
+    let runs = run_each(ESCAPE, "escape", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    // Work-items left the loop at many different iterations.
+    let n: Vec<i32> = runs[0][0].chunks(4).map(|x| i32::from_ne_bytes(x.try_into().unwrap())).collect();
+    let distinct: std::collections::HashSet<i32> = n.iter().copied().collect();
+    assert!(distinct.len() > 10, "{n:?}");
+    // The loop ran for all lanes at once, under a mask.
+    let ir = work_group_ir("escape");
+    assert!(ir.contains("@llvm.vector.reduce.or"), "no test of any lane left:\n{ir}");
+    assert!(ir.contains("@llvm.masked.store"), "the store to sum is not masked:\n{ir}");
+    assert!(ir.contains("@llvm.masked.scatter"), "no masked scatter to trace:\n{ir}");
+}

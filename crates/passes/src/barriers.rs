@@ -224,7 +224,7 @@ pub(crate) unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef>
         .collect()
 }
 
-unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+pub(crate) unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
     let mut out = Vec::new();
     let mut i = LLVMGetFirstInstruction(bb);
     while !i.is_null() && !LLVMIsAPHINode(i).is_null() {

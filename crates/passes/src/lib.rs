@@ -142,6 +142,9 @@ unsafe fn vector_form(
     if width < 2 {
         return None;
     }
+    // Short conditions become selects (`while (i < n && x < 4)` tests
+    // once), so that a loop left on a varying condition has one exit.
+    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
     match vectorize::run(m, k, width as u32) {
         Ok(v) => Some((v, width)),
         Err(why) => {

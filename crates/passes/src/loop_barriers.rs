@@ -75,14 +75,14 @@ unsafe fn first_non_phi(bb: LLVMBasicBlockRef) -> LLVMValueRef {
     i
 }
 
-struct Loop {
-    header: usize,
-    body: HashSet<usize>,
+pub(crate) struct Loop {
+    pub header: usize,
+    pub body: HashSet<usize>,
 }
 
 /// Each block with back edges to it (from blocks it dominates) heads a
 /// loop: the blocks that reach those back edges without passing it.
-fn natural_loops(cfg: &Cfg) -> Vec<Loop> {
+pub(crate) fn natural_loops(cfg: &Cfg) -> Vec<Loop> {
     let mut loops = Vec::new();
     for h in 0..cfg.blocks.len() {
         let latches: Vec<usize> = cfg.preds[h]

@@ -16,10 +16,15 @@
 //!   steps by the element's size from lane to lane is one vector access;
 //! - varying: a vector.
 //!
-//! This first form takes kernels whose control flow is the same for every
-//! work-item (every branch condition uniform) and whose varying values are
-//! scalars; `run` says why it declines any other, and the caller keeps the
-//! scalar path. Work-items are independent between barriers (and the
+//! It takes kernels whose control flow is the same for every work-item
+//! (every branch condition uniform) but for loops that work-items leave at
+//! different iterations (an escape-time loop). Such a loop runs until its
+//! last lane leaves, with a mask of the lanes still in it: a lane that has
+//! left keeps its values (the header's phis take the new value only where
+//! the lane stays), and the loop's memory accesses are masked. The loop
+//! must have one exiting block, one latch, and no loop inside it. Varying
+//! values must be scalars. `run` says why it declines any other kernel,
+//! and the caller keeps the scalar path. Work-items are independent between barriers (and the
 //! kernel has none), so running instruction by instruction for all lanes,
 //! rather than work-item by work-item, changes nothing a kernel may see.
 //!
@@ -27,7 +32,8 @@
 //! and a 32-bit index that wraps between two of them is one the scalar
 //! kernel would use out of range too.
 
-use crate::barriers::Cfg;
+use crate::barriers::{phis, Cfg};
+use crate::loop_barriers::{natural_loops, Loop};
 use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use compiler::vector_variants;
@@ -35,7 +41,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::{LLVMABISizeOfType, LLVMGetModuleDataLayout, LLVMStoreSizeOfType};
 use llvm_sys::{LLVMAttributeFunctionIndex, LLVMOpcode, LLVMTypeKind};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Shape {
@@ -99,13 +105,104 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<
         .iter()
         .flat_map(|&b| block_instructions(cfg.blocks[b]))
         .collect();
-    let shapes = shapes(m, &insts)?;
+    let loops = natural_loops(&cfg);
+    // A loop left on a varying condition carries different values in
+    // different lanes, whatever they are computed from: its header's phis
+    // are varying, and what follows from them.
+    let mut forced = HashSet::new();
+    let shapes = loop {
+        let shapes = shapes(m, &insts, &forced)?;
+        let mut grew = false;
+        for l in &loops {
+            if exiting_blocks(&cfg, l).into_iter().any(|x| branch_varies(cfg.blocks[x], &shapes)) {
+                for p in phis(cfg.blocks[l.header]) {
+                    grew |= forced.insert(p);
+                }
+            }
+        }
+        if !grew {
+            break shapes;
+        }
+    };
+    let divergent = divergent_loops(&cfg, &loops, &shapes)?;
     for &i in &insts {
-        check(i, &shapes)?;
+        check(i, &shapes, &divergent)?;
     }
-    let gen = Gen::new(m, kernel, width, shapes);
+    let gen = Gen::new(m, kernel, width, shapes, divergent);
     let v = gen.v;
     gen.emit(&cfg, &order).inspect_err(|_| LLVMDeleteFunction(v))
+}
+
+/// A loop that work-items leave at different iterations.
+struct DivergentLoop {
+    header: LLVMBasicBlockRef,
+    latch: LLVMBasicBlockRef,
+    /// The one block that branches out of the loop, on a varying condition.
+    exiting: LLVMBasicBlockRef,
+    body: HashSet<LLVMBasicBlockRef>,
+    /// The blocks of an iteration after the exit test: only the lanes that
+    /// stayed run them.
+    tail: HashSet<LLVMBasicBlockRef>,
+}
+
+fn exiting_blocks(cfg: &Cfg, l: &Loop) -> Vec<usize> {
+    l.body
+        .iter()
+        .copied()
+        .filter(|&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
+        .collect()
+}
+
+unsafe fn branch_varies(bb: LLVMBasicBlockRef, shapes: &HashMap<LLVMValueRef, Shape>) -> bool {
+    let t = LLVMGetBasicBlockTerminator(bb);
+    let conditional = match LLVMGetInstructionOpcode(t) {
+        LLVMOpcode::LLVMBr => LLVMIsConditional(t) != 0,
+        LLVMOpcode::LLVMSwitch => true,
+        _ => false,
+    };
+    conditional && shape_of(LLVMGetOperand(t, 0), shapes) != Shape::Uniform
+}
+
+/// The loops left on varying conditions, if each has the form the mask
+/// handles.
+unsafe fn divergent_loops(
+    cfg: &Cfg,
+    loops: &[Loop],
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> Result<Vec<DivergentLoop>, String> {
+    let mut out = Vec::new();
+    for l in loops {
+        let exiting = exiting_blocks(cfg, l);
+        if !exiting.iter().any(|&x| branch_varies(cfg.blocks[x], shapes)) {
+            continue;
+        }
+        let [e] = exiting[..] else {
+            return Err("a loop work-items leave from several places".into());
+        };
+        let t = LLVMGetBasicBlockTerminator(cfg.blocks[e]);
+        if LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr {
+            return Err("a loop work-items leave through a switch".into());
+        }
+        let latches: Vec<usize> = cfg.preds[l.header].iter().copied().filter(|p| l.body.contains(p)).collect();
+        let [latch] = latches[..] else {
+            return Err("a divergent loop with several latches".into());
+        };
+        if !cfg.dom[latch][e] {
+            return Err("a divergent loop whose exit test does not dominate its latch".into());
+        }
+        if loops.iter().any(|o| o.header != l.header && l.body.contains(&o.header)) {
+            return Err("a loop inside a divergent loop".into());
+        }
+        let blocks = |set: &mut dyn Iterator<Item = usize>| set.map(|b| cfg.blocks[b]).collect::<HashSet<_>>();
+        out.push(DivergentLoop {
+            header: cfg.blocks[l.header],
+            latch: cfg.blocks[latch],
+            exiting: cfg.blocks[e],
+            body: blocks(&mut l.body.iter().copied()),
+            tail: blocks(&mut l.body.iter().copied().filter(|&b| !cfg.dom[e][b])),
+        });
+    }
+    Ok(out)
 }
 
 unsafe fn block_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
@@ -186,13 +283,21 @@ fn join(a: Shape, b: Shape) -> Shape {
 /// The shape of every instruction: the least fixed point from "all
 /// uniform", where a value only ever moves up (uniform, then one affine
 /// stride, then varying).
-unsafe fn shapes(m: LLVMModuleRef, insts: &[LLVMValueRef]) -> Result<HashMap<LLVMValueRef, Shape>, String> {
+unsafe fn shapes(
+    m: LLVMModuleRef,
+    insts: &[LLVMValueRef],
+    varying: &HashSet<LLVMValueRef>,
+) -> Result<HashMap<LLVMValueRef, Shape>, String> {
     let layout = LLVMGetModuleDataLayout(m);
     let mut shapes: HashMap<LLVMValueRef, Shape> = HashMap::new();
     loop {
         let mut changed = false;
         for &i in insts {
-            let new = transfer(i, &shapes, layout)?;
+            let new = if varying.contains(&i) {
+                Shape::Varying
+            } else {
+                transfer(i, &shapes, layout)?
+            };
             let old = shapes.get(&i).copied().unwrap_or(Shape::Uniform);
             let new = match (old, new) {
                 (Shape::Affine(a), Shape::Affine(b)) if a != b => Shape::Varying,
@@ -334,7 +439,13 @@ unsafe fn gep_shape(
 }
 
 /// Why `i` keeps the kernel from being vectorized, if it does.
-unsafe fn check(i: LLVMValueRef, shapes: &HashMap<LLVMValueRef, Shape>) -> Result<(), String> {
+unsafe fn check(
+    i: LLVMValueRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    divergent: &[DivergentLoop],
+) -> Result<(), String> {
+    let block = LLVMGetInstructionParent(i);
+    let in_divergent_loop = divergent.iter().any(|l| l.body.contains(&block));
     use LLVMOpcode::*;
     let shape = shape_of(i, shapes);
     let opcode = LLVMGetInstructionOpcode(i);
@@ -358,9 +469,13 @@ unsafe fn check(i: LLVMValueRef, shapes: &HashMap<LLVMValueRef, Shape>) -> Resul
             {
                 return Err("a varying store of a vector or aggregate".into());
             }
+            if opcode == LLVMStore && in_divergent_loop && shape_of(LLVMGetOperand(i, 1), shapes) == Shape::Uniform {
+                return Err("a store to one place in a divergent loop".into());
+            }
         }
         LLVMBr | LLVMSwitch | LLVMIndirectBr => {
-            if LLVMGetNumOperands(i) > 1 && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform {
+            let exit_test = divergent.iter().any(|l| l.exiting == block);
+            if !exit_test && LLVMGetNumOperands(i) > 1 && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform {
                 return Err("a branch that work-items may take differently".into());
             }
         }
@@ -438,6 +553,10 @@ struct Gen {
     scalar: HashMap<LLVMValueRef, LLVMValueRef>,
     /// Affine and varying values.
     vector: HashMap<LLVMValueRef, LLVMValueRef>,
+    divergent: Vec<DivergentLoop>,
+    /// For each divergent loop (by index): the lanes in it at its header,
+    /// and the lanes that stay after its exit test.
+    masks: Vec<(LLVMValueRef, LLVMValueRef)>,
 }
 
 impl Drop for Gen {
@@ -447,7 +566,13 @@ impl Drop for Gen {
 }
 
 impl Gen {
-    unsafe fn new(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32, shapes: HashMap<LLVMValueRef, Shape>) -> Gen {
+    unsafe fn new(
+        m: LLVMModuleRef,
+        kernel: LLVMValueRef,
+        width: u32,
+        shapes: HashMap<LLVMValueRef, Shape>,
+        divergent: Vec<DivergentLoop>,
+    ) -> Gen {
         let ctx = LLVMGetModuleContext(m);
         let name = cstr(&format!("{}.v{width}", llvm::name(kernel)));
         let v = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
@@ -469,6 +594,8 @@ impl Gen {
             blocks: HashMap::new(),
             scalar,
             vector: HashMap::new(),
+            masks: vec![(std::ptr::null_mut(), std::ptr::null_mut()); divergent.len()],
+            divergent,
         }
     }
 
@@ -523,6 +650,10 @@ impl Gen {
         for &bx in order {
             let bb = cfg.blocks[bx];
             LLVMPositionBuilderAtEnd(self.b, self.blocks[&bb]);
+            if let Some(l) = self.divergent.iter().position(|l| l.header == bb) {
+                let mask = self.vec_type(LLVMInt1TypeInContext(self.ctx));
+                self.masks[l].0 = LLVMBuildPhi(self.b, mask, c"active".as_ptr());
+            }
             for i in block_instructions(bb) {
                 if !LLVMIsAPHINode(i).is_null() {
                     self.phi(i);
@@ -535,6 +666,7 @@ impl Gen {
         for i in phis {
             self.fill_phi(i);
         }
+        self.fill_masks(cfg);
         Ok(self.v)
     }
 
@@ -565,9 +697,64 @@ impl Gen {
                 LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
             }
             if let Some(&p) = self.vector.get(&i) {
-                let mut vals = [self.vector_of(value)];
+                let mut v = self.vector_of(value);
+                let header = LLVMGetInstructionParent(i);
+                if let Some(l) = self.divergent.iter().position(|l| l.header == header && l.latch == from) {
+                    // A lane that has left keeps its value.
+                    v = LLVMBuildSelect(self.b, self.masks[l].1, v, p, c"kept".as_ptr());
+                }
+                let mut vals = [v];
                 LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
             }
+        }
+    }
+
+    /// Each divergent loop's mask: every lane on entry, those that stayed
+    /// from the latch.
+    unsafe fn fill_masks(&mut self, cfg: &Cfg) {
+        let i1 = LLVMInt1TypeInContext(self.ctx);
+        for (l, &(active, after)) in self.divergent.iter().zip(&self.masks) {
+            for &p in &cfg.preds[cfg.index[&l.header]] {
+                let from = cfg.blocks[p];
+                let Some(&block) = self.blocks.get(&from) else {
+                    continue;
+                };
+                LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+                let mut vals = [if from == l.latch { after } else { self.splat(LLVMConstInt(i1, 1, 0)) }];
+                let mut blocks = [block];
+                LLVMAddIncoming(active, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+        }
+    }
+
+    /// The exit test of divergent loop `l`: the lanes whose condition says
+    /// stay, of those still in the loop, go round again while there are any.
+    unsafe fn exit_test(&mut self, i: LLVMValueRef, l: usize) {
+        let cond = self.vector_of(LLVMGetCondition(i));
+        let stay_on_true = self.divergent[l].body.contains(&LLVMGetSuccessor(i, 0));
+        let (inside, outside) = if stay_on_true { (0, 1) } else { (1, 0) };
+        let stay = if stay_on_true { cond } else { LLVMBuildNot(self.b, cond, c"stay".as_ptr()) };
+        let after = LLVMBuildAnd(self.b, self.masks[l].0, stay, c"staying".as_ptr());
+        self.masks[l].1 = after;
+        let mut args = [after];
+        let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(after)], &mut args);
+        let to = |k| self.blocks[&LLVMGetSuccessor(i, k)];
+        LLVMBuildCondBr(self.b, any, to(inside), to(outside));
+    }
+
+    /// The lanes a memory access of `i` is for, when not all: in a
+    /// divergent loop, those in it (before the exit test) or those that
+    /// stayed (after it). Loads before the test need none: a lane that has
+    /// left reads again what it read in its last iteration.
+    unsafe fn lanes_of(&self, i: LLVMValueRef, is_store: bool) -> Option<LLVMValueRef> {
+        let block = LLVMGetInstructionParent(i);
+        let l = self.divergent.iter().position(|l| l.body.contains(&block))?;
+        if self.divergent[l].tail.contains(&block) {
+            Some(self.masks[l].1)
+        } else if is_store {
+            Some(self.masks[l].0)
+        } else {
+            None
         }
     }
 
@@ -590,6 +777,13 @@ impl Gen {
         let opcode = LLVMGetInstructionOpcode(i);
         if opcode == LLVMStore {
             return self.store(i);
+        }
+        if opcode == LLVMBr {
+            let block = LLVMGetInstructionParent(i);
+            if let Some(l) = self.divergent.iter().position(|l| l.exiting == block) {
+                self.exit_test(i, l);
+                return Ok(());
+            }
         }
         let shape = self.shape(i);
         if shape != Shape::Varying {
@@ -695,29 +889,41 @@ impl Gen {
 
     unsafe fn load(&mut self, i: LLVMValueRef) -> LLVMValueRef {
         let ty = LLVMTypeOf(i);
+        let vt = self.vec_type(ty);
         let ptr = LLVMGetOperand(i, 0);
         let align = LLVMGetAlignment(i);
         let name = cstr(&llvm::name(i));
+        let lanes = self.lanes_of(i, false);
         let w = if self.shape(ptr) == Shape::Affine(0) {
+            // One place for every lane (and some lane is running).
             let l = LLVMBuildLoad2(self.b, ty, self.scalar_of(ptr), name.as_ptr());
             LLVMSetAlignment(l, align);
             copy_metadata(i, l);
-            self.splat(l)
+            return self.splat(l);
         } else if self.contiguous(ptr, ty) {
-            let l = LLVMBuildLoad2(self.b, self.vec_type(ty), self.scalar_of(ptr), name.as_ptr());
-            LLVMSetAlignment(l, align);
-            copy_metadata(i, l);
-            l
+            match lanes {
+                None => {
+                    let l = LLVMBuildLoad2(self.b, vt, self.scalar_of(ptr), name.as_ptr());
+                    LLVMSetAlignment(l, align);
+                    l
+                }
+                Some(mask) => {
+                    let mut args = [self.scalar_of(ptr), mask, LLVMGetPoison(vt)];
+                    let ptr_ty = LLVMTypeOf(args[0]);
+                    let l = self.intrinsic("llvm.masked.load", &[vt, ptr_ty], &mut args);
+                    self.set_param_align(l, 0, align);
+                    l
+                }
+            }
         } else {
-            let vt = self.vec_type(ty);
             let ptrs = self.vector_of(ptr);
-            let mask = self.all_lanes();
+            let mask = lanes.unwrap_or_else(|| self.all_lanes());
             let mut args = [ptrs, mask, LLVMGetPoison(vt)];
             let g = self.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
             self.set_param_align(g, 0, align);
-            copy_metadata(i, g);
             g
         };
+        copy_metadata(i, w);
         w
     }
 
@@ -727,7 +933,11 @@ impl Gen {
         let ty = LLVMTypeOf(value);
         let align = LLVMGetAlignment(i);
         let uniform_value = self.shape(value) == Shape::Uniform;
+        let lanes = self.lanes_of(i, true);
         let s = match self.shape(ptr) {
+            Shape::Uniform | Shape::Affine(0) if lanes.is_some() => {
+                return Err("a store to one place in a divergent loop".into());
+            }
             Shape::Uniform if uniform_value => {
                 self.clone_scalar(i);
                 return Ok(());
@@ -741,21 +951,35 @@ impl Gen {
                 } else {
                     LLVMBuildExtractElement(self.b, self.vector_of(value), last, c"".as_ptr())
                 };
-                LLVMBuildStore(self.b, v, self.scalar_of(ptr))
+                let s = LLVMBuildStore(self.b, v, self.scalar_of(ptr));
+                LLVMSetAlignment(s, align);
+                s
             }
-            _ if self.contiguous(ptr, ty) => LLVMBuildStore(self.b, self.vector_of(value), self.scalar_of(ptr)),
+            _ if self.contiguous(ptr, ty) => match lanes {
+                None => {
+                    let s = LLVMBuildStore(self.b, self.vector_of(value), self.scalar_of(ptr));
+                    LLVMSetAlignment(s, align);
+                    s
+                }
+                Some(mask) => {
+                    let v = self.vector_of(value);
+                    let p = self.scalar_of(ptr);
+                    let mut args = [v, p, mask];
+                    let s = self.intrinsic("llvm.masked.store", &[LLVMTypeOf(v), LLVMTypeOf(p)], &mut args);
+                    self.set_param_align(s, 1, align);
+                    s
+                }
+            },
             _ => {
                 let v = self.vector_of(value);
                 let ptrs = self.vector_of(ptr);
-                let mask = self.all_lanes();
+                let mask = lanes.unwrap_or_else(|| self.all_lanes());
                 let mut args = [v, ptrs, mask];
                 let s = self.intrinsic("llvm.masked.scatter", &[LLVMTypeOf(v), LLVMTypeOf(ptrs)], &mut args);
                 self.set_param_align(s, 1, align);
-                copy_metadata(i, s);
-                return Ok(());
+                s
             }
         };
-        LLVMSetAlignment(s, align);
         copy_metadata(i, s);
         Ok(())
     }
@@ -994,6 +1218,69 @@ out:
         assert!(!ir.text().contains("@k.v4"));
     }
 
+    /// `n = 0; while (n < lid) { p[lid] += 1; n++ }; q[lid] = n`, with
+    /// `extra` as a second exit.
+    fn escape(extra: bool) -> String {
+        let (test, more) = if extra {
+            ("br i1 %go, label %check, label %out", "check:\n  %big = icmp ugt i64 %n, 100\n  br i1 %big, label %out, label %body")
+        } else {
+            ("br i1 %go, label %body, label %out", "")
+        };
+        format!(
+            "{HEAD}
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %n = phi i64 [ 0, %entry ], [ %n1, %body ]
+  %go = icmp ult i64 %n, %lid
+  {test}
+{more}
+body:
+  %at = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %at, align 4
+  %x1 = fadd float %x, 1.0
+  store float %x1, ptr %at, align 4
+  %n1 = add i64 %n, 1
+  br label %head
+out:
+  %f = uitofp i64 %n to float
+  %to = getelementptr float, ptr %q, i64 %lid
+  store float %f, ptr %to, align 4
+  ret void
+}}"
+        )
+    }
+
+    #[test]
+    fn a_loop_left_on_a_varying_condition_runs_under_a_mask() {
+        let ir = Ir::parse(&escape(false));
+        vectorize(&ir, 4).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+        // The counter differs from lane to lane once lanes leave.
+        assert!(v.contains("phi <4 x i64>"), "{v}");
+        assert!(v.contains("%active = phi <4 x i1>"), "{v}");
+        // The loop goes round while any lane stays; a lane that left keeps
+        // its count.
+        assert!(v.contains("@llvm.vector.reduce.or.v4i1"), "{v}");
+        assert!(v.contains("%kept = select <4 x i1> %staying"), "{v}");
+        // Only the lanes that stayed read and write p.
+        assert!(v.contains("@llvm.masked.load.v4f32"), "{v}");
+        assert!(v.contains("@llvm.masked.store.v4f32"), "{v}");
+        // After the loop every lane stores its own count.
+        assert!(v.contains("store <4 x float>"), "{v}");
+    }
+
+    #[test]
+    fn a_divergent_loop_with_two_exits_is_declined() {
+        let ir = Ir::parse(&escape(true));
+        let err = vectorize(&ir, 4).unwrap_err();
+        assert!(err.contains("several places"), "{err}");
+    }
+
     #[test]
     fn private_arrays_are_declined() {
         let ir = Ir::parse(&format!(
@@ -1016,7 +1303,7 @@ entry:
     fn shapes_follow_strides_through_arithmetic_and_casts() {
         let ir = Ir::parse(&gemm_row());
         let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
-        let shapes = unsafe { shapes(ir.m, &insts).unwrap() };
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
         let named = |n: &str| unsafe {
             let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
             shape_of(i, &shapes)
