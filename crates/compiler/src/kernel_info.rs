@@ -292,3 +292,107 @@ unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
         format!("{base}{n}")
     })
 }
+
+/// The reflection kept in the on-disk cache beside a program's bitcode, so
+/// that a cached build need not read the bitcode back to know its kernels.
+pub(crate) mod cached {
+    use super::*;
+    use crate::disk_cache::{Reader, Writer};
+
+    fn string(w: &mut Writer, s: &str) {
+        w.bytes(s.as_bytes());
+    }
+
+    fn read_string(r: &mut Reader) -> Option<String> {
+        String::from_utf8(r.bytes()?.to_vec()).ok()
+    }
+
+    fn optional<T>(w: &mut Writer, v: &Option<T>, put: impl FnOnce(&mut Writer, &T)) {
+        w.u64(v.is_some() as u64);
+        if let Some(v) = v {
+            put(w, v);
+        }
+    }
+
+    fn read_optional<T>(r: &mut Reader, get: impl FnOnce(&mut Reader) -> Option<T>) -> Option<Option<T>> {
+        match r.u64()? {
+            0 => Some(None),
+            1 => get(r).map(Some),
+            _ => None,
+        }
+    }
+
+    fn size3(w: &mut Writer, v: &[usize; 3]) {
+        for &x in v {
+            w.u64(x as u64);
+        }
+    }
+
+    fn read_size3(r: &mut Reader) -> Option<[usize; 3]> {
+        Some([r.u64()? as usize, r.u64()? as usize, r.u64()? as usize])
+    }
+
+    pub fn write(w: &mut Writer, kernels: &[KernelInfo]) {
+        w.u64(kernels.len() as u64);
+        for k in kernels {
+            string(w, &k.name);
+            w.u64(k.args.len() as u64);
+            for a in &k.args {
+                let kind = match a.kind {
+                    ArgKind::Buffer => 0,
+                    ArgKind::Local => 1,
+                    ArgKind::Value => 2,
+                    ArgKind::ByVal => 3,
+                };
+                w.u64(kind).u64(a.address_space as u64).u64(a.size as u64).u64(a.align as u64);
+                string(w, &a.access);
+                string(w, &a.type_name);
+                string(w, &a.type_qualifier);
+                optional(w, &a.name, |w, n| string(w, n));
+            }
+            optional(w, &k.reqd_work_group_size, size3);
+            optional(w, &k.work_group_size_hint, size3);
+            optional(w, &k.vec_type_hint, |w, t| string(w, t));
+            w.u64(k.uses_barrier as u64).u64(k.static_local_memory as u64);
+        }
+    }
+
+    pub fn read(r: &mut Reader) -> Option<Vec<KernelInfo>> {
+        let n = r.u64()?;
+        let mut kernels = Vec::new();
+        for _ in 0..n {
+            let name = read_string(r)?;
+            let nargs = r.u64()?;
+            let mut args = Vec::new();
+            for _ in 0..nargs {
+                let kind = match r.u64()? {
+                    0 => ArgKind::Buffer,
+                    1 => ArgKind::Local,
+                    2 => ArgKind::Value,
+                    3 => ArgKind::ByVal,
+                    _ => return None,
+                };
+                args.push(ArgInfo {
+                    kind,
+                    address_space: AddressSpace::from_number(r.u64()?),
+                    size: r.u64()? as usize,
+                    align: r.u64()? as usize,
+                    access: read_string(r)?,
+                    type_name: read_string(r)?,
+                    type_qualifier: read_string(r)?,
+                    name: read_optional(r, read_string)?,
+                });
+            }
+            kernels.push(KernelInfo {
+                name,
+                args,
+                reqd_work_group_size: read_optional(r, read_size3)?,
+                work_group_size_hint: read_optional(r, read_size3)?,
+                vec_type_hint: read_optional(r, read_string)?,
+                uses_barrier: r.u64()? != 0,
+                static_local_memory: r.u64()? as usize,
+            });
+        }
+        Some(kernels)
+    }
+}

@@ -311,6 +311,7 @@ impl ProgramModule {
             .bytes(self.log.as_bytes())
             .u64(self.codegen.opt_disable as u64)
             .u64(self.codegen.denorms_are_zero as u64);
+        crate::kernel_info::cached::write(&mut w, &self.kernels);
         w.0
     }
 
@@ -322,10 +323,19 @@ impl ProgramModule {
             opt_disable: r.u64()? != 0,
             denorms_are_zero: r.u64()? != 0,
         };
-        let mut p = ProgramModule::from_binary(binary).ok()?;
-        p.log = log;
-        p.codegen = codegen;
-        Some(p)
+        let kernels = crate::kernel_info::cached::read(&mut r)?;
+        // The entry's digest vouches for it: the bitcode is what this
+        // library wrote, and its reflection is stored beside it, so a hit
+        // does not parse, verify and reflect the module again.
+        let body = binary.strip_prefix(BINARY_MAGIC)?;
+        let (&tag, bitcode) = body.split_first()?;
+        Some(ProgramModule {
+            bitcode: bitcode.to_vec(),
+            kernels,
+            log,
+            codegen,
+            kind: ModuleKind::from_tag(tag)?,
+        })
     }
 }
 
@@ -528,6 +538,32 @@ mod tests {
         )
         .unwrap();
         assert_eq!(runs(), 3);
+    }
+
+    #[test]
+    fn a_cached_build_keeps_the_whole_reflection() {
+        // Every field of the reflection, which a hit reads from the entry
+        // rather than from the bitcode.
+        let src = b"typedef struct { int a; float b; } pair;
+__kernel __attribute__((reqd_work_group_size(8, 2, 1))) __attribute__((vec_type_hint(float4)))
+void k(__global const int* restrict p, __local float* l, pair s, __constant uint* c, float4 v) {
+    __local int tile[16];
+    tile[get_local_id(0)] = p[0] + s.a;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    l[0] = tile[1] + v.x + c[0];
+}
+__kernel __attribute__((work_group_size_hint(4, 1, 1))) void other(__global int* q) { q[0] = 1; }";
+        let cache = cache("reflection");
+        let first = build(&cache, src, "-cl-kernel-arg-info").unwrap();
+        let runs = FRONT_END_RUNS.get();
+        let again = build(&cache, src, "-cl-kernel-arg-info").unwrap();
+        assert_eq!(FRONT_END_RUNS.get(), runs, "the second build came from the cache");
+        assert_eq!(again.kernels, first.kernels);
+        let k = &again.kernels[0];
+        assert_eq!(k.reqd_work_group_size, Some([8, 2, 1]));
+        assert!(k.uses_barrier && k.static_local_memory == 64);
+        assert_eq!(k.args[0].name.as_deref(), Some("p"));
+        assert_eq!(again.kernels[1].work_group_size_hint, Some([4, 1, 1]));
     }
 
     #[test]
