@@ -87,12 +87,22 @@ pub unsafe fn instructions(f: LLVMValueRef) -> Vec<LLVMValueRef> {
     let mut out = Vec::new();
     let mut bb = LLVMGetFirstBasicBlock(f);
     while !bb.is_null() {
-        let mut i = LLVMGetFirstInstruction(bb);
-        while !i.is_null() {
-            out.push(i);
-            i = LLVMGetNextInstruction(i);
-        }
+        out.extend(block_instructions(bb));
         bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+/// The instructions of one block, in order.
+///
+/// # Safety
+/// `bb` must be a live block.
+pub unsafe fn block_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !i.is_null() {
+        out.push(i);
+        i = LLVMGetNextInstruction(i);
     }
     out
 }

@@ -103,7 +103,7 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<
     let order = reverse_post_order(&cfg);
     let insts: Vec<LLVMValueRef> = order
         .iter()
-        .flat_map(|&b| block_instructions(cfg.blocks[b]))
+        .flat_map(|&b| llvm::block_instructions(cfg.blocks[b]))
         .collect();
     let loops = natural_loops(&cfg);
     // A loop left on a varying condition carries different values in
@@ -130,7 +130,19 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<
     }
     let gen = Gen::new(m, kernel, width, shapes, divergent);
     let v = gen.v;
-    gen.emit(&cfg, &order).inspect_err(|_| LLVMDeleteFunction(v))
+    let made = gen.emit(&cfg, &order).and_then(|v| {
+        // A form this pass got wrong is dropped, and the kernel runs scalar.
+        let broken = llvm_sys::analysis::LLVMVerifyFunction(
+            v,
+            llvm_sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
+        );
+        if broken != 0 {
+            Err("its vector form does not verify".into())
+        } else {
+            Ok(v)
+        }
+    });
+    made.inspect_err(|_| LLVMDeleteFunction(v))
 }
 
 /// A loop that work-items leave at different iterations.
@@ -203,16 +215,6 @@ unsafe fn divergent_loops(
         });
     }
     Ok(out)
-}
-
-unsafe fn block_instructions(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut i = LLVMGetFirstInstruction(bb);
-    while !i.is_null() {
-        out.push(i);
-        i = LLVMGetNextInstruction(i);
-    }
-    out
 }
 
 /// The blocks reachable from the entry, each after its dominators.
@@ -352,10 +354,10 @@ unsafe fn transfer(
         LLVMAdd | LLVMSub | LLVMOr => match (s(0), s(1)) {
             _ if opcode == LLVMOr && LLVMGetIsDisjoint(i) == 0 => Varying,
             (Affine(a), Uniform) => Affine(a),
-            (Uniform, Affine(b)) if opcode == LLVMSub => Affine(-b),
+            (Uniform, Affine(b)) if opcode == LLVMSub => Affine(b.wrapping_neg()),
             (Uniform, Affine(b)) => Affine(b),
-            (Affine(a), Affine(b)) if opcode == LLVMSub => Affine(a - b),
-            (Affine(a), Affine(b)) => Affine(a + b),
+            (Affine(a), Affine(b)) if opcode == LLVMSub => Affine(a.wrapping_sub(b)),
+            (Affine(a), Affine(b)) => Affine(a.wrapping_add(b)),
             _ => Varying,
         },
         LLVMMul => match (s(0), s(1), const_int(op(0)), const_int(op(1))) {
@@ -363,7 +365,7 @@ unsafe fn transfer(
             _ => Varying,
         },
         LLVMShl => match (s(0), const_int(op(1))) {
-            (Affine(a), Some(c)) if (0..32).contains(&c) => Affine(a << c),
+            (Affine(a), Some(c)) if (0..32).contains(&c) => Affine(a.wrapping_shl(c as u32)),
             _ => Varying,
         },
         LLVMTrunc | LLVMZExt | LLVMSExt => s(0),
@@ -431,7 +433,7 @@ unsafe fn gep_shape(
         };
         match shape_of(idx, shapes) {
             Shape::Uniform => {}
-            Shape::Affine(s) => stride += s * scale,
+            Shape::Affine(s) => stride = stride.wrapping_add(s.wrapping_mul(scale)),
             Shape::Varying => return Shape::Varying,
         }
     }
@@ -654,7 +656,7 @@ impl Gen {
                 let mask = self.vec_type(LLVMInt1TypeInContext(self.ctx));
                 self.masks[l].0 = LLVMBuildPhi(self.b, mask, c"active".as_ptr());
             }
-            for i in block_instructions(bb) {
+            for i in llvm::block_instructions(bb) {
                 if !LLVMIsAPHINode(i).is_null() {
                     self.phi(i);
                     phis.push(i);
