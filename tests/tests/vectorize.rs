@@ -255,3 +255,27 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
     assert!(ir.contains("@llvm.masked.store"), "the store to sum is not masked:\n{ir}");
     assert!(ir.contains("@llvm.masked.scatter"), "no masked scatter to trace:\n{ir}");
 }
+
+#[test]
+fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
+    dump_dir();
+    let e = Env::new();
+    let cache = ok(device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), "cache size").u64() as usize;
+    // Larger than the cache, so the stores stream.
+    let n = (2 * cache / 4).next_multiple_of(1 << 16);
+    let src = "kernel void stream_copy(global const float *a, global float *b) {\n\
+               size_t i = get_global_id(0); b[i] = a[i] * 2.0f; }";
+    let (_p, k) = e.kernel(src, "stream_copy");
+    let a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let (ma, mb) = (e.buffer_from(&a), e.buffer(n * 4));
+    ok(set_mem(k.get(), 0, &ma), "a");
+    ok(set_mem(k.get(), 1, &mb), "b");
+    e.run(&k, &[n], Some(&[256]));
+    let b = e.read::<f32>(&mb, 0, n);
+    assert!((0..n).all(|i| b[i] == a[i] * 2.0), "wrong copy");
+    let ir = work_group_ir("stream_copy");
+    let vector_stream = ir
+        .lines()
+        .any(|l| l.contains("store <64 x float>") && l.contains("!nontemporal"));
+    assert!(vector_stream, "no streaming store of whole vectors:\n{ir}");
+}

@@ -80,7 +80,7 @@ pub unsafe fn build_work_group_function(
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
-    let vector = vector_form(m, k, local_size[0], vector_bytes);
+    let vector = vector_form(m, k, local_size[0], vector_bytes, streaming);
     if vector.is_none() && items > 1 && loop_barriers_enabled() {
         loop_barriers::run(m, k);
     }
@@ -118,8 +118,9 @@ pub unsafe fn build_work_group_function(
 const INTERLEAVE: usize = 4;
 
 /// The vector form of kernel `k` (`vectorize`) and its width, for a kernel
-/// that needs it: one without barriers, with a loop of its own, and at
-/// least a vector register's worth of work-items in dimension 0. The width
+/// that needs it: one without barriers, with a loop of its own or stores
+/// that stream (which LLVM's loop vectorizer leaves scalar), and at least
+/// a vector register's worth of work-items in dimension 0. The width
 /// is `INTERLEAVE` registers of the kernel's widest scalar, or fewer to fit
 /// the local size.
 unsafe fn vector_form(
@@ -127,8 +128,9 @@ unsafe fn vector_form(
     k: LLVMValueRef,
     local_x: usize,
     vector_bytes: usize,
+    streaming: bool,
 ) -> Option<(LLVMValueRef, usize)> {
-    if !vectorize_enabled() || has_barrier(k) || !has_loop(k) {
+    if !vectorize_enabled() || has_barrier(k) || !(has_loop(k) || streaming) {
         return None;
     }
     let lanes = vector_bytes / widest_scalar(m, k).max(1);
