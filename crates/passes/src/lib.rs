@@ -148,7 +148,12 @@ unsafe fn vector_form(
     // once), so that a loop left on a varying condition has one exit.
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
     match vectorize::run(m, k, width as u32) {
-        Ok(v) => Some((v, width)),
+        Ok(v) => {
+            if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
+                eprintln!("ferrocl: {} vectorized, {width} work-items at once", compiler::llvm::name(k));
+            }
+            Some((v, width))
+        }
         Err(why) => {
             if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
                 eprintln!("ferrocl: {} not vectorized: {why}", compiler::llvm::name(k));
