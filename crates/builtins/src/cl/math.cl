@@ -10,7 +10,7 @@
 // log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10 and log1p are in math_double.cl. Every other float function
+// log2, log10, log1p, pow, powr, pown and rootn are in math_double.cl. Every other float function
 // here evaluates the double one and rounds once: double carries 29 more
 // bits, so its float result is within a hair of correctly rounded. Exact
 // functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
@@ -479,27 +479,6 @@ static double m_remainder(double x, double y) {
   return m_remquo(x, y, &q);
 }
 
-static double m_rootn(double x, int n) {
-  double a = FABS(x);
-  double dn = (double)n;
-  double rn = 1.0 / dn;
-  double y = __builtin_pow(a, rn);
-  // a^(1/n) = a^rn * a^(1/n - rn): the second factor is 1 + d log(a).
-  double d = __builtin_fma(-rn, dn, 1.0) / dn;
-  double corr = y * (d * __builtin_log(a));
-  y = y != 0.0 && !ISINF(y) && a != 1.0 ? y + corr : y;
-  bool odd = (n & 1) != 0;
-  y = odd ? COPYSIGN(y, x) : y;
-  return n == 0 || (x < 0.0 && !odd) ? NAN : y;
-}
-
-static double m_powr(double x, double y) {
-  double r = __builtin_pow(FABS(x), y);
-  bool bad = x < 0.0 || (x == 0.0 && y == 0.0) || (ISINF(x) && y == 0.0) ||
-             (x == 1.0 && ISINF(y)) || ISNAN(x) || ISNAN(y);
-  return bad ? NAN : r;
-}
-
 static double m_acospi(double x) { return __builtin_acos(x) / M_PI; }
 static double m_asinpi(double x) { return __builtin_asin(x) / M_PI; }
 static double m_atanpi(double x) { return __builtin_atan(x) / M_PI; }
@@ -515,7 +494,6 @@ static double m_lgamma(double x) {
 #define I_ACOS(x) __builtin_acos(x)
 #define I_ATAN(x) __builtin_atan(x)
 #define I_ATAN2(y, x) __builtin_atan2(y, x)
-#define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
 DOUBLE_ONLY1(asin, I_ASIN)
@@ -537,16 +515,10 @@ VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
 DOUBLE_ONLY2(atan2, I_ATAN2)
 DOUBLE_ONLY2(atan2pi, m_atan2pi)
-DOUBLE_ONLY2(pow, I_POW)
-DOUBLE_ONLY2(powr, m_powr)
 DOUBLE_ONLY2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 
-double OVERLOAD pown(double x, int n) { return __builtin_pow(x, (double)n); }
-double OVERLOAD rootn(double x, int n) { return m_rootn(x, n); }
-V2(pown, double, int)
-V2(rootn, double, int)
 
 // ---------------------------------------------------------------------------
 // Pointer forms.
