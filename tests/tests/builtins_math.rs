@@ -936,11 +936,12 @@ fn math_double_against_mpfr() {
     check_type(Ty::F64);
 }
 
-/// Inputs for pow, powr, pown and rootn: every pair of special values
-/// (with every special exponent n), then pairs whose result is finite and
-/// nonzero or near the overflow and underflow thresholds (y ln|x| spread
-/// over [-760, 720]), x near 1 with large y, negative x with integral y,
-/// and large n.
+/// Inputs for pow, powr, pown and rootn (and the other functions of two
+/// arguments): every pair of special values (with every special exponent
+/// n), then pairs whose result is finite and nonzero or near the overflow
+/// and underflow thresholds (y ln|x| spread over [-760, 720]), x near 1
+/// with large y, negative x with integral y, pairs of about the same
+/// magnitude, and large n.
 fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
     let sp: Vec<f64> = specials(t)
         .into_iter()
@@ -986,7 +987,7 @@ fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
         let u2 = (next(&mut r) >> 11) as f64 / (1u64 << 53) as f64;
         let bits = next(&mut r);
         let s = if bits & 1 == 1 { -1.0 } else { 1.0 };
-        let (x, y, k) = match a.len() % 5 {
+        let (x, y, k) = match a.len() % 6 {
             // Any positive x, y so that y ln x is in [-760, 720].
             0 => {
                 let x = rt(match t {
@@ -1010,6 +1011,14 @@ fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
             }
             // x in [-4, 4], y in [-8, 8].
             3 => (rt(s * u1 * 4.0), rt(u2 * 16.0 - 8.0), ((bits >> 8) % 41) as i32 - 20),
+            // Random x, y of about its magnitude (hypot, atan2).
+            4 => {
+                let x = rt(match t {
+                    Ty::F32 => f32::from_bits((bits >> 32) as u32) as f64,
+                    Ty::F64 => f64::from_bits(bits),
+                });
+                (x, rt(x * (u1 * 4.0 - 2.0)), (u2 * 200.0) as i32 - 100)
+            }
             // Random x, y in [-2, 2], n anything.
             _ => (
                 rt(match t {
@@ -1033,7 +1042,8 @@ fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
     (a, b, n)
 }
 
-/// pow, powr, pown and rootn for double on their own inputs (pow_inputs).
+/// pow, powr, pown, rootn, and hypot, atan2 and atan2pi for double on
+/// pow_inputs.
 #[test]
 fn pow_double_against_mpfr() {
     let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
@@ -1046,7 +1056,12 @@ fn pow_double_against_mpfr() {
     let e = Env::new();
     let fs: Vec<Func> = funcs()
         .into_iter()
-        .filter(|f| matches!(f.name, "pow" | "powr" | "pown" | "rootn"))
+        .filter(|f| {
+            matches!(
+                f.name,
+                "pow" | "powr" | "pown" | "rootn" | "hypot" | "atan2" | "atan2pi"
+            )
+        })
         .collect();
     let (a, b, n) = pow_inputs(Ty::F64);
     let r = run_on(&e, &fs, Ty::F64, a, b, n);

@@ -10,7 +10,7 @@
 // log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10, log1p, pow, powr, pown and rootn are in math_double.cl. Every other float function
+// log2, log10, log1p, pow, powr, pown, rootn, cbrt and hypot are in math_double.cl. Every other float function
 // here evaluates the double one and rounds once: double carries 29 more
 // bits, so its float result is within a hair of correctly rounded. Exact
 // functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
@@ -174,36 +174,6 @@ static double m_log1p(double x) {
   r = FABS(x) < 0x1p-54 ? x : r;
   r = x == -1.0 ? -INFINITY : r;
   return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
-}
-
-static double m_cbrt(double x) {
-  double a = FABS(x);
-  bool tiny = a < 0x1p-600;
-  a = tiny ? a * 0x1p603 : a;
-  double y = __builtin_pow(a, 1.0 / 3.0);
-  // One Newton step on y^3 - a with the residual computed exactly.
-  double y2 = y * y;
-  double e2 = __builtin_fma(y, y, -y2);
-  double y3 = y2 * y;
-  double e3 = __builtin_fma(y2, y, -y3);
-  double res = ((y3 - a) + e3) + e2 * y;
-  y = y - res / (3.0 * y2);
-  y = tiny ? y * 0x1p-201 : y;
-  y = COPYSIGN(y, x);
-  return x == 0.0 || ISINF(x) || ISNAN(x) ? x + x : y;
-}
-
-static double m_hypot(double x, double y) {
-  double a = __builtin_fmax(FABS(x), FABS(y));
-  double b = __builtin_fmin(FABS(x), FABS(y));
-  int e;
-  __builtin_frexp(a, &e);
-  e = a == 0.0 || ISINF(a) || ISNAN(a) ? 0 : e;
-  double as = __builtin_ldexp(a, -e);
-  double bs = __builtin_ldexp(b, -e);
-  double r = __builtin_ldexp(__builtin_sqrt(__builtin_fma(as, as, bs * bs)), e);
-  r = ISNAN(x) || ISNAN(y) ? x + y : r;
-  return ISINF(x) || ISINF(y) ? INFINITY : r;
 }
 
 static double m_asinh(double x) {
@@ -508,14 +478,12 @@ DOUBLE_ONLY1(atanpi, m_atanpi)
 DOUBLE_ONLY1(sinpi, m_sinpi)
 DOUBLE_ONLY1(cospi, m_cospi)
 DOUBLE_ONLY1(tanpi, m_tanpi)
-DOUBLE_ONLY1(cbrt, m_cbrt)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
 DOUBLE_ONLY2(atan2, I_ATAN2)
 DOUBLE_ONLY2(atan2pi, m_atan2pi)
-DOUBLE_ONLY2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 

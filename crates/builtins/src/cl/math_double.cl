@@ -38,12 +38,18 @@
 //   reduced argument. The special cases (C99 Annex F for pow and pown, the
 //   spec's own for powr and rootn) come from ln 0 = -inf, ln inf = inf and
 //   selects.
+// - cbrt [2 ulp]: a polynomial start on the mantissa times cbrt(2^i), one
+//   Halley step, one Newton step with the residual y^3 - c exact.
+// - hypot [4 ulp]: both magnitudes scaled by the power of two that brings
+//   the larger to [1, 4), a^2 + b^2 in two parts, its square root corrected
+//   once by the remainder, scaled back in two exact factors.
 // Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
 // exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
 // sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
-// tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96 (the largest of
-// the general inputs and pow_double_against_mpfr's, whose results span the
-// whole range).
+// tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96, cbrt 0.50,
+// hypot 0.67 (the largest of the general inputs and those of
+// pow_double_against_mpfr, whose results span the whole range and whose
+// pairs include ones of about the same magnitude).
 // The polynomial coefficients are minimax fits (Remez) of the function on
 // the reduced interval, rounded to double.
 #include "gentype.h"
@@ -115,6 +121,13 @@
   H7(F, z, 0x1.999999999999ap-2, 0x1.2492492492524p-2, 0x1.c71c71c6e9eb2p-3,  \
      0x1.745d177b34df2p-3, 0x1.3b1395908e931p-3, 0x1.1118d5ae4da8ap-3,        \
      0x1.df79ecc65de38p-4, 0x1.e04c1e5031292p-4)
+
+// m^(1/3) on [1, 2] (relative error 2^-16.7), cbrt(2), cbrt(4).
+#define CBRT_P(F, m)                                                          \
+  H4(F, m, 0x1.0392cce3d9458p-1, 0x1.6fb1dff616f48p-1, -0x1.33d3852f33f22p-2, \
+     0x1.60a153b18b2bep-4, -0x1.5b77f0d2ddedap-7)
+#define CBRT2 0x1.428a2f98d728bp+0
+#define CBRT4 0x1.965fea53d6e3dp+0
 
 // sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
 #define SIN_S(F, z)                                                           \
@@ -568,6 +581,67 @@ WIDTHS(DOUBLE_FUNCS, 0)
   }
 
 WIDTHS(DOUBLE_POW_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// cbrt: |x| = m 2^(3q + i) (denormals scaled by 2^54 first) with m in [1, 2)
+// and i in {0, 1, 2}; c = m 2^i in [1, 8); y = cbrt(c) from a polynomial in
+// m times cbrt(2^i), one Halley step, then one Newton step whose residual
+// y^3 - c is exact (two-product steps, y^3 - c exact by Sterbenz); 2^q
+// exact.
+// hypot: the larger magnitude a scaled by a power of two to [1, 4) (a
+// denormal a to below 2), the smaller by the same; a^2 + b^2 in two parts,
+// its square root corrected by the remainder, then scaled back in two exact
+// factors (one rounding for a denormal result).
+
+#define DOUBLE_ROOT_FUNCS(N, unused)                                          \
+  double##N OVERLOAD cbrt(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    L sub = a < 0x1p-1022;                                                    \
+    L ia = AS(L, sub ? a * 0x1p54 : a);                                       \
+    F m = AS(F, (ia & 0x000fffffffffffffL) | 0x3ff0000000000000L);            \
+    /* The exponent of a, as a double through the bits of 2^52 + it. */       \
+    F e = AS(F, ((ia >> 52) & 0x7ff) | 0x4330000000000000L) - 0x1p52;         \
+    e = e - (sub ? (F)(1023.0 + 54.0) : (F)1023.0);                           \
+    F q = __builtin_elementwise_floor((e + 0.5) * (1.0 / 3.0));               \
+    F i = e - 3.0 * q; /* 0, 1 or 2 */                                        \
+    F c = m * (i == 0.0 ? (F)1.0 : i == 1.0 ? (F)2.0 : (F)4.0);               \
+    F y = CBRT_P(F, m) * (i == 0.0 ? (F)1.0 : i == 1.0 ? (F)CBRT2 : (F)CBRT4); \
+    F y3 = y * y * y;                                                         \
+    y = y * ((y3 + 2.0 * c) / (2.0 * y3 + c)); /* Halley */                   \
+    F h = y * y;                                                              \
+    F hl = FMA(y, y, -h);                                                     \
+    F h3 = h * y;                                                             \
+    F res = ((h3 - c) + FMA(h, y, -h3)) + hl * y; /* y^3 - c */               \
+    y = y - res / (3.0 * h);                                                  \
+    F v = y * AS(F, (TO_LONG(L, q) + 1023) << 52);                            \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == 0.0 || a == INFINITY || x != x ? x + x : v;                   \
+  }                                                                           \
+  double##N OVERLOAD hypot(double##N x, double##N y) {                        \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = MAX(ABS(x), ABS(y));                                                \
+    F b = MIN(ABS(x), ABS(y));                                                \
+    /* 2^k with a 2^k in [1, 4) (below 2 for a denormal a) */                 \
+    L k = MIN(MAX(1023 - (AS(L, a) >> 52), (L)-1022), (L)1023);               \
+    F sc = AS(F, (k + 1023) << 52);                                           \
+    F as = a * sc, bs = b * sc;                                               \
+    F ah = as * as, bh = bs * bs;                                             \
+    F sh = ah + bh; /* Fast2Sum: ah >= bh */                                  \
+    F sl = ((ah - sh) + bh) + (FMA(as, as, -ah) + FMA(bs, bs, -bh));          \
+    F r = __builtin_elementwise_sqrt(sh);                                     \
+    r = r + (FMA(-r, r, sh) + sl) / (2.0 * r);                                \
+    L k1 = (-k) >> 1;                                                         \
+    L k2 = -k - k1;                                                           \
+    F v = (r * AS(F, (k1 + 1023) << 52)) * AS(F, (k2 + 1023) << 52);          \
+    v = a == 0.0 ? (F)0.0 : v;                                                \
+    v = x != x || y != y ? x + y : v;                                         \
+    return ABS(x) == INFINITY || ABS(y) == INFINITY ? (F)INFINITY : v;        \
+  }
+
+WIDTHS(DOUBLE_ROOT_FUNCS, 0)
 
 // sincos: the two functions.
 WIDTHS(SINCOS, double)
