@@ -233,6 +233,8 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
         "@sinh(",
         "@cbrt(",
         "@hypot(",
+        "@asinh(",
+        "@log1p(",
         "@asinf(",
         "@atan2f(",
         "@sinhf(",
@@ -247,14 +249,15 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
 const DOUBLE_MATH_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
     __kernel void md(__global const double* a, __global const double* b,\n\
     __global double* o) {\n\
-    size_t i = get_global_id(0), W = 6;\n\
+    size_t i = get_global_id(0), W = 9;\n\
     double x = a[i], y = b[i];\n\
     o[W * i] = pow(x, y); o[W * i + 1] = powr(y, x);\n\
     o[W * i + 2] = pown(y, (int)(i % 64) - 32); o[W * i + 3] = rootn(x, 3);\n\
-    o[W * i + 4] = cbrt(x); o[W * i + 5] = hypot(x, y);\n}\n";
+    o[W * i + 4] = cbrt(x); o[W * i + 5] = hypot(x, y);\n\
+    o[W * i + 6] = asinh(x); o[W * i + 7] = acosh(y); o[W * i + 8] = atanh(x);\n}\n";
 
 /// The double functions of math_double.cl beyond exp, log and sin (pow and
-/// its kin, cbrt, hypot): inlined
+/// its kin, cbrt, hypot, asinh, acosh, atanh): inlined
 /// into the work-item loop and vector code with it, no call left.
 #[test]
 fn a_loop_calling_double_pow_and_friends_is_vectorized() {
@@ -267,7 +270,7 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
     let e = Env::new();
     let (_p, k) = e.kernel(DOUBLE_MATH_SRC, "md");
     const N: usize = 4096;
-    const W: usize = 6;
+    const W: usize = 9;
     let a: Vec<f64> = (0..N).map(|i| i as f64 / N as f64 - 0.5).collect();
     let b: Vec<f64> = (0..N).map(|i| 1.0 + i as f64 * 0.001).collect();
     let bufs = [e.buffer_from(&a), e.buffer_from(&b), e.buffer(W * N * 8)];
@@ -285,6 +288,9 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         (o[W * i + 3], x.cbrt()),
         (o[W * i + 4], x.cbrt()),
         (o[W * i + 5], x.hypot(y)),
+        (o[W * i + 6], x.asinh()),
+        (o[W * i + 7], y.acosh()),
+        (o[W * i + 8], x.atanh()),
     ] {
         assert!((got - want).abs() <= 1e-14 * want.abs(), "{got} vs {want}");
     }
@@ -302,9 +308,14 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         "@_Z5rootndi(",
         "@_Z4cbrtd(",
         "@_Z5hypotdd(",
+        "@_Z5asinhd(",
+        "@_Z5acoshd(",
+        "@_Z5atanhd(",
         "@pow(",
         "@cbrt(",
         "@hypot(",
+        "@asinh(",
+        "@log1p(",
         "@llvm.pow.f64(",
         "@log(",
         "@exp(",

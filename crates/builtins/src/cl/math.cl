@@ -10,7 +10,8 @@
 // log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10, log1p, pow, powr, pown, rootn, cbrt and hypot are in math_double.cl. Every other float function
+// log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh and atanh
+// are in math_double.cl. Every other float function
 // here evaluates the double one and rounds once: double carries 29 more
 // bits, so its float result is within a hair of correctly rounded. Exact
 // functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
@@ -165,46 +166,6 @@
 #define ISNAN __builtin_isnan
 #define ISINF __builtin_isinf
 #define FLOOR __builtin_floor
-
-static double m_log1p(double x) {
-  // log(u) for u = 1 + x rounded, corrected by the rounding error c of u.
-  double u = 1.0 + x;
-  double c = FABS(x) < 1.0 ? (u - 1.0) - x : (u - x) - 1.0;
-  double r = __builtin_log(u) - c / u;
-  r = FABS(x) < 0x1p-54 ? x : r;
-  r = x == -1.0 ? -INFINITY : r;
-  return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
-}
-
-static double m_asinh(double x) {
-  double a = FABS(x);
-  double a2 = a * a;
-  double small = m_log1p(a + a2 / (1.0 + __builtin_sqrt(1.0 + a2)));
-  double mid = __builtin_log(2.0 * a + 1.0 / (a + __builtin_sqrt(a2 + 1.0)));
-  double big = __builtin_log(a) + M_LN2;
-  double r = a <= 2.0 ? small : a < 0x1p28 ? mid : big;
-  r = a < 0x1p-28 ? a : r;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
-
-static double m_acosh(double x) {
-  double t = x - 1.0;
-  double small = m_log1p(t + __builtin_sqrt(2.0 * t + t * t));
-  double mid = __builtin_log(2.0 * x - 1.0 / (x + __builtin_sqrt(x * x - 1.0)));
-  double big = __builtin_log(x) + M_LN2;
-  double r = x <= 2.0 ? small : x < 0x1p28 ? mid : big;
-  return x < 1.0 ? NAN : ISNAN(x) ? x : r;
-}
-
-static double m_atanh(double x) {
-  double a = FABS(x);
-  double small = 0.5 * m_log1p(2.0 * a + 2.0 * a * a / (1.0 - a));
-  double big = 0.5 * m_log1p(2.0 * a / (1.0 - a));
-  double r = a < 0.5 ? small : big;
-  r = a < 0x1p-28 ? a : r;
-  r = a > 1.0 ? NAN : r;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
 
 // pi * t as hi + lo.
 #define PI_MUL(t, hi, lo)                                                     \
@@ -469,9 +430,6 @@ static double m_lgamma(double x) {
 DOUBLE_ONLY1(asin, I_ASIN)
 DOUBLE_ONLY1(acos, I_ACOS)
 DOUBLE_ONLY1(atan, I_ATAN)
-DOUBLE_ONLY1(asinh, m_asinh)
-DOUBLE_ONLY1(acosh, m_acosh)
-DOUBLE_ONLY1(atanh, m_atanh)
 DOUBLE_ONLY1(asinpi, m_asinpi)
 DOUBLE_ONLY1(acospi, m_acospi)
 DOUBLE_ONLY1(atanpi, m_atanpi)
