@@ -10,10 +10,11 @@
 // log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh and atanh
-// are in math_double.cl. Every other float function
-// here evaluates the double one and rounds once: double carries 29 more
-// bits, so its float result is within a hair of correctly rounded. Exact
+// log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh,
+// atanh, asin, acos, atan, atan2 and their pi forms are in math_double.cl.
+// Every other float function here evaluates the double one and rounds
+// once: double carries 29 more bits, so its float result is within a hair
+// of correctly rounded. Exact
 // functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
@@ -410,29 +411,13 @@ static double m_remainder(double x, double y) {
   return m_remquo(x, y, &q);
 }
 
-static double m_acospi(double x) { return __builtin_acos(x) / M_PI; }
-static double m_asinpi(double x) { return __builtin_asin(x) / M_PI; }
-static double m_atanpi(double x) { return __builtin_atan(x) / M_PI; }
-static double m_atan2pi(double y, double x) {
-  return __builtin_atan2(y, x) / M_PI;
-}
 static double m_lgamma(double x) {
   int s;
   return m_lgamma_r(x, &s);
 }
 
-#define I_ASIN(x) __builtin_asin(x)
-#define I_ACOS(x) __builtin_acos(x)
-#define I_ATAN(x) __builtin_atan(x)
-#define I_ATAN2(y, x) __builtin_atan2(y, x)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(asin, I_ASIN)
-DOUBLE_ONLY1(acos, I_ACOS)
-DOUBLE_ONLY1(atan, I_ATAN)
-DOUBLE_ONLY1(asinpi, m_asinpi)
-DOUBLE_ONLY1(acospi, m_acospi)
-DOUBLE_ONLY1(atanpi, m_atanpi)
 DOUBLE_ONLY1(sinpi, m_sinpi)
 DOUBLE_ONLY1(cospi, m_cospi)
 DOUBLE_ONLY1(tanpi, m_tanpi)
@@ -440,8 +425,6 @@ DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
-DOUBLE_ONLY2(atan2, I_ATAN2)
-DOUBLE_ONLY2(atan2pi, m_atan2pi)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 

@@ -48,11 +48,25 @@
 //   |x|) (halved), each argument carried in two parts (the square root and
 //   the quotient corrected by their remainders) into log1p's correction
 //   term; ln2 + ln|x| from 2^28 on.
+// - asin, acos, asinpi, acospi [4, 4, 5, 5 ulp]: asin(s) = s + s^3 A(s^2)
+//   on |x| <= 1/2; above, asin|x| = pi/2 - 2 asin(s) with s = sqrt((1 -
+//   |x|)/2) (the argument exact, the square root's error carried), acos
+//   the same terms around 0, pi/2 or pi (0, 1/2 or 1 for the pi forms,
+//   the terms times 1/pi in double-double). The constant and the leading
+//   term are summed exactly, the rest added to the error.
+// - atan, atan2, atanpi, atan2pi [5, 6, 5, 6 ulp]: t = min/max of the
+//   magnitudes (scaled by a power of two first) with the division's
+//   remainder; above tan(pi/8), u = (t - 1)/(t + 1) in two parts and pi/4
+//   more; atan(u) = u + u^3 T(u^2); the quadrant and the reduction make a
+//   multiple of pi/4 (of 1/4 for the pi forms) added exactly as for asin.
+//   atan(x) is atan2(x, 1).
 // Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
 // exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
 // sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
 // tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96, cbrt 0.50,
-// hypot 0.67, asinh 0.78, acosh 0.67, atanh 0.86 (the largest of the general inputs and those of
+// hypot 0.67, asinh 0.78, acosh 0.67, atanh 0.86, asin 0.60, acos 0.56,
+// asinpi 0.65, acospi 0.55, atan 0.58, atanpi 0.63, atan2 0.89, atan2pi
+// 0.75 (the largest of the general inputs and those of
 // pow_double_against_mpfr, whose results span the whole range and whose
 // pairs include ones of about the same magnitude).
 // The polynomial coefficients are minimax fits (Remez) of the function on
@@ -78,6 +92,14 @@
 
 #define TWO_THIRDS 0x1.5555555555555p-1
 #define TWO_THIRDS_LO 0x1.5555555555555p-55
+
+#define PI 0x1.921fb54442d18p+1
+#define PI_LO 0x1.1a62633145c07p-53
+#define PIO4 0x1.921fb54442d18p-1
+#define PIO4_LO 0x1.1a62633145c07p-55
+#define INVPI 0x1.45f306dc9c883p-2
+#define INVPI_LO -0x1.6b01ec5417056p-56
+#define TAN_PIO8 0x1.a827999fcef32p-2
 
 #define TWO_OVER_PI 0x1.45f306dc9c883p-1
 #define PIO2_1 0x1.921fb54442d18p+0
@@ -133,6 +155,21 @@
      0x1.60a153b18b2bep-4, -0x1.5b77f0d2ddedap-7)
 #define CBRT2 0x1.428a2f98d728bp+0
 #define CBRT4 0x1.965fea53d6e3dp+0
+
+// asin(s) = s + s^3 A(s^2) on s^2 <= 1/4 (relative error of A 2^-53.6).
+#define ASIN_A(F, z)                                                          \
+  H12(F, z, 0x1.5555555555556p-3, 0x1.3333333332e84p-4, 0x1.6db6db6e38803p-5, \
+      0x1.f1c71c19d5450p-6, 0x1.6e8bb25ddfc4bp-6, 0x1.1c4d286b7ac66p-6,       \
+      0x1.c9d08bc73a001p-7, 0x1.7817d8c7723e3p-7, 0x1.529e1899a8e2cp-7,       \
+      0x1.62a4ac6e6c8c4p-8, 0x1.1f1b0fd5c6684p-6, -0x1.eccf9fcf63a14p-7,      \
+      0x1.d93907203017fp-6)
+// atan(u) = u + u^3 T(u^2) on u^2 <= tan(pi/8)^2 (relative error of T
+// 2^-53.3).
+#define ATAN_T(F, z)                                                          \
+  H10(F, z, -0x1.5555555555555p-2, 0x1.999999999936ap-3,                      \
+      -0x1.249249243784bp-3, 0x1.c71c71860a871p-4, -0x1.745d0b469cf90p-4,     \
+      0x1.3b12658a5e8ddp-4, -0x1.10fa98a3c432fp-4, 0x1.dfe85fc191c89p-5,     \
+      -0x1.a0a3d70c1bad8p-5, 0x1.417e84266f96bp-5, -0x1.3a71c4f39772dp-6)
 
 // sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
 #define SIN_S(F, z)                                                           \
@@ -400,6 +437,85 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     LOG_SPLIT(F, L, ac_, f_, e_)                                              \
     LOG_COMBINE(F, e_ + 1.0, f_, LOG1P_LO(F, f_), LN2, LN2_LO, 1.0, 0.0);     \
   })
+
+// kh + kl + (u + ul) (neg: - (u + ul)) for a constant kh + kl and u the
+// leading part: kh and u summed exactly (TwoSum), the rest into the error.
+#define ADD_K(F, kh, kl, neg, u, ul)                                          \
+  ({                                                                          \
+    F su_ = (neg) ? -(u) : (u);                                               \
+    F sl_ = (neg) ? -(ul) : (ul);                                             \
+    TWO_SUM(F, kh, su_, h_, e_)                                               \
+    h_ + ((e_ + (kl)) + sl_);                                                 \
+  })
+
+// (u + ul) / pi as wh + wl.
+#define DIV_PI(F, u, ul, wh, wl)                                              \
+  F wh = (u) * INVPI;                                                         \
+  F wl = FMA(u, (F)INVPI, -wh) + FMA(u, (F)INVPI_LO, (ul) * INVPI);
+
+// asin|x| as u + ul (NaN above 1), ul small against u: below 1/2 u = |x|,
+// ul = |x| z A(z) with z = x^2; above (big), asin|x| = pi/2 - (u + ul) and
+// acos|x| = u + ul with u + ul = 2 asin(s), s = sqrt(z), z = (1 - |x|)/2
+// exact and the square root's error carried.
+#define ASIN_SPLIT(F, L, x, u, ul, big)                                       \
+  F u, ul;                                                                    \
+  L big;                                                                      \
+  {                                                                           \
+    F a_ = ABS(x);                                                            \
+    big = a_ > 0.5;                                                           \
+    F z_ = big ? FMA(a_, (F)-0.5, (F)0.5) : a_ * a_;                          \
+    F s_ = __builtin_elementwise_sqrt(z_);                                    \
+    F p_ = z_ * ASIN_A(F, z_);                                                \
+    F sl_ = FMA(-s_, s_, z_) / MAX(s_, (F)0x1p-600); /* 2 (sqrt z - s) */     \
+    u = big ? s_ + s_ : a_;                                                   \
+    ul = big ? FMA(u, p_, sl_) : a_ * p_;                                     \
+  }
+
+// atan2's reduction of |y|, |x|: t = min / max in [0, 1] (two zeros: 0,
+// two infinities: 1) with both scaled first by the power of two that brings
+// the larger to [1, 4), as t + tl (the quotient's remainder); above tan(pi/8)
+// u = (t - 1) / (t + 1) (in two parts) and 1 more pi/4. atan2 is then j pi/4
+// + atan(u + ul) or j pi/4 - atan(u + ul) (neg) with j in 0..4, and
+// atan(u + ul) = u + (u^3 T(u^2) + ul / (1 + u^2)) as u + w. A tiny t
+// (below 2^-900) is scaled by 2^300 so that its low parts stay normal
+// numbers: then the result (if j = 0) is to be scaled back by 2^-300, and
+// otherwise t is negligible anyway.
+#define ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                           \
+  F j, u, w;                                                                  \
+  L neg, tiny;                                                                \
+  {                                                                           \
+    F ax_ = ABS(x), ay_ = ABS(y);                                             \
+    L swap_ = ay_ > ax_;                                                      \
+    F num_ = MIN(ax_, ay_), den_ = MAX(ax_, ay_);                             \
+    L k_ = MIN(MAX(1023 - (AS(L, den_) >> 52), (L)-1022), (L)1023);           \
+    F sc_ = AS(F, (k_ + 1023) << 52);                                         \
+    num_ = num_ * sc_;                                                        \
+    den_ = den_ * sc_;                                                        \
+    tiny = num_ < 0x1p-900;                                                   \
+    num_ = tiny ? num_ * 0x1p300 : num_;                                      \
+    F t_ = num_ / den_;                                                       \
+    F tl_ = FMA(-t_, den_, num_) / den_;                                      \
+    t_ = den_ == 0.0 ? (F)0.0 : t_;                                           \
+    t_ = num_ == INFINITY ? (F)1.0 : t_;                                      \
+    tl_ = den_ == 0.0 || den_ == INFINITY ? (F)0.0 : tl_;                     \
+    L red_ = t_ > TAN_PIO8;                                                   \
+    TWO_SUM(F, t_, -1.0, nh_, nl_)                                            \
+    TWO_SUM(F, t_, 1.0, dh_, dl_)                                             \
+    nl_ = nl_ + tl_;                                                          \
+    dl_ = dl_ + tl_;                                                          \
+    F q_ = nh_ / dh_;                                                         \
+    F ql_ = (FMA(-q_, dh_, nh_) + FMA(-q_, dl_, nl_)) / dh_;                  \
+    u = red_ ? q_ : t_;                                                       \
+    F ul_ = red_ ? ql_ : tl_;                                                 \
+    F z_ = u * u;                                                             \
+    w = FMA(u * z_, ATAN_T(F, z_), ul_ / (1.0 + z_));                         \
+    /* x < 0: pi - a; swap: pi/2 - a; both: pi/2 + a (a = atan(t)) */         \
+    L xneg_ = AS(L, x) < 0;                                                   \
+    j = (xneg_ ? (F)4.0 : (F)0.0) + (swap_ ? (F)2.0 : (F)0.0);                \
+    j = xneg_ && swap_ ? (F)2.0 : j;                                          \
+    neg = xneg_ != swap_;                                                     \
+    j = red_ ? (neg ? j - 1.0 : j + 1.0) : j;                                 \
+  }
 
 // The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
 // log(inf) = inf, NaN stays.
@@ -732,6 +848,84 @@ WIDTHS(DOUBLE_ROOT_FUNCS, 0)
   }
 
 WIDTHS(DOUBLE_AHYP_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// asin, acos, atan, atan2 and their pi forms: a constant (a multiple of pi/4,
+// or of 1/4 for the pi forms) plus or minus a polynomial's value, the two
+// summed exactly and the errors carried (ADD_K).
+
+#define DOUBLE_ATRIG_FUNCS(N, unused)                                         \
+  double##N OVERLOAD asin(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    F v = ADD_K(F, big ? (F)(PIO4 * 2.0) : (F)0.0,                            \
+                big ? (F)(PIO4_LO * 2.0) : (F)0.0, big, u, ul);               \
+    return __builtin_elementwise_copysign(v, x);                              \
+  }                                                                           \
+  double##N OVERLOAD acos(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    /* pi/2 - asin x, or 2 asin(s) (pi - it for x < 0) */                     \
+    L xneg = x < 0.0;                                                         \
+    F kh = big ? (xneg ? (F)PI : (F)0.0) : (F)(PIO4 * 2.0);                   \
+    F kl = big ? (xneg ? (F)PI_LO : (F)0.0) : (F)(PIO4_LO * 2.0);             \
+    return ADD_K(F, kh, kl, big ? xneg : !xneg, u, ul);                       \
+  }                                                                           \
+  double##N OVERLOAD asinpi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    /* below 2^-900 scaled by 2^300 (the low parts stay normal), then back */ \
+    L tiny = ABS(x) < 0x1p-900;                                               \
+    u = tiny ? u * 0x1p300 : u;                                               \
+    ul = tiny ? ul * 0x1p300 : ul;                                            \
+    DIV_PI(F, u, ul, wh, wl)                                                  \
+    F v = ADD_K(F, big ? (F)0.5 : (F)0.0, 0.0, big, wh, wl);                  \
+    v = tiny ? v * 0x1p-300 : v;                                              \
+    return __builtin_elementwise_copysign(v, x);                              \
+  }                                                                           \
+  double##N OVERLOAD acospi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    DIV_PI(F, u, ul, wh, wl)                                                  \
+    L xneg = x < 0.0;                                                         \
+    F kh = big ? (xneg ? (F)1.0 : (F)0.0) : (F)0.5;                           \
+    return ADD_K(F, kh, 0.0, big ? xneg : !xneg, wh, wl);                     \
+  }                                                                           \
+  double##N OVERLOAD atan2(double##N y, double##N x) {                        \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                               \
+    F kh = j * PIO4;                                                          \
+    F kl = FMA(j, (F)PIO4, -kh) + j * PIO4_LO;                                \
+    F v = ADD_K(F, kh, kl, neg, u, w);                                        \
+    v = tiny && j == 0.0 ? v * 0x1p-300 : v;                                  \
+    v = __builtin_elementwise_copysign(v, y);                                 \
+    return x != x || y != y ? x + y : v;                                      \
+  }                                                                           \
+  double##N OVERLOAD atan2pi(double##N y, double##N x) {                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                               \
+    DIV_PI(F, u, w, wh, wl)                                                   \
+    F v = ADD_K(F, 0.25 * j, 0.0, neg, wh, wl);                               \
+    v = tiny && j == 0.0 ? v * 0x1p-300 : v;                                  \
+    v = __builtin_elementwise_copysign(v, y);                                 \
+    return x != x || y != y ? x + y : v;                                      \
+  }                                                                           \
+  double##N OVERLOAD atan(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    return atan2(x, (F)1.0);                                                  \
+  }                                                                           \
+  double##N OVERLOAD atanpi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    return atan2pi(x, (F)1.0);                                                \
+  }
+
+WIDTHS(DOUBLE_ATRIG_FUNCS, 0)
 
 // sincos: the two functions.
 WIDTHS(SINCOS, double)

@@ -46,6 +46,11 @@
   FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
 #define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
   FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
+#define H11(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11)           \
+  FMA(H10(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11), x, (F)(c0))
+#define H12(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12)      \
+  FMA(H11(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12), x,        \
+      (F)(c0))
 
 // sincos(x, c) for T##N in every address space: the two functions (each a
 // call the vectorizer can widen). Stamped out by WIDTHS(SINCOS, T).
