@@ -11,18 +11,15 @@
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
 // log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh,
-// atanh, asin, acos, atan, atan2 and their pi forms are in math_double.cl.
-// Every other float function here evaluates the double one and rounds
-// once: double carries 29 more bits, so its float result is within a hair
-// of correctly rounded. Exact
-// functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
+// atanh, asin, acos, atan, atan2 and their pi forms, sinpi, cospi and tanpi
+// are in math_double.cl. Every other float function here evaluates the
+// double one and rounds once: double carries 29 more bits, so its float
+// result is within a hair of correctly rounded. Exact functions (fmod,
+// remquo, frexp, nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
 #include "gentype.h"
-
-#define PI_HI 0x1.921fb54442d18p+1
-#define PI_LO 0x1.1a62633145c07p-53
 
 // ---------------------------------------------------------------------------
 // Lane-by-lane vector forms of scalar functions.
@@ -168,68 +165,6 @@
 #define ISINF __builtin_isinf
 #define FLOOR __builtin_floor
 
-// pi * t as hi + lo.
-#define PI_MUL(t, hi, lo)                                                     \
-  double hi = PI_HI * (t);                                                    \
-  double lo = __builtin_fma(PI_HI, (t), -hi) + PI_LO * (t);
-
-// sin(pi t) and cos(pi t) for t in [0, 0.25].
-static double sinpi_k(double t) {
-  PI_MUL(t, h, l)
-  return __builtin_sin(h) + l * __builtin_cos(h);
-}
-static double cospi_k(double t) {
-  PI_MUL(t, h, l)
-  return __builtin_cos(h) - l * __builtin_sin(h);
-}
-
-static double m_sinpi(double x) {
-  double a = FABS(x);
-  double m = a - 2.0 * FLOOR(a * 0.5); // [0, 2)
-  double s = m >= 1.0 ? -1.0 : 1.0;
-  m = m >= 1.0 ? m - 1.0 : m;
-  double t = __builtin_fmin(m, 1.0 - m); // [0, 0.5]
-  double v = t <= 0.25 ? sinpi_k(t) : cospi_k(0.5 - t);
-  double r = s * v;
-  r = r == 0.0 ? 0.0 : r;
-  r = COPYSIGN(1.0, x) * r;
-  return ISINF(x) ? NAN : r;
-}
-
-static double m_cospi(double x) {
-  double a = FABS(x);
-  double m = a - 2.0 * FLOOR(a * 0.5);
-  double s = m >= 1.0 ? -1.0 : 1.0;
-  m = m >= 1.0 ? m - 1.0 : m; // [0, 1)
-  s = m > 0.5 ? -s : s;
-  m = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
-  double v = m <= 0.25 ? cospi_k(m) : sinpi_k(0.5 - m);
-  return ISINF(x) ? NAN : s * v + 0.0;
-}
-
-static double m_tanpi(double x) {
-  double a = FABS(x);
-  double k = FLOOR(a);
-  double m = a - k; // [0, 1)
-  bool kodd = k - 2.0 * FLOOR(k * 0.5) == 1.0;
-  double s = m > 0.5 ? -1.0 : 1.0;
-  double t = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
-  double u = t <= 0.25 ? t : 0.5 - t;
-  PI_MUL(u, h, l)
-  double th = __builtin_tan(h);
-  double tv = th + l * (1.0 + th * th);
-  double v = t <= 0.25 ? tv : 1.0 / tv;
-  double r = COPYSIGN(1.0, x) * s * v;
-  // Zeros: copysign(0, n) for even n, copysign(0, -n) for odd n.
-  double z = kodd ? -COPYSIGN(0.0, x) : COPYSIGN(0.0, x);
-  r = m == 0.0 ? z : r;
-  // n + 0.5: +inf for even n, -inf for odd n (n = floor(x)).
-  double fx = FLOOR(x);
-  bool fodd = fx - 2.0 * FLOOR(fx * 0.5) == 1.0;
-  r = m == 0.5 ? (fodd ? -INFINITY : INFINITY) : r;
-  return ISINF(x) ? NAN : r;
-}
-
 // erf by its series e^{-a^2} * sum (2a^2)^n a / (2n+1)!!, for a <= 2.5.
 static double erf_series(double a) {
   double a2 = a * a;
@@ -336,14 +271,14 @@ static double gamma_neg(double x) {
   TWO_SUM(1.0, -x, y, d)
   double t, w, c;
   stirling(y, d, &t, &w, &c);
-  double s = m_sinpi(x);
+  double s = sinpi(x);
   return ((M_PI / (s * c)) / t) / w;
 }
 
 static double m_tgamma(double x) {
   double r = x > -20.0 ? gamma_mid(x) : gamma_neg(x);
   r = x > 171.7 ? INFINITY : r;
-  r = x < -200.0 ? COPYSIGN(0.0, m_sinpi(x)) : r;
+  r = x < -200.0 ? COPYSIGN(0.0, sinpi(x)) : r;
   r = x == 0.0 ? COPYSIGN(INFINITY, x) : r;
   r = (x < 0.0 && x == FLOOR(x)) || ISNAN(x) ? NAN : r;
   return r;
@@ -369,7 +304,7 @@ static double m_lgamma_r(double x, int *sign) {
   } else {
     // log(pi / |sinpi(x)|) - lgamma(1 - x)
     double y = 1.0 - x;
-    double s = m_sinpi(x);
+    double s = sinpi(x);
     sg = s < 0.0 ? -1 : 1;
     double ly = __builtin_log(y);
     double lg = (y - 0.5) * ly - y + 0x1.d67f1c864beb5p-1 + stirling_series(y);
@@ -418,9 +353,6 @@ static double m_lgamma(double x) {
 
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(sinpi, m_sinpi)
-DOUBLE_ONLY1(cospi, m_cospi)
-DOUBLE_ONLY1(tanpi, m_tanpi)
 DOUBLE_ONLY1(erf, m_erf)
 DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
