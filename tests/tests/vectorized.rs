@@ -240,6 +240,8 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
         "@acos(",
         "@sin(",
         "@tan(",
+        "@erf(",
+        "@erfc(",
         "@asinf(",
         "@atan2f(",
         "@sinhf(",
@@ -254,18 +256,19 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
 const DOUBLE_MATH_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
     __kernel void md(__global const double* a, __global const double* b,\n\
     __global double* o) {\n\
-    size_t i = get_global_id(0), W = 14;\n\
+    size_t i = get_global_id(0), W = 16;\n\
     double x = a[i], y = b[i];\n\
     o[W * i] = pow(x, y); o[W * i + 1] = powr(y, x);\n\
     o[W * i + 2] = pown(y, (int)(i % 64) - 32); o[W * i + 3] = rootn(x, 3);\n\
     o[W * i + 4] = cbrt(x); o[W * i + 5] = hypot(x, y);\n\
     o[W * i + 6] = asinh(x); o[W * i + 7] = acosh(y); o[W * i + 8] = atanh(x);\n\
     o[W * i + 9] = atan2(x, y); o[W * i + 10] = asin(x); o[W * i + 11] = acospi(x);\n\
-    o[W * i + 12] = sinpi(x * y); o[W * i + 13] = tanpi(x);\n}\n";
+    o[W * i + 12] = sinpi(x * y); o[W * i + 13] = tanpi(x);\n\
+    o[W * i + 14] = erf(x); o[W * i + 15] = erfc(y);\n}\n";
 
 /// The double functions of math_double.cl beyond exp, log and sin (pow and
 /// its kin, cbrt, hypot, asinh, acosh, atanh, atan2, asin, acospi, sinpi,
-/// tanpi): inlined
+/// tanpi, erf, erfc): inlined
 /// into the work-item loop and vector code with it, no call left.
 #[test]
 fn a_loop_calling_double_pow_and_friends_is_vectorized() {
@@ -278,7 +281,7 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
     let e = Env::new();
     let (_p, k) = e.kernel(DOUBLE_MATH_SRC, "md");
     const N: usize = 4096;
-    const W: usize = 14;
+    const W: usize = 16;
     let a: Vec<f64> = (0..N).map(|i| i as f64 / N as f64 - 0.5).collect();
     let b: Vec<f64> = (0..N).map(|i| 1.0 + i as f64 * 0.001).collect();
     let bufs = [e.buffer_from(&a), e.buffer_from(&b), e.buffer(W * N * 8)];
@@ -304,6 +307,8 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         (o[W * i + 11], x.acos() / std::f64::consts::PI),
         (o[W * i + 12], (x * y * std::f64::consts::PI).sin()),
         (o[W * i + 13], (x * std::f64::consts::PI).tan()),
+        (o[W * i + 14], 0.25761313697286886), // erf(x), erfc(y): x = 0.232421875, y = 4
+        (o[W * i + 15], 1.541725790028002e-8),
     ] {
         assert!((got - want).abs() <= 1e-14 * want.abs(), "{got} vs {want}");
     }
@@ -329,6 +334,8 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         "@_Z6acospid(",
         "@_Z5sinpid(",
         "@_Z5tanpid(",
+        "@_Z3erfd(",
+        "@_Z4erfcd(",
         "@pow(",
         "@cbrt(",
         "@hypot(",
@@ -339,6 +346,8 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         "@acos(",
         "@sin(",
         "@tan(",
+        "@erf(",
+        "@erfc(",
         "@llvm.pow.f64(",
         "@log(",
         "@exp(",

@@ -11,11 +11,12 @@
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
 // log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh,
-// atanh, asin, acos, atan, atan2 and their pi forms, sinpi, cospi and tanpi
-// are in math_double.cl. Every other float function here evaluates the
-// double one and rounds once: double carries 29 more bits, so its float
-// result is within a hair of correctly rounded. Exact functions (fmod,
-// remquo, frexp, nextafter ...) are exact at either width.
+// atanh, asin, acos, atan, atan2 and their pi forms, sinpi, cospi, tanpi,
+// erf and erfc are in math_double.cl. Every other float function here
+// (tgamma, lgamma and the remainder functions) evaluates the double one
+// and rounds once: double carries 29 more bits, so its float result is
+// within a hair of correctly rounded. Exact functions (fmod, remquo, frexp,
+// nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
@@ -141,13 +142,6 @@
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
   V1(name, float, float)
-// The double forms only (float has its own, in math_float.cl).
-#define DOUBLE_ONLY1(name, impl)                                              \
-  double OVERLOAD name(double x) { return impl(x); }                          \
-  V1(name, double, double)
-#define DOUBLE_ONLY2(name, impl)                                              \
-  double OVERLOAD name(double x, double y) { return impl(x, y); }             \
-  V2(name, double, double)
 #define VIA_DOUBLE2(name, impl)                                               \
   double OVERLOAD name(double x, double y) { return impl(x, y); }             \
   float OVERLOAD name(float x, float y) {                                     \
@@ -164,48 +158,6 @@
 #define ISNAN __builtin_isnan
 #define ISINF __builtin_isinf
 #define FLOOR __builtin_floor
-
-// erf by its series e^{-a^2} * sum (2a^2)^n a / (2n+1)!!, for a <= 2.5.
-static double erf_series(double a) {
-  double a2 = a * a;
-  double a2l = __builtin_fma(a, a, -a2);
-  double t = a, s = a, q = 2.0 * a2;
-  for (int n = 0; n < 48; n++) {
-    t = t * q / (double)(2 * n + 3);
-    s += t;
-  }
-  double e = __builtin_exp(-a2) * (1.0 - a2l);
-  return 0x1.20dd750429b6dp+0 * e * s; // 2/sqrt(pi)
-}
-
-// erfc by Laplace's continued fraction, for a >= 0.5.
-static double erfc_cf(double a) {
-  int terms = a < 1.0 ? 800 : a < 2.0 ? 200 : a < 4.0 ? 100 : 40;
-  double t = a;
-  for (int k = terms; k > 0; k--)
-    t = a + (0.5 * (double)k) / t;
-  double a2 = a * a;
-  double a2l = __builtin_fma(a, a, -a2);
-  double e = __builtin_exp(-a2) * (1.0 - a2l);
-  return e * 0x1.20dd750429b6dp-1 / t; // 1/sqrt(pi)
-}
-
-static double m_erf(double x) {
-  double a = FABS(x);
-  double r = a < 0x1p-28 ? a * 0x1.20dd750429b6dp+0
-             : a <= 2.5  ? erf_series(a)
-             : a < 6.0   ? 1.0 - erfc_cf(a)
-                         : 1.0;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
-
-static double m_erfc(double x) {
-  double a = FABS(x);
-  double c = a < 0.5 ? 1.0 - erf_series(a) : a < 27.3 ? erfc_cf(a) : 0.0;
-  double r = x < 0.0 ? 2.0 - c : c;
-  r = x < -6.0 ? 2.0 : r;
-  return ISNAN(x) ? x : r;
-}
 
 // log(Gamma(y + d)) - stirling's series part, for y >= 12.
 static double stirling_series(double y) {
@@ -353,8 +305,6 @@ static double m_lgamma(double x) {
 
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(erf, m_erf)
-DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
 VIA_DOUBLE2(remainder, m_remainder)
