@@ -728,6 +728,11 @@ fn run(e: &Env, fs: &[Func], t: Ty) -> Run {
             }
         })
         .collect();
+    run_on(e, fs, t, a, b, n)
+}
+
+/// Runs `fs` on the inputs a, b, n (M of each).
+fn run_on(e: &Env, fs: &[Func], t: Ty, a: Vec<f64>, b: Vec<f64>, n: Vec<i32>) -> Run {
     let src = kernel_source(fs, t);
     let (_p, k) = e.kernel(&src, "k");
     let total = fs.len() * M;
@@ -929,4 +934,142 @@ fn math_double_against_mpfr() {
         return;
     }
     check_type(Ty::F64);
+}
+
+/// Inputs for pow, powr, pown and rootn (and the other functions of two
+/// arguments): every pair of special values (with every special exponent
+/// n), then pairs whose result is finite and nonzero or near the overflow
+/// and underflow thresholds (y ln|x| spread over [-760, 720]), x near 1
+/// with large y, negative x with integral y, pairs of about the same
+/// magnitude, and large n.
+fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
+    let sp: Vec<f64> = specials(t)
+        .into_iter()
+        .map(|v| if t == Ty::F32 { v as f32 as f64 } else { v })
+        .collect();
+    let ns = [
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        3,
+        -3,
+        4,
+        -5,
+        7,
+        -8,
+        1023,
+        -1075,
+        i32::MAX,
+        i32::MIN,
+        i32::MIN + 1,
+    ];
+    let (mut a, mut b, mut n) = (Vec::new(), Vec::new(), Vec::new());
+    for &x in &sp {
+        for (j, &y) in sp.iter().enumerate() {
+            a.push(x);
+            b.push(y);
+            n.push(ns[j % ns.len()]);
+        }
+    }
+    for &x in &sp {
+        for &k in &ns {
+            a.push(x);
+            b.push(k as f64);
+            n.push(k);
+        }
+    }
+    let mut r = 0x2545_f491_4f6c_dd1du64;
+    let rt = |v: f64| if t == Ty::F32 { v as f32 as f64 } else { v };
+    while a.len() < M {
+        let u1 = (next(&mut r) >> 11) as f64 / (1u64 << 53) as f64;
+        let u2 = (next(&mut r) >> 11) as f64 / (1u64 << 53) as f64;
+        let bits = next(&mut r);
+        let s = if bits & 1 == 1 { -1.0 } else { 1.0 };
+        let (x, y, k) = match a.len() % 6 {
+            // Any positive x, y so that y ln x is in [-760, 720].
+            0 => {
+                let x = rt(match t {
+                    Ty::F32 => f32::from_bits((bits >> 33) as u32 & 0x7fff_ffff) as f64,
+                    Ty::F64 => f64::from_bits(bits >> 1),
+                });
+                let y = rt((u1 * 1480.0 - 760.0) / x.ln());
+                (x, y, (u2 * 2300.0) as i32 - 1150)
+            }
+            // x near 1, large y.
+            1 => {
+                let x = rt(1.0 + s * u1 * 2f64.powi(-(((bits >> 8) % 52) as i32)));
+                let y = rt((u2 * 1480.0 - 760.0) / x.ln());
+                (x, y, ((bits >> 20) % 2000) as i32 - 1000)
+            }
+            // Negative x, integral y (odd and even), results in range.
+            2 => {
+                let x = rt(-(0.25 + u1 * 8.0));
+                let y = ((u2 * 1480.0 - 760.0) / x.abs().ln()).trunc();
+                (x, rt(y), y.clamp(-2e9, 2e9) as i32)
+            }
+            // x in [-4, 4], y in [-8, 8].
+            3 => (rt(s * u1 * 4.0), rt(u2 * 16.0 - 8.0), ((bits >> 8) % 41) as i32 - 20),
+            // Random x, y of about its magnitude (hypot, atan2).
+            4 => {
+                let x = rt(match t {
+                    Ty::F32 => f32::from_bits((bits >> 32) as u32) as f64,
+                    Ty::F64 => f64::from_bits(bits),
+                });
+                (x, rt(x * (u1 * 4.0 - 2.0)), (u2 * 200.0) as i32 - 100)
+            }
+            // Random x, y in [-2, 2], n anything.
+            _ => (
+                rt(match t {
+                    Ty::F32 => f32::from_bits((bits >> 32) as u32) as f64,
+                    Ty::F64 => f64::from_bits(bits),
+                }),
+                rt(u1 * 4.0 - 2.0),
+                next(&mut r) as i32,
+            ),
+        };
+        if x.is_nan() || y.is_nan() {
+            continue;
+        }
+        a.push(x);
+        b.push(y);
+        n.push(k);
+    }
+    a.truncate(M);
+    b.truncate(M);
+    n.truncate(M);
+    (a, b, n)
+}
+
+/// pow, powr, pown, rootn, and hypot, atan2 and atan2pi for double on
+/// pow_inputs.
+#[test]
+fn pow_double_against_mpfr() {
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
+    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
+        eprintln!("skipped: the device does not report cl_khr_fp64");
+        return;
+    }
+    let e = Env::new();
+    let fs: Vec<Func> = funcs()
+        .into_iter()
+        .filter(|f| {
+            matches!(
+                f.name,
+                "pow" | "powr" | "pown" | "rootn" | "hypot" | "atan2" | "atan2pi"
+            )
+        })
+        .collect();
+    let (a, b, n) = pow_inputs(Ty::F64);
+    let r = run_on(&e, &fs, Ty::F64, a, b, n);
+    let fails = check(&fs, Ty::F64, &r);
+    assert!(
+        fails.is_empty(),
+        "{} failures:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
 }

@@ -10,17 +10,17 @@
 // log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
 // and sincos are in math_float.cl, written to vectorize; the double forms
 // of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10 and log1p are in math_double.cl. Every other float function
-// here evaluates the double one and rounds once: double carries 29 more
-// bits, so its float result is within a hair of correctly rounded. Exact
-// functions (fmod, remquo, frexp, nextafter ...) are exact at either width.
+// log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh,
+// atanh, asin, acos, atan, atan2 and their pi forms, sinpi, cospi, tanpi,
+// erf and erfc are in math_double.cl. Every other float function here
+// (tgamma, lgamma and the remainder functions) evaluates the double one
+// and rounds once: double carries 29 more bits, so its float result is
+// within a hair of correctly rounded. Exact functions (fmod, remquo, frexp,
+// nextafter ...) are exact at either width.
 //
 // Vector forms here run the scalar function lane by lane, so every lane
 // equals the scalar result bit for bit.
 #include "gentype.h"
-
-#define PI_HI 0x1.921fb54442d18p+1
-#define PI_LO 0x1.1a62633145c07p-53
 
 // ---------------------------------------------------------------------------
 // Lane-by-lane vector forms of scalar functions.
@@ -142,13 +142,6 @@
   float OVERLOAD name(float x) { return (float)impl((double)x); }             \
   V1(name, double, double)                                                    \
   V1(name, float, float)
-// The double forms only (float has its own, in math_float.cl).
-#define DOUBLE_ONLY1(name, impl)                                              \
-  double OVERLOAD name(double x) { return impl(x); }                          \
-  V1(name, double, double)
-#define DOUBLE_ONLY2(name, impl)                                              \
-  double OVERLOAD name(double x, double y) { return impl(x, y); }             \
-  V2(name, double, double)
 #define VIA_DOUBLE2(name, impl)                                               \
   double OVERLOAD name(double x, double y) { return impl(x, y); }             \
   float OVERLOAD name(float x, float y) {                                     \
@@ -165,180 +158,6 @@
 #define ISNAN __builtin_isnan
 #define ISINF __builtin_isinf
 #define FLOOR __builtin_floor
-
-static double m_log1p(double x) {
-  // log(u) for u = 1 + x rounded, corrected by the rounding error c of u.
-  double u = 1.0 + x;
-  double c = FABS(x) < 1.0 ? (u - 1.0) - x : (u - x) - 1.0;
-  double r = __builtin_log(u) - c / u;
-  r = FABS(x) < 0x1p-54 ? x : r;
-  r = x == -1.0 ? -INFINITY : r;
-  return ISINF(x) || ISNAN(x) ? x + __builtin_log(x) : r;
-}
-
-static double m_cbrt(double x) {
-  double a = FABS(x);
-  bool tiny = a < 0x1p-600;
-  a = tiny ? a * 0x1p603 : a;
-  double y = __builtin_pow(a, 1.0 / 3.0);
-  // One Newton step on y^3 - a with the residual computed exactly.
-  double y2 = y * y;
-  double e2 = __builtin_fma(y, y, -y2);
-  double y3 = y2 * y;
-  double e3 = __builtin_fma(y2, y, -y3);
-  double res = ((y3 - a) + e3) + e2 * y;
-  y = y - res / (3.0 * y2);
-  y = tiny ? y * 0x1p-201 : y;
-  y = COPYSIGN(y, x);
-  return x == 0.0 || ISINF(x) || ISNAN(x) ? x + x : y;
-}
-
-static double m_hypot(double x, double y) {
-  double a = __builtin_fmax(FABS(x), FABS(y));
-  double b = __builtin_fmin(FABS(x), FABS(y));
-  int e;
-  __builtin_frexp(a, &e);
-  e = a == 0.0 || ISINF(a) || ISNAN(a) ? 0 : e;
-  double as = __builtin_ldexp(a, -e);
-  double bs = __builtin_ldexp(b, -e);
-  double r = __builtin_ldexp(__builtin_sqrt(__builtin_fma(as, as, bs * bs)), e);
-  r = ISNAN(x) || ISNAN(y) ? x + y : r;
-  return ISINF(x) || ISINF(y) ? INFINITY : r;
-}
-
-static double m_asinh(double x) {
-  double a = FABS(x);
-  double a2 = a * a;
-  double small = m_log1p(a + a2 / (1.0 + __builtin_sqrt(1.0 + a2)));
-  double mid = __builtin_log(2.0 * a + 1.0 / (a + __builtin_sqrt(a2 + 1.0)));
-  double big = __builtin_log(a) + M_LN2;
-  double r = a <= 2.0 ? small : a < 0x1p28 ? mid : big;
-  r = a < 0x1p-28 ? a : r;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
-
-static double m_acosh(double x) {
-  double t = x - 1.0;
-  double small = m_log1p(t + __builtin_sqrt(2.0 * t + t * t));
-  double mid = __builtin_log(2.0 * x - 1.0 / (x + __builtin_sqrt(x * x - 1.0)));
-  double big = __builtin_log(x) + M_LN2;
-  double r = x <= 2.0 ? small : x < 0x1p28 ? mid : big;
-  return x < 1.0 ? NAN : ISNAN(x) ? x : r;
-}
-
-static double m_atanh(double x) {
-  double a = FABS(x);
-  double small = 0.5 * m_log1p(2.0 * a + 2.0 * a * a / (1.0 - a));
-  double big = 0.5 * m_log1p(2.0 * a / (1.0 - a));
-  double r = a < 0.5 ? small : big;
-  r = a < 0x1p-28 ? a : r;
-  r = a > 1.0 ? NAN : r;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
-
-// pi * t as hi + lo.
-#define PI_MUL(t, hi, lo)                                                     \
-  double hi = PI_HI * (t);                                                    \
-  double lo = __builtin_fma(PI_HI, (t), -hi) + PI_LO * (t);
-
-// sin(pi t) and cos(pi t) for t in [0, 0.25].
-static double sinpi_k(double t) {
-  PI_MUL(t, h, l)
-  return __builtin_sin(h) + l * __builtin_cos(h);
-}
-static double cospi_k(double t) {
-  PI_MUL(t, h, l)
-  return __builtin_cos(h) - l * __builtin_sin(h);
-}
-
-static double m_sinpi(double x) {
-  double a = FABS(x);
-  double m = a - 2.0 * FLOOR(a * 0.5); // [0, 2)
-  double s = m >= 1.0 ? -1.0 : 1.0;
-  m = m >= 1.0 ? m - 1.0 : m;
-  double t = __builtin_fmin(m, 1.0 - m); // [0, 0.5]
-  double v = t <= 0.25 ? sinpi_k(t) : cospi_k(0.5 - t);
-  double r = s * v;
-  r = r == 0.0 ? 0.0 : r;
-  r = COPYSIGN(1.0, x) * r;
-  return ISINF(x) ? NAN : r;
-}
-
-static double m_cospi(double x) {
-  double a = FABS(x);
-  double m = a - 2.0 * FLOOR(a * 0.5);
-  double s = m >= 1.0 ? -1.0 : 1.0;
-  m = m >= 1.0 ? m - 1.0 : m; // [0, 1)
-  s = m > 0.5 ? -s : s;
-  m = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
-  double v = m <= 0.25 ? cospi_k(m) : sinpi_k(0.5 - m);
-  return ISINF(x) ? NAN : s * v + 0.0;
-}
-
-static double m_tanpi(double x) {
-  double a = FABS(x);
-  double k = FLOOR(a);
-  double m = a - k; // [0, 1)
-  bool kodd = k - 2.0 * FLOOR(k * 0.5) == 1.0;
-  double s = m > 0.5 ? -1.0 : 1.0;
-  double t = m > 0.5 ? 1.0 - m : m; // [0, 0.5]
-  double u = t <= 0.25 ? t : 0.5 - t;
-  PI_MUL(u, h, l)
-  double th = __builtin_tan(h);
-  double tv = th + l * (1.0 + th * th);
-  double v = t <= 0.25 ? tv : 1.0 / tv;
-  double r = COPYSIGN(1.0, x) * s * v;
-  // Zeros: copysign(0, n) for even n, copysign(0, -n) for odd n.
-  double z = kodd ? -COPYSIGN(0.0, x) : COPYSIGN(0.0, x);
-  r = m == 0.0 ? z : r;
-  // n + 0.5: +inf for even n, -inf for odd n (n = floor(x)).
-  double fx = FLOOR(x);
-  bool fodd = fx - 2.0 * FLOOR(fx * 0.5) == 1.0;
-  r = m == 0.5 ? (fodd ? -INFINITY : INFINITY) : r;
-  return ISINF(x) ? NAN : r;
-}
-
-// erf by its series e^{-a^2} * sum (2a^2)^n a / (2n+1)!!, for a <= 2.5.
-static double erf_series(double a) {
-  double a2 = a * a;
-  double a2l = __builtin_fma(a, a, -a2);
-  double t = a, s = a, q = 2.0 * a2;
-  for (int n = 0; n < 48; n++) {
-    t = t * q / (double)(2 * n + 3);
-    s += t;
-  }
-  double e = __builtin_exp(-a2) * (1.0 - a2l);
-  return 0x1.20dd750429b6dp+0 * e * s; // 2/sqrt(pi)
-}
-
-// erfc by Laplace's continued fraction, for a >= 0.5.
-static double erfc_cf(double a) {
-  int terms = a < 1.0 ? 800 : a < 2.0 ? 200 : a < 4.0 ? 100 : 40;
-  double t = a;
-  for (int k = terms; k > 0; k--)
-    t = a + (0.5 * (double)k) / t;
-  double a2 = a * a;
-  double a2l = __builtin_fma(a, a, -a2);
-  double e = __builtin_exp(-a2) * (1.0 - a2l);
-  return e * 0x1.20dd750429b6dp-1 / t; // 1/sqrt(pi)
-}
-
-static double m_erf(double x) {
-  double a = FABS(x);
-  double r = a < 0x1p-28 ? a * 0x1.20dd750429b6dp+0
-             : a <= 2.5  ? erf_series(a)
-             : a < 6.0   ? 1.0 - erfc_cf(a)
-                         : 1.0;
-  return ISNAN(x) ? x : COPYSIGN(r, x);
-}
-
-static double m_erfc(double x) {
-  double a = FABS(x);
-  double c = a < 0.5 ? 1.0 - erf_series(a) : a < 27.3 ? erfc_cf(a) : 0.0;
-  double r = x < 0.0 ? 2.0 - c : c;
-  r = x < -6.0 ? 2.0 : r;
-  return ISNAN(x) ? x : r;
-}
 
 // log(Gamma(y + d)) - stirling's series part, for y >= 12.
 static double stirling_series(double y) {
@@ -404,14 +223,14 @@ static double gamma_neg(double x) {
   TWO_SUM(1.0, -x, y, d)
   double t, w, c;
   stirling(y, d, &t, &w, &c);
-  double s = m_sinpi(x);
+  double s = sinpi(x);
   return ((M_PI / (s * c)) / t) / w;
 }
 
 static double m_tgamma(double x) {
   double r = x > -20.0 ? gamma_mid(x) : gamma_neg(x);
   r = x > 171.7 ? INFINITY : r;
-  r = x < -200.0 ? COPYSIGN(0.0, m_sinpi(x)) : r;
+  r = x < -200.0 ? COPYSIGN(0.0, sinpi(x)) : r;
   r = x == 0.0 ? COPYSIGN(INFINITY, x) : r;
   r = (x < 0.0 && x == FLOOR(x)) || ISNAN(x) ? NAN : r;
   return r;
@@ -437,7 +256,7 @@ static double m_lgamma_r(double x, int *sign) {
   } else {
     // log(pi / |sinpi(x)|) - lgamma(1 - x)
     double y = 1.0 - x;
-    double s = m_sinpi(x);
+    double s = sinpi(x);
     sg = s < 0.0 ? -1 : 1;
     double ly = __builtin_log(y);
     double lg = (y - 0.5) * ly - y + 0x1.d67f1c864beb5p-1 + stirling_series(y);
@@ -479,74 +298,18 @@ static double m_remainder(double x, double y) {
   return m_remquo(x, y, &q);
 }
 
-static double m_rootn(double x, int n) {
-  double a = FABS(x);
-  double dn = (double)n;
-  double rn = 1.0 / dn;
-  double y = __builtin_pow(a, rn);
-  // a^(1/n) = a^rn * a^(1/n - rn): the second factor is 1 + d log(a).
-  double d = __builtin_fma(-rn, dn, 1.0) / dn;
-  double corr = y * (d * __builtin_log(a));
-  y = y != 0.0 && !ISINF(y) && a != 1.0 ? y + corr : y;
-  bool odd = (n & 1) != 0;
-  y = odd ? COPYSIGN(y, x) : y;
-  return n == 0 || (x < 0.0 && !odd) ? NAN : y;
-}
-
-static double m_powr(double x, double y) {
-  double r = __builtin_pow(FABS(x), y);
-  bool bad = x < 0.0 || (x == 0.0 && y == 0.0) || (ISINF(x) && y == 0.0) ||
-             (x == 1.0 && ISINF(y)) || ISNAN(x) || ISNAN(y);
-  return bad ? NAN : r;
-}
-
-static double m_acospi(double x) { return __builtin_acos(x) / M_PI; }
-static double m_asinpi(double x) { return __builtin_asin(x) / M_PI; }
-static double m_atanpi(double x) { return __builtin_atan(x) / M_PI; }
-static double m_atan2pi(double y, double x) {
-  return __builtin_atan2(y, x) / M_PI;
-}
 static double m_lgamma(double x) {
   int s;
   return m_lgamma_r(x, &s);
 }
 
-#define I_ASIN(x) __builtin_asin(x)
-#define I_ACOS(x) __builtin_acos(x)
-#define I_ATAN(x) __builtin_atan(x)
-#define I_ATAN2(y, x) __builtin_atan2(y, x)
-#define I_POW(x, y) __builtin_pow(x, y)
 #define I_FMOD(x, y) __builtin_fmod(x, y)
 
-DOUBLE_ONLY1(asin, I_ASIN)
-DOUBLE_ONLY1(acos, I_ACOS)
-DOUBLE_ONLY1(atan, I_ATAN)
-DOUBLE_ONLY1(asinh, m_asinh)
-DOUBLE_ONLY1(acosh, m_acosh)
-DOUBLE_ONLY1(atanh, m_atanh)
-DOUBLE_ONLY1(asinpi, m_asinpi)
-DOUBLE_ONLY1(acospi, m_acospi)
-DOUBLE_ONLY1(atanpi, m_atanpi)
-DOUBLE_ONLY1(sinpi, m_sinpi)
-DOUBLE_ONLY1(cospi, m_cospi)
-DOUBLE_ONLY1(tanpi, m_tanpi)
-DOUBLE_ONLY1(cbrt, m_cbrt)
-DOUBLE_ONLY1(erf, m_erf)
-DOUBLE_ONLY1(erfc, m_erfc)
 VIA_DOUBLE1(tgamma, m_tgamma)
 VIA_DOUBLE1(lgamma, m_lgamma)
-DOUBLE_ONLY2(atan2, I_ATAN2)
-DOUBLE_ONLY2(atan2pi, m_atan2pi)
-DOUBLE_ONLY2(pow, I_POW)
-DOUBLE_ONLY2(powr, m_powr)
-DOUBLE_ONLY2(hypot, m_hypot)
 VIA_DOUBLE2(remainder, m_remainder)
 VIA_DOUBLE2(fmod, I_FMOD)
 
-double OVERLOAD pown(double x, int n) { return __builtin_pow(x, (double)n); }
-double OVERLOAD rootn(double x, int n) { return m_rootn(x, n); }
-V2(pown, double, int)
-V2(rootn, double, int)
 
 // ---------------------------------------------------------------------------
 // Pointer forms.

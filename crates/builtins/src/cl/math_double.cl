@@ -30,12 +30,58 @@
 // - sinh, cosh, tanh [4, 4, 5 ulp]: e^|x|/2 as for exp (2^(k-1)), cosh =
 //   h + 1/(4h), sinh = h - 1/(4h) for |x| >= 1 and a fitted odd polynomial
 //   below, tanh = t/(t + 2) with t = expm1(2|x|) (1 from |x| = 20 on).
+// - pow, powr, pown, rootn [16 ulp]: e^(y ln|x|) with ln|x| in
+//   double-double (about 2^-66 relative): s = f/(2+f) in two parts, ln(1+f)
+//   = 2s + 2/3 s^3 + s^5 R(s^2) with the first two terms in double-double,
+//   e ln2 exact in two parts; the product y ln|x| (ln|x| / n for rootn) in
+//   two parts, and e^ of it as for exp with the low part carried into the
+//   reduced argument. The special cases (C99 Annex F for pow and pown, the
+//   spec's own for powr and rootn) come from ln 0 = -inf, ln inf = inf and
+//   selects.
+// - cbrt [2 ulp]: a polynomial start on the mantissa times cbrt(2^i), one
+//   Halley step, one Newton step with the residual y^3 - c exact.
+// - hypot [4 ulp]: both magnitudes scaled by the power of two that brings
+//   the larger to [1, 4), a^2 + b^2 in two parts, its square root corrected
+//   once by the remainder, scaled back in two exact factors.
+// - asinh, acosh, atanh [4, 4, 5 ulp]: log1p as above of |x| + x^2/(1 +
+//   sqrt(1 + x^2)), t + sqrt(t^2 + 2t) (t = x - 1, exact) and 2|x|/(1 -
+//   |x|) (halved), each argument carried in two parts (the square root and
+//   the quotient corrected by their remainders) into log1p's correction
+//   term; ln2 + ln|x| from 2^28 on.
+// - asin, acos, asinpi, acospi [4, 4, 5, 5 ulp]: asin(s) = s + s^3 A(s^2)
+//   on |x| <= 1/2; above, asin|x| = pi/2 - 2 asin(s) with s = sqrt((1 -
+//   |x|)/2) (the argument exact, the square root's error carried), acos
+//   the same terms around 0, pi/2 or pi (0, 1/2 or 1 for the pi forms,
+//   the terms times 1/pi in double-double). The constant and the leading
+//   term are summed exactly, the rest added to the error.
+// - atan, atan2, atanpi, atan2pi [5, 6, 5, 6 ulp]: t = min/max of the
+//   magnitudes (scaled by a power of two first) with the division's
+//   remainder; above tan(pi/8), u = (t - 1)/(t + 1) in two parts and pi/4
+//   more; atan(u) = u + u^3 T(u^2); the quadrant and the reduction make a
+//   multiple of pi/4 (of 1/4 for the pi forms) added exactly as for asin.
+//   atan(x) is atan2(x, 1).
+// - sinpi, cospi, tanpi [4, 4, 6 ulp]: |x| mod 2 exactly, then a
+//   half-quadrant j and r in [-1/4, 1/4] (exact); sin's and cos's
+//   polynomials above on pi r in two parts, tanpi their quotient.
+// - erf, erfc [16 ulp]: erf(x) = x + x R(x^2) below 0.84375 (erfc: (1 - x)
+//   - x R(x^2)); above, erfc(a) = t e^(-a^2 + P(t)) with t = 2/(2 + a) in
+//   two parts, a^2 in two parts and the exponent summed as for pow (erf:
+//   1 - erfc; erfc(-a) = 2 - erfc(a)); 0 from 27.3 on.
 // Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
 // exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
 // sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
-// tanh 2.22.
-// The polynomial coefficients are minimax fits (Remez) of the function on
-// the reduced interval, rounded to double.
+// tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96, cbrt 0.50,
+// hypot 0.67, asinh 0.78, acosh 0.67, atanh 0.86, asin 0.60, acos 0.56,
+// asinpi 0.65, acospi 0.55, atan 0.58, atanpi 0.63, atan2 0.89,
+// atan2pi 0.75, sinpi 0.75, cospi 0.64, tanpi 1.77, erf 0.84, erfc 2.33
+// (for the functions of two arguments the largest of the general inputs
+// and those of pow_double_against_mpfr, whose results span the whole range
+// and whose pairs include ones of about the same magnitude).
+// The polynomial coefficients are minimax fits (Remez, in mpmath, of the
+// relative error where the function has no zero in the interval) of the
+// function on the reduced interval, rounded to double; those of erfc are
+// in t - ERFC_TM, centred on the interval, which keeps Horner's scheme
+// well conditioned.
 #include "gentype.h"
 #include "math_poly.h"
 
@@ -54,6 +100,17 @@
 #define LOG2_10 0x1.a934f0979a371p+1
 #define LOG10_2 0x1.34413509f79ffp-2
 #define LOG10_2_LO -0x1.9dc1da994fd21p-59
+
+#define TWO_THIRDS 0x1.5555555555555p-1
+#define TWO_THIRDS_LO 0x1.5555555555555p-55
+
+#define PI 0x1.921fb54442d18p+1
+#define PI_LO 0x1.1a62633145c07p-53
+#define PIO4 0x1.921fb54442d18p-1
+#define PIO4_LO 0x1.1a62633145c07p-55
+#define INVPI 0x1.45f306dc9c883p-2
+#define INVPI_LO -0x1.6b01ec5417056p-56
+#define TAN_PIO8 0x1.a827999fcef32p-2
 
 #define TWO_OVER_PI 0x1.45f306dc9c883p-1
 #define PIO2_1 0x1.921fb54442d18p+0
@@ -95,6 +152,58 @@
   H7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
      0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,        \
      0x1.0fbdf041819d5p-3, 0x1.0c09e55876effp-3)
+
+// 2 atanh(s) = 2s + 2/3 s^3 + s^5 R(s^2) on s^2 <= 0.0295 (|s| <= (sqrt2 -
+// 1) / (sqrt2 + 1)); relative error 2^-57.6.
+#define LOG_R(F, z)                                                           \
+  H7(F, z, 0x1.999999999999ap-2, 0x1.2492492492524p-2, 0x1.c71c71c6e9eb2p-3,  \
+     0x1.745d177b34df2p-3, 0x1.3b1395908e931p-3, 0x1.1118d5ae4da8ap-3,        \
+     0x1.df79ecc65de38p-4, 0x1.e04c1e5031292p-4)
+
+// m^(1/3) on [1, 2] (relative error 2^-16.7), cbrt(2), cbrt(4).
+#define CBRT_P(F, m)                                                          \
+  H4(F, m, 0x1.0392cce3d9458p-1, 0x1.6fb1dff616f48p-1, -0x1.33d3852f33f22p-2, \
+     0x1.60a153b18b2bep-4, -0x1.5b77f0d2ddedap-7)
+#define CBRT2 0x1.428a2f98d728bp+0
+#define CBRT4 0x1.965fea53d6e3dp+0
+
+// asin(s) = s + s^3 A(s^2) on s^2 <= 1/4 (relative error of A 2^-53.6).
+#define ASIN_A(F, z)                                                          \
+  H12(F, z, 0x1.5555555555556p-3, 0x1.3333333332e84p-4, 0x1.6db6db6e38803p-5, \
+      0x1.f1c71c19d5450p-6, 0x1.6e8bb25ddfc4bp-6, 0x1.1c4d286b7ac66p-6,       \
+      0x1.c9d08bc73a001p-7, 0x1.7817d8c7723e3p-7, 0x1.529e1899a8e2cp-7,       \
+      0x1.62a4ac6e6c8c4p-8, 0x1.1f1b0fd5c6684p-6, -0x1.eccf9fcf63a14p-7,      \
+      0x1.d93907203017fp-6)
+// atan(u) = u + u^3 T(u^2) on u^2 <= tan(pi/8)^2 (relative error of T
+// 2^-53.3).
+#define ATAN_T(F, z)                                                          \
+  H10(F, z, -0x1.5555555555555p-2, 0x1.999999999936ap-3,                      \
+      -0x1.249249243784bp-3, 0x1.c71c71860a871p-4, -0x1.745d0b469cf90p-4,     \
+      0x1.3b12658a5e8ddp-4, -0x1.10fa98a3c432fp-4, 0x1.dfe85fc191c89p-5,      \
+      -0x1.a0a3d70c1bad8p-5, 0x1.417e84266f96bp-5, -0x1.3a71c4f39772dp-6)
+
+// erf(x) = x + x R(x^2) on |x| <= ERF_T (error 2^-56 against erf).
+#define ERF_T 0.84375
+#define ERF_R(F, z)                                                           \
+  H11(F, z, 0x1.06eba8214db69p-3, -0x1.812746b0379e6p-2,                      \
+      0x1.ce2f21a042abep-4, -0x1.b82ce312814d8p-6, 0x1.565bcd0cdb870p-8,      \
+      -0x1.c02db39d07fb5p-11, 0x1.f9a31749f9eaap-14, -0x1.f4d0b91a91e70p-17,  \
+      0x1.b9c97c9b7de7bp-20, -0x1.5e178cf0e8dbdp-23, 0x1.e7f7388e2e30dp-27,   \
+      -0x1.e79e361c33025p-31)
+// erfc(a) = t e^(-a^2 + P(t)) with t = 2 / (2 + a), for a in [ERF_T,
+// 27.3], as a polynomial in u = t - ERFC_TM (absolute error 2^-53.3).
+#define ERFC_TM 0x1.8b0966523eb25p-2
+#define ERFC_P1 0x1.49db81a42816cp+0
+#define ERFC_P2 0x1.3500a2dd5017cp-2
+#define ERFC_P(F, u)                                                          \
+  H20(F, u, -0x1.a5192a695d4b3p-1, 0x1.49db81a42816cp+0,                      \
+      0x1.3500a2dd5017cp-2, -0x1.15b241d736521p-2, -0x1.21a4a03d15964p-2,     \
+      0x1.11896ea419d8ep-3, 0x1.2f1eefd47d41fp-2, -0x1.c2ba1e2bb42cfp-4,      \
+      -0x1.61d46fcf43946p-2, 0x1.3695c667c4de2p-3, 0x1.ae56f70c5ea46p-2,      \
+      -0x1.1ca01a37a5366p-2, -0x1.f190bfde8e4dep-2, 0x1.0d53cabd425c9p-1,     \
+      0x1.d1215a0269abap-2, -0x1.c97950b7d59efp-1, -0x1.726694dc1434ep-3,     \
+      0x1.327d09325c390p+0, -0x1.7022eed82eee6p-2, -0x1.e0bf584ea1b28p-1,     \
+      0x1.42557c6447409p-1)
 
 // sin(r) = r + r^3 S(r^2), cos(r) = 1 - r^2/2 + r^4 C(r^2) on |r| <= pi/4.
 #define SIN_S(F, z)                                                           \
@@ -241,15 +350,40 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     F rh_ = t_ + l_;                                                          \
     F rl_ = (t_ - rh_) + l_;                                                  \
     q = AS(L, j_ + MAGIC) & 3;                                                \
-    F r2_ = rh_ * rh_;                                                        \
+    SIN_COS_2(F, rh_, rl_, s, c)                                              \
+  }
+
+// s = sin(rh + rl), c = cos(rh + rl) for |rh| <= pi/4, rl tiny against rh.
+#define SIN_COS_2(F, rh, rl, s, c)                                            \
+  {                                                                           \
+    F r2_ = (rh) * (rh);                                                      \
     /* sin(rh + rl) = sin(rh) + rl cos(rh), cos(rh + rl) = cos(rh) - rl rh */ \
-    s = rh_ + FMA(r2_ * rh_, SIN_S(F, r2_), FMA(-0.5 * r2_, rl_, rl_));       \
+    s = (rh) + FMA(r2_ * (rh), SIN_S(F, r2_), FMA(-0.5 * r2_, rl, rl));       \
     /* 1 - rh^2/2 = w + (c1 - he) exactly: hr rounded, he its error */        \
     F hr_ = 0.5 * r2_;                                                        \
-    F he_ = FMA(0.5 * rh_, rh_, -hr_);                                        \
+    F he_ = FMA(0.5 * (rh), rh, -hr_);                                        \
     F w1_ = 1.0 - hr_;                                                        \
     F c1_ = (1.0 - w1_) - hr_;                                                \
-    c = w1_ + (c1_ + (FMA(r2_ * r2_, COS_C(F, r2_), -he_) - rh_ * rl_));      \
+    c = w1_ + (c1_ + (FMA(r2_ * r2_, COS_C(F, r2_), -he_) - (rh) * (rl)));    \
+  }
+
+// |x| = 2n + m exactly (m in [0, 2)), m = j/2 + r with j in 0..4 and r in
+// [-1/4, 1/4] exact; s = sin(pi r), c = cos(pi r) from pi r in two parts.
+// A tiny r (below 2^-900, so |x| itself) is scaled by 2^300 first, and s
+// back after, so that the low parts stay normal numbers.
+#define TRIGPI_BODY(F, L, x, s, c, j)                                         \
+  F s, c, j;                                                                  \
+  {                                                                           \
+    F a_ = ABS(x);                                                            \
+    F m_ = a_ - 2.0 * __builtin_elementwise_floor(0.5 * a_);                  \
+    j = RINT(2.0 * m_);                                                       \
+    F r_ = FMA(j, (F)-0.5, m_); /* exact */                                   \
+    L tiny_ = a_ < 0x1p-900;                                                  \
+    r_ = tiny_ ? r_ * 0x1p300 : r_;                                           \
+    F ph_ = r_ * PI;                                                          \
+    F pl_ = FMA(r_, (F)PI, -ph_) + r_ * PI_LO;                                \
+    SIN_COS_2(F, ph_, pl_, s, c)                                              \
+    s = tiny_ ? s * 0x1p-300 : s;                                             \
   }
 
 // e^a / 2 for a >= 0 (clamped; NaN to 0), finite up to cosh's overflow.
@@ -258,6 +392,213 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     EXP_REDUCE(F, a, 0.0, 711.0)                                              \
     F p_ = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                  \
     SCALE(L, F, p_, k - 1.0);                                                 \
+  })
+
+// s + e = a + b exactly (TwoSum; any magnitudes).
+#define TWO_SUM(F, a, b, s, e)                                                \
+  F s = (a) + (b);                                                            \
+  F e;                                                                        \
+  {                                                                           \
+    F bb_ = s - (a);                                                          \
+    e = ((a) - (s - bb_)) + ((b) - bb_);                                      \
+  }
+
+// ln(ax) for ax >= 0 as lh + ll, about 2^-66 relative (ln 0 = -inf, ln inf
+// = inf, ll = 0 then; NaN: anything). x = m 2^e as in LOG_SPLIT, s = f / (2
+// + f) in two parts (f - 2 s_hi is exact, Sterbenz), ln(m) = 2s + 2/3 s^3 +
+// s^5 R(s^2) with the first two terms in double-double, e ln2 exact in two
+// parts, all summed with their errors carried.
+#define LOG_DD(F, L, ax, lh, ll)                                              \
+  F lh, ll;                                                                   \
+  {                                                                           \
+    F axc_ = MIN(MAX(ax, (F)0x1p-1074), (F)0x1.fffffffffffffp1023);           \
+    LOG_SPLIT(F, L, axc_, f_, e_)                                             \
+    F d_ = 2.0 + f_;                                                          \
+    F sh_ = f_ / d_;                                                          \
+    F sl_ = FMA(-sh_, f_, f_ - 2.0 * sh_) / d_;                               \
+    F zh_ = sh_ * sh_;                                                        \
+    F zl_ = FMA(sh_, sh_, -zh_);                                              \
+    F ch_ = zh_ * sh_; /* s^3 = ch + cl */                                    \
+    F cl_ = FMA(zh_, sh_, -ch_) + FMA(zl_, sh_, 3.0 * zh_ * sl_);             \
+    F bh_ = ch_ * TWO_THIRDS; /* 2/3 s^3 = bh + bl */                         \
+    F bl_ = FMA(ch_, (F)TWO_THIRDS, -bh_) +                                   \
+            FMA(cl_, (F)TWO_THIRDS, ch_ * TWO_THIRDS_LO);                     \
+    F ah_ = 2.0 * sh_;                                                        \
+    F sm_ = ah_ + bh_; /* Fast2Sum: |ah| >= |bh| */                           \
+    F se_ = bh_ - (sm_ - ah_);                                                \
+    F lo_ = (zh_ * zh_ * sh_) * LOG_R(F, zh_) + ((se_ + 2.0 * sl_) + bl_);    \
+    F eh_ = e_ * LN2;                                                         \
+    F el_ = FMA(e_, (F)LN2, -eh_) + e_ * LN2_LO;                              \
+    TWO_SUM(F, eh_, sm_, h_, he_)                                             \
+    F l_ = (el_ + lo_) + he_;                                                 \
+    lh = h_ + l_;                                                             \
+    ll = (h_ - lh) + l_;                                                      \
+    lh = (ax) == 0.0 ? -INFINITY : lh;                                        \
+    lh = (ax) == INFINITY ? INFINITY : lh;                                    \
+    ll = (ax) == 0.0 || (ax) == INFINITY ? 0.0 : ll;                          \
+  }
+
+// e^(th + tl) for pow and friends: th clamped to [-746, 710] (where the
+// result is 0 or infinite; infinities and NaN too, tl then dropped), then
+// as exp with tl carried into the reduced argument.
+#define EXP_DD(F, L, th, tl) EXP_DD_MUL(F, L, th, tl, 1.0)
+// m e^(th + tl) for m in [2^-8, 2], the product rounded before 2^k (once for
+// a denormal result).
+#define EXP_DD_MUL(F, L, th, tl, m)                                           \
+  ({                                                                          \
+    F tc_ = MIN(MAX(th, (F)-746.0), (F)710.0);                                \
+    F tlc_ = tc_ == (th) ? (tl) : 0.0;                                        \
+    F k_ = RINT(tc_ * LOG2E);                                                 \
+    F r1_ = FMA(-k_, (F)LN2, tc_); /* exact */                                \
+    F r2_ = FMA(-k_, (F)LN2_LO, tlc_);                                        \
+    TWO_SUM(F, r1_, r2_, r_, rl_)                                             \
+    F p_ = 1.0 + (FMA(r_ * r_, EXP_Q(F, r_), r_) + rl_);                      \
+    SCALE(L, F, p_ * (m), k_);                                                \
+  })
+
+// y is an odd integer (exact: y/2 is exact; no double of magnitude 2^53 or
+// more is odd); y is not an integer (NaN and infinities excluded).
+#define IS_ODD(y) (RINT(y) == (y) && RINT(0.5 * (y)) != 0.5 * (y))
+#define NOT_INT(y) (RINT(y) != (y) && ABS(y) < INFINITY)
+
+// pow(x, y) (y a double) with C99 Annex F's special cases: e^(y ln|x|)
+// gives the zeros and infinities of |x| = 0 or inf and of |y| = inf, the
+// sign comes from x for odd y, and the rest are selects.
+#define POW_BODY(F, L, x, y)                                                  \
+  ({                                                                          \
+    F ax_ = ABS(x);                                                           \
+    LOG_DD(F, L, ax_, lh_, ll_)                                               \
+    F th_ = (y) * lh_;                                                        \
+    F tl_ = FMA(y, lh_, -th_) + (y) * ll_;                                    \
+    F v_ = EXP_DD(F, L, th_, tl_);                                            \
+    v_ = AS(L, x) < 0 && IS_ODD(y) ? -v_ : v_;                                \
+    v_ = (x) < 0.0 && ax_ < INFINITY && NOT_INT(y) ? NAN : v_;                \
+    v_ = (x) != (x) || (y) != (y) ? (x) + (y) : v_;                           \
+    v_ = (x) == 1.0 || (y) == 0.0 || ((x) == -1.0 && ABS(y) == INFINITY)      \
+             ? 1.0                                                            \
+             : v_;                                                            \
+    v_;                                                                       \
+  })
+
+// log(1 + th + tl) for th >= 0 (tl tiny against th), as log1p: the low
+// part joins the rounding error of 1 + th.
+#define LOG1P_2(F, L, th, tl)                                                 \
+  ({                                                                          \
+    F u_ = 1.0 + (th);                                                        \
+    F d_ = ((th) < 1.0 ? (th) - (u_ - 1.0) : 1.0 - (u_ - (th))) + (tl);       \
+    F uc_ = MIN(u_, (F)0x1.fffffffffffffp1023);                               \
+    LOG_SPLIT(F, L, uc_, f_, e_)                                              \
+    F lo_ = LOG1P_LO(F, f_) + d_ / uc_;                                       \
+    LOG_COMBINE(F, e_, f_, lo_, LN2, LN2_LO, 1.0, 0.0);                       \
+  })
+
+// ln(2a) for a positive and finite (a < inf; clamped).
+#define LOG_2A(F, L, a)                                                       \
+  ({                                                                          \
+    F ac_ = MIN(MAX(a, (F)0x1p-1022), (F)0x1.fffffffffffffp1023);             \
+    LOG_SPLIT(F, L, ac_, f_, e_)                                              \
+    LOG_COMBINE(F, e_ + 1.0, f_, LOG1P_LO(F, f_), LN2, LN2_LO, 1.0, 0.0);     \
+  })
+
+// kh + kl + (u + ul) (neg: - (u + ul)) for a constant kh + kl and u the
+// leading part: kh and u summed exactly (TwoSum), the rest into the error.
+#define ADD_K(F, kh, kl, neg, u, ul)                                          \
+  ({                                                                          \
+    F su_ = (neg) ? -(u) : (u);                                               \
+    F sl_ = (neg) ? -(ul) : (ul);                                             \
+    TWO_SUM(F, kh, su_, h_, e_)                                               \
+    h_ + ((e_ + (kl)) + sl_);                                                 \
+  })
+
+// (u + ul) / pi as wh + wl.
+#define DIV_PI(F, u, ul, wh, wl)                                              \
+  F wh = (u) * INVPI;                                                         \
+  F wl = FMA(u, (F)INVPI, -wh) + FMA(u, (F)INVPI_LO, (ul) * INVPI);
+
+// asin|x| as u + ul (NaN above 1), ul small against u: below 1/2 u = |x|,
+// ul = |x| z A(z) with z = x^2; above (big), asin|x| = pi/2 - (u + ul) and
+// acos|x| = u + ul with u + ul = 2 asin(s), s = sqrt(z), z = (1 - |x|)/2
+// exact and the square root's error carried.
+#define ASIN_SPLIT(F, L, x, u, ul, big)                                       \
+  F u, ul;                                                                    \
+  L big;                                                                      \
+  {                                                                           \
+    F a_ = ABS(x);                                                            \
+    big = a_ > 0.5;                                                           \
+    F z_ = big ? FMA(a_, (F)-0.5, (F)0.5) : a_ * a_;                          \
+    F s_ = __builtin_elementwise_sqrt(z_);                                    \
+    F p_ = z_ * ASIN_A(F, z_);                                                \
+    F sl_ = FMA(-s_, s_, z_) / MAX(s_, (F)0x1p-600); /* 2 (sqrt z - s) */     \
+    u = big ? s_ + s_ : a_;                                                   \
+    ul = big ? FMA(u, p_, sl_) : a_ * p_;                                     \
+  }
+
+// atan2's reduction of |y|, |x|: t = min / max in [0, 1] (two zeros: 0,
+// two infinities: 1) with both scaled first by the power of two that brings
+// the larger to [1, 4), as t + tl (the quotient's remainder); above tan(pi/8)
+// u = (t - 1) / (t + 1) (in two parts) and 1 more pi/4. atan2 is then j pi/4
+// + atan(u + ul) or j pi/4 - atan(u + ul) (neg) with j in 0..4, and
+// atan(u + ul) = u + (u^3 T(u^2) + ul / (1 + u^2)) as u + w. A tiny t
+// (below 2^-900) is scaled by 2^300 so that its low parts stay normal
+// numbers: then the result (if j = 0) is to be scaled back by 2^-300, and
+// otherwise t is negligible anyway.
+#define ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                           \
+  F j, u, w;                                                                  \
+  L neg, tiny;                                                                \
+  {                                                                           \
+    F ax_ = ABS(x), ay_ = ABS(y);                                             \
+    L swap_ = ay_ > ax_;                                                      \
+    F num_ = MIN(ax_, ay_), den_ = MAX(ax_, ay_);                             \
+    L k_ = MIN(MAX(1023 - (AS(L, den_) >> 52), (L)-1022), (L)1023);           \
+    F sc_ = AS(F, (k_ + 1023) << 52);                                         \
+    num_ = num_ * sc_;                                                        \
+    den_ = den_ * sc_;                                                        \
+    tiny = num_ < 0x1p-900;                                                   \
+    num_ = tiny ? num_ * 0x1p300 : num_;                                      \
+    F t_ = num_ / den_;                                                       \
+    F tl_ = FMA(-t_, den_, num_) / den_;                                      \
+    t_ = den_ == 0.0 ? (F)0.0 : t_;                                           \
+    t_ = num_ == INFINITY ? (F)1.0 : t_;                                      \
+    tl_ = den_ == 0.0 || den_ == INFINITY ? (F)0.0 : tl_;                     \
+    L red_ = t_ > TAN_PIO8;                                                   \
+    TWO_SUM(F, t_, -1.0, nh_, nl_)                                            \
+    TWO_SUM(F, t_, 1.0, dh_, dl_)                                             \
+    nl_ = nl_ + tl_;                                                          \
+    dl_ = dl_ + tl_;                                                          \
+    F q_ = nh_ / dh_;                                                         \
+    F ql_ = (FMA(-q_, dh_, nh_) + FMA(-q_, dl_, nl_)) / dh_;                  \
+    u = red_ ? q_ : t_;                                                       \
+    F ul_ = red_ ? ql_ : tl_;                                                 \
+    F z_ = u * u;                                                             \
+    w = FMA(u * z_, ATAN_T(F, z_), ul_ / (1.0 + z_));                         \
+    /* x < 0: pi - a; swap: pi/2 - a; both: pi/2 + a (a = atan(t)) */         \
+    L xneg_ = AS(L, x) < 0;                                                   \
+    j = (xneg_ ? (F)4.0 : (F)0.0) + (swap_ ? (F)2.0 : (F)0.0);                \
+    j = xneg_ && swap_ ? (F)2.0 : j;                                          \
+    neg = xneg_ != swap_;                                                     \
+    j = red_ ? (neg ? j - 1.0 : j + 1.0) : j;                                 \
+  }
+
+// erfc(a) for a >= ERF_T (0 from 27.3 on; NaN: anything): t e^(-a^2 +
+// P(t)), a^2 in two parts and summed with P(t) exactly, then e^ of the sum
+// in two parts (EXP_DD_MUL) times t.
+#define ERFC_BIG(F, L, a)                                                     \
+  ({                                                                          \
+    F ac_ = MIN(a, (F)27.3);                                                  \
+    /* t + tl = 2 / (2 + a) */                                                \
+    TWO_SUM(F, 2.0, ac_, dh_, dl_)                                            \
+    F t_ = 2.0 / dh_;                                                         \
+    F tl_ = FMA(-t_, dh_, (F)2.0) - t_ * dl_;                                 \
+    tl_ = tl_ / dh_;                                                          \
+    F z_ = ac_ * ac_;                                                         \
+    F zl_ = FMA(ac_, ac_, -z_);                                               \
+    F u_ = t_ - ERFC_TM;                                                      \
+    F p_ = ERFC_P(F, u_);                                                     \
+    /* P(t + tl) t = P(t) t (1 + tl (P'(t) + 1/t)), P' to first order */      \
+    F dp_ = tl_ * (FMA(u_, (F)(2.0 * ERFC_P2), (F)ERFC_P1) + 1.0 / t_);       \
+    TWO_SUM(F, -z_, p_, h_, e_)                                               \
+    F v_ = EXP_DD_MUL(F, L, h_, (e_ - zl_) + dp_, t_);                        \
+    (a) < 27.3 ? v_ : (F)0.0;                                                 \
   })
 
 // The log results' special cases: log(+-0) = -inf, log(x < 0) = NaN,
@@ -420,6 +761,326 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
   }
 
 WIDTHS(DOUBLE_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// pow, powr, pown, rootn: e^(y ln|x|) with ln|x| in double-double (LOG_DD),
+// y ln|x| as a double-double product, and e^ of it (EXP_DD).
+
+#define DOUBLE_POW_FUNCS(N, unused)                                           \
+  double##N OVERLOAD pow(double##N x, double##N y) {                          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    return POW_BODY(F, L, x, y);                                              \
+  }                                                                           \
+  double##N OVERLOAD pown(double##N x, int##N n) {                            \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F y = CONV(N, F, n); /* exact */                                          \
+    return POW_BODY(F, L, x, y);                                              \
+  }                                                                           \
+  double##N OVERLOAD powr(double##N x, double##N y) {                         \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LOG_DD(F, L, x, lh, ll) /* x < 0: anything, NaN below */                  \
+    F th = y * lh;                                                            \
+    F tl = FMA(y, lh, -th) + y * ll;                                          \
+    F v = EXP_DD(F, L, th, tl);                                               \
+    v = (x < 0.0 || (x == 0.0 && y == 0.0) || (x == INFINITY && y == 0.0) ||  \
+         (x == 1.0 && ABS(y) == INFINITY) || x != x || y != y)                \
+            ? NAN                                                             \
+            : v;                                                              \
+    return v;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD rootn(double##N x, int##N n) {                           \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F y = CONV(N, F, n); /* exact */                                          \
+    F ax = ABS(x);                                                            \
+    LOG_DD(F, L, ax, lh, ll)                                                  \
+    /* ln|x| / n in two parts */                                              \
+    F th = lh / y;                                                            \
+    F tl = (FMA(-th, y, lh) + ll) / y;                                        \
+    F v = EXP_DD(F, L, th, tl);                                               \
+    v = AS(L, x) < 0 && IS_ODD(y) ? -v : v;                                   \
+    return y == 0.0 || (x < 0.0 && !IS_ODD(y)) || x != x ? NAN : v;           \
+  }
+
+WIDTHS(DOUBLE_POW_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// cbrt: |x| = m 2^(3q + i) (denormals scaled by 2^54 first) with m in [1, 2)
+// and i in {0, 1, 2}; c = m 2^i in [1, 8); y = cbrt(c) from a polynomial in
+// m times cbrt(2^i), one Halley step, then one Newton step whose residual
+// y^3 - c is exact (two-product steps, y^3 - c exact by Sterbenz); 2^q
+// exact.
+// hypot: the larger magnitude a scaled by a power of two to [1, 4) (a
+// denormal a to below 2), the smaller by the same; a^2 + b^2 in two parts,
+// its square root corrected by the remainder, then scaled back in two exact
+// factors (one rounding for a denormal result).
+
+#define DOUBLE_ROOT_FUNCS(N, unused)                                          \
+  double##N OVERLOAD cbrt(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    L sub = a < 0x1p-1022;                                                    \
+    L ia = AS(L, sub ? a * 0x1p54 : a);                                       \
+    F m = AS(F, (ia & 0x000fffffffffffffL) | 0x3ff0000000000000L);            \
+    /* The exponent of a, as a double through the bits of 2^52 + it. */       \
+    F e = AS(F, ((ia >> 52) & 0x7ff) | 0x4330000000000000L) - 0x1p52;         \
+    e = e - (sub ? (F)(1023.0 + 54.0) : (F)1023.0);                           \
+    F q = __builtin_elementwise_floor((e + 0.5) * (1.0 / 3.0));               \
+    F i = e - 3.0 * q; /* 0, 1 or 2 */                                        \
+    F c = m * (i == 0.0 ? (F)1.0 : i == 1.0 ? (F)2.0 : (F)4.0);               \
+    F y = i == 0.0 ? (F)1.0 : i == 1.0 ? (F)CBRT2 : (F)CBRT4;                 \
+    y = CBRT_P(F, m) * y;                                                     \
+    F y3 = y * y * y;                                                         \
+    y = y * ((y3 + 2.0 * c) / (2.0 * y3 + c)); /* Halley */                   \
+    F h = y * y;                                                              \
+    F hl = FMA(y, y, -h);                                                     \
+    F h3 = h * y;                                                             \
+    F res = ((h3 - c) + FMA(h, y, -h3)) + hl * y; /* y^3 - c */               \
+    y = y - res / (3.0 * h);                                                  \
+    F v = y * AS(F, (TO_LONG(L, q) + 1023) << 52);                            \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == 0.0 || a == INFINITY || x != x ? x + x : v;                   \
+  }                                                                           \
+  double##N OVERLOAD hypot(double##N x, double##N y) {                        \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = MAX(ABS(x), ABS(y));                                                \
+    F b = MIN(ABS(x), ABS(y));                                                \
+    /* 2^k with a 2^k in [1, 4) (below 2 for a denormal a) */                 \
+    L k = MIN(MAX(1023 - (AS(L, a) >> 52), (L)-1022), (L)1023);               \
+    F sc = AS(F, (k + 1023) << 52);                                           \
+    F as = a * sc, bs = b * sc;                                               \
+    F ah = as * as, bh = bs * bs;                                             \
+    F sh = ah + bh; /* Fast2Sum: ah >= bh */                                  \
+    F sl = ((ah - sh) + bh) + (FMA(as, as, -ah) + FMA(bs, bs, -bh));          \
+    F r = __builtin_elementwise_sqrt(sh);                                     \
+    r = r + (FMA(-r, r, sh) + sl) / (2.0 * r);                                \
+    L k1 = (-k) >> 1;                                                         \
+    L k2 = -k - k1;                                                           \
+    F v = (r * AS(F, (k1 + 1023) << 52)) * AS(F, (k2 + 1023) << 52);          \
+    v = a == 0.0 ? (F)0.0 : v;                                                \
+    v = x != x || y != y ? x + y : v;                                         \
+    return ABS(x) == INFINITY || ABS(y) == INFINITY ? (F)INFINITY : v;        \
+  }
+
+WIDTHS(DOUBLE_ROOT_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// asinh, acosh, atanh: log1p of an argument carried in two parts (LOG1P_2),
+// each part's rounding errors carried (square roots corrected by their
+// remainder, quotients by theirs); ln(2|x|) above 2^28.
+
+#define DOUBLE_AHYP_FUNCS(N, unused)                                          \
+  double##N OVERLOAD asinh(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    F as = MIN(a, (F)0x1p28);                                                 \
+    /* t = a + a^2 / (1 + sqrt(1 + a^2)) in two parts */                      \
+    F a2 = as * as;                                                           \
+    F a2l = FMA(as, as, -a2);                                                 \
+    TWO_SUM(F, 1.0, a2, w, wl)                                                \
+    wl = wl + a2l;                                                            \
+    F sq = __builtin_elementwise_sqrt(w);                                     \
+    F sql = (FMA(-sq, sq, w) + wl) / (2.0 * sq);                              \
+    F dh = 1.0 + sq; /* Fast2Sum: sq >= 1 */                                  \
+    F dl = ((1.0 - dh) + sq) + sql;                                           \
+    F q = a2 / dh;                                                            \
+    F ql = (FMA(-q, dh, a2) + FMA(-q, dl, a2l)) / dh;                         \
+    TWO_SUM(F, as, q, th, tl)                                                 \
+    F v = LOG1P_2(F, L, th, tl + ql);                                         \
+    v = a > 0x1p28 ? LOG_2A(F, L, a) : v;                                     \
+    v = a < 0x1p-28 || a == INFINITY ? a : v; /* a - a^3/6 */                 \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD acosh(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F t = MIN(MAX(x, (F)1.0), (F)0x1p28) - 1.0; /* exact */                   \
+    /* t + sqrt(t (t + 2)) in two parts */                                    \
+    TWO_SUM(F, t, 2.0, p, pl)                                                 \
+    F s2 = t * p;                                                             \
+    F s2l = FMA(t, p, -s2) + t * pl;                                          \
+    F sq = __builtin_elementwise_sqrt(s2);                                    \
+    F sql = (FMA(-sq, sq, s2) + s2l) / MAX(2.0 * sq, (F)0x1p-1000);           \
+    TWO_SUM(F, t, sq, th, tl)                                                 \
+    F v = LOG1P_2(F, L, th, tl + sql);                                        \
+    v = x > 0x1p28 ? LOG_2A(F, L, x) : v;                                     \
+    v = x == INFINITY ? x : v;                                                \
+    v = x < 1.0 ? NAN : v;                                                    \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD atanh(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = MIN(ABS(x), (F)0x1.fffffffffffffp-1);                               \
+    /* atanh a = log1p(2a / (1 - a)) / 2, the quotient in two parts */        \
+    F dh = 1.0 - a;                                                           \
+    F dl = (1.0 - dh) - a; /* Fast2Sum */                                     \
+    F q = (2.0 * a) / dh;                                                     \
+    F ql = (FMA(-q, dh, 2.0 * a) - q * dl) / dh;                              \
+    F v = 0.5 * LOG1P_2(F, L, q, ql);                                         \
+    v = ABS(x) < 0x1p-28 ? ABS(x) : v; /* a + a^3/3 */                        \
+    v = ABS(x) == 1.0 ? (F)INFINITY : v;                                      \
+    v = ABS(x) > 1.0 ? NAN : v;                                               \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }
+
+WIDTHS(DOUBLE_AHYP_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// asin, acos, atan, atan2 and their pi forms: a constant (a multiple of pi/4,
+// or of 1/4 for the pi forms) plus or minus a polynomial's value, the two
+// summed exactly and the errors carried (ADD_K).
+
+#define DOUBLE_ATRIG_FUNCS(N, unused)                                         \
+  double##N OVERLOAD asin(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    F v = ADD_K(F, big ? (F)(PIO4 * 2.0) : (F)0.0,                            \
+                big ? (F)(PIO4_LO * 2.0) : (F)0.0, big, u, ul);               \
+    return __builtin_elementwise_copysign(v, x);                              \
+  }                                                                           \
+  double##N OVERLOAD acos(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    /* pi/2 - asin x, or 2 asin(s) (pi - it for x < 0) */                     \
+    L xneg = x < 0.0;                                                         \
+    F kh = big ? (xneg ? (F)PI : (F)0.0) : (F)(PIO4 * 2.0);                   \
+    F kl = big ? (xneg ? (F)PI_LO : (F)0.0) : (F)(PIO4_LO * 2.0);             \
+    return ADD_K(F, kh, kl, big ? xneg : !xneg, u, ul);                       \
+  }                                                                           \
+  double##N OVERLOAD asinpi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    /* below 2^-900 scaled by 2^300 (the low parts stay normal), then back */ \
+    L tiny = ABS(x) < 0x1p-900;                                               \
+    u = tiny ? u * 0x1p300 : u;                                               \
+    ul = tiny ? ul * 0x1p300 : ul;                                            \
+    DIV_PI(F, u, ul, wh, wl)                                                  \
+    F v = ADD_K(F, big ? (F)0.5 : (F)0.0, 0.0, big, wh, wl);                  \
+    v = tiny ? v * 0x1p-300 : v;                                              \
+    return __builtin_elementwise_copysign(v, x);                              \
+  }                                                                           \
+  double##N OVERLOAD acospi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ASIN_SPLIT(F, L, x, u, ul, big)                                           \
+    DIV_PI(F, u, ul, wh, wl)                                                  \
+    L xneg = x < 0.0;                                                         \
+    F kh = big ? (xneg ? (F)1.0 : (F)0.0) : (F)0.5;                           \
+    return ADD_K(F, kh, 0.0, big ? xneg : !xneg, wh, wl);                     \
+  }                                                                           \
+  double##N OVERLOAD atan2(double##N y, double##N x) {                        \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                               \
+    F kh = j * PIO4;                                                          \
+    F kl = FMA(j, (F)PIO4, -kh) + j * PIO4_LO;                                \
+    F v = ADD_K(F, kh, kl, neg, u, w);                                        \
+    v = tiny && j == 0.0 ? v * 0x1p-300 : v;                                  \
+    v = __builtin_elementwise_copysign(v, y);                                 \
+    return x != x || y != y ? x + y : v;                                      \
+  }                                                                           \
+  double##N OVERLOAD atan2pi(double##N y, double##N x) {                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    ATAN2_SPLIT(F, L, y, x, j, neg, u, w, tiny)                               \
+    DIV_PI(F, u, w, wh, wl)                                                   \
+    F v = ADD_K(F, 0.25 * j, 0.0, neg, wh, wl);                               \
+    v = tiny && j == 0.0 ? v * 0x1p-300 : v;                                  \
+    v = __builtin_elementwise_copysign(v, y);                                 \
+    return x != x || y != y ? x + y : v;                                      \
+  }                                                                           \
+  double##N OVERLOAD atan(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    return atan2(x, (F)1.0);                                                  \
+  }                                                                           \
+  double##N OVERLOAD atanpi(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    return atan2pi(x, (F)1.0);                                                \
+  }
+
+WIDTHS(DOUBLE_ATRIG_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// sinpi, cospi, tanpi: |x| reduced exactly to a half-quadrant j and r in
+// [-1/4, 1/4] (TRIGPI_BODY), then sin's and cos's polynomials on pi r in
+// two parts; the spec's signed zeros and infinities by selects.
+
+#define DOUBLE_TRIGPI_FUNCS(N, unused)                                        \
+  double##N OVERLOAD sinpi(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIGPI_BODY(F, L, x, s, c, j)                                             \
+    /* j = 0..4: s, c, -s, -c, s */                                           \
+    F v = j == 1.0 || j == 3.0 ? c : s;                                       \
+    v = j == 2.0 || j == 3.0 ? -v : v;                                        \
+    v = x < 0.0 ? -v : v;                                                     \
+    return v == 0.0 ? x * 0.0 : v; /* the zeros have the sign of x */         \
+  }                                                                           \
+  double##N OVERLOAD cospi(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIGPI_BODY(F, L, x, s, c, j)                                             \
+    /* j = 0..4: c, -s, -c, s, c */                                           \
+    F v = j == 1.0 || j == 3.0 ? s : c;                                       \
+    v = j == 1.0 || j == 2.0 ? -v : v;                                        \
+    return v + 0.0; /* +0 at the zeros */                                     \
+  }                                                                           \
+  double##N OVERLOAD tanpi(double##N x) {                                     \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    TRIGPI_BODY(F, L, x, s, c, j)                                             \
+    /* tan(pi (r + 1/2)) = -cos(pi r) / sin(pi r) */                          \
+    L odd = j == 1.0 || j == 3.0;                                             \
+    F v = (odd ? -c : s) / (odd ? s : c);                                     \
+    F sg = x < 0.0 ? (F)-1.0 : (F)1.0;                                        \
+    v = sg * v;                                                               \
+    /* n: copysign(0, x) for n even, copysign(0, -x) for n odd; n + 1/2:      \
+       +inf for n even, -inf for n odd (n = floor(x)) */                      \
+    F zero = j == 2.0 ? -(x * 0.0) : x * 0.0;                                 \
+    v = s == 0.0 && !odd ? zero : v;                                          \
+    v = s == 0.0 && odd ? sg * (j == 1.0 ? (F)INFINITY : (F)-INFINITY) : v;   \
+    return v;                                                                 \
+  }
+
+WIDTHS(DOUBLE_TRIGPI_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// erf, erfc: x + x R(x^2) below ERF_T (erfc: (1 - x) - x R(x^2)), erfc by
+// ERFC_BIG above (erf: 1 - it; erfc of negative x: 2 - it).
+
+#define DOUBLE_ERF_FUNCS(N, unused)                                           \
+  double##N OVERLOAD erf(double##N x) {                                       \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    F small = FMA(a, ERF_R(F, a * a), a);                                     \
+    F v = a < ERF_T ? small : 1.0 - ERFC_BIG(F, L, a);                        \
+    v = __builtin_elementwise_copysign(v, x);                                 \
+    return x == x ? v : x;                                                    \
+  }                                                                           \
+  double##N OVERLOAD erfc(double##N x) {                                      \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F a = ABS(x);                                                             \
+    F small = (1.0 - x) - x * ERF_R(F, a * a);                                \
+    F c = ERFC_BIG(F, L, a);                                                  \
+    F v = a < ERF_T ? small : x < 0.0 ? 2.0 - c : c;                          \
+    return x == x ? v : x;                                                    \
+  }
+
+WIDTHS(DOUBLE_ERF_FUNCS, 0)
 
 // sincos: the two functions.
 WIDTHS(SINCOS, double)

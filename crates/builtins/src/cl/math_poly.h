@@ -46,6 +46,43 @@
   FMA(H8(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9), x, (F)(c0))
 #define H10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
   FMA(H9(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10), x, (F)(c0))
+#define H11(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11)           \
+  FMA(H10(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11), x, (F)(c0))
+#define H12(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12)      \
+  FMA(H11(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12), x,        \
+      (F)(c0))
+
+#define H13(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13) \
+  FMA(H12(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12,            \
+      c13), x, (F)(c0))
+#define H14(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14)                                                                        \
+  FMA(H13(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13,       \
+      c14), x, (F)(c0))
+#define H15(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15)                                                                   \
+  FMA(H14(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15), x, (F)(c0))
+#define H16(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15, c16)                                                              \
+  FMA(H15(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15, c16), x, (F)(c0))
+#define H17(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15, c16, c17)                                                         \
+  FMA(H16(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15, c16, c17), x, (F)(c0))
+#define H18(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15, c16, c17, c18)                                                    \
+  FMA(H17(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15, c16, c17, c18), x, (F)(c0))
+#define H19(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15, c16, c17, c18, c19)                                               \
+  FMA(H18(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15, c16, c17, c18, c19), x, (F)(c0))
+#define H20(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, \
+  c14, c15, c16, c17, c18, c19, c20)                                          \
+  FMA(H19(F, x, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,  \
+      c15, c16, c17, c18, c19, c20), x, (F)(c0))
 
 // sincos(x, c) for T##N in every address space: the two functions (each a
 // call the vectorizer can widen). Stamped out by WIDTHS(SINCOS, T).
