@@ -792,3 +792,26 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).expect("create temp dir");
     d
 }
+
+/// The directory the library writes each kernel's IR to (`FERROCL_DUMP_DIR`),
+/// with the on-disk cache off so that every kernel is compiled and dumped.
+/// Set once per test process, before the library compiles anything.
+pub fn ir_dump_dir() -> &'static std::path::Path {
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = temp_dir("ir");
+        std::env::set_var("FERROCL_DUMP_DIR", &dir);
+        std::env::set_var("FERROCL_CACHE", "0");
+        dir
+    })
+}
+
+/// Whether the device reports `cl_khr_fp64`; says so when it does not.
+pub fn has_fp64() -> bool {
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    let yes = ext_names(&ext).iter().any(|e| e == "cl_khr_fp64");
+    if !yes {
+        eprintln!("skipped: the device does not report cl_khr_fp64");
+    }
+    yes
+}

@@ -4,19 +4,9 @@
 //! library compiles anything; each test reads its own kernel's file.
 
 use ferrocl_tests::*;
-use std::path::PathBuf;
-use std::sync::OnceLock;
 
-fn dump_dir() -> &'static PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("ferrocl-vectorized-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::env::set_var("FERROCL_DUMP_DIR", &dir);
-        std::env::set_var("FERROCL_CACHE", "0");
-        dir
-    })
+fn dump_dir() -> &'static std::path::Path {
+    ir_dump_dir()
 }
 
 /// The optimized IR of the work-group functions of `kernel`.
@@ -92,9 +82,7 @@ const DOUBLE_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 #[test]
 fn a_loop_calling_double_sin_exp_and_log_is_vectorized() {
     dump_dir();
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
-    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
-        eprintln!("skipped: the device does not report cl_khr_fp64");
+    if !has_fp64() {
         return;
     }
     let e = Env::new();
@@ -273,9 +261,7 @@ const DOUBLE_MATH_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 #[test]
 fn a_loop_calling_double_pow_and_friends_is_vectorized() {
     dump_dir();
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
-    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
-        eprintln!("skipped: the device does not report cl_khr_fp64");
+    if !has_fp64() {
         return;
     }
     let e = Env::new();
