@@ -808,7 +808,9 @@ pub fn ir_dump_dir() -> &'static std::path::Path {
 
 /// Whether the device reports `cl_khr_fp64`; says so when it does not.
 pub fn has_fp64() -> bool {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
     let yes = ext_names(&ext).iter().any(|e| e == "cl_khr_fp64");
     if !yes {
         eprintln!("skipped: the device does not report cl_khr_fp64");

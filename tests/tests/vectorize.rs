@@ -40,7 +40,13 @@ fn bytes<T: Copy>(v: &[T]) -> &[u8] {
 
 /// Runs `name` over `global` with each local size; returns the output
 /// buffers of each run.
-fn run_each(src: &str, name: &str, args: &[Arg], global: &[usize], locals: &[&[usize]]) -> Vec<Vec<Vec<u8>>> {
+fn run_each(
+    src: &str,
+    name: &str,
+    args: &[Arg],
+    global: &[usize],
+    locals: &[&[usize]],
+) -> Vec<Vec<Vec<u8>>> {
     dump_dir();
     let e = Env::new();
     let (_p, k) = e.kernel(src, name);
@@ -75,7 +81,11 @@ fn run_each(src: &str, name: &str, args: &[Arg], global: &[usize], locals: &[&[u
 
 fn assert_all_equal(runs: &[Vec<Vec<u8>>], locals: &[&[usize]]) {
     for (r, local) in runs.iter().zip(locals).skip(1) {
-        assert!(r == &runs[0], "local size {local:?} differs from {:?}", locals[0]);
+        assert!(
+            r == &runs[0],
+            "local size {local:?} differs from {:?}",
+            locals[0]
+        );
     }
 }
 
@@ -92,22 +102,40 @@ kernel void gemm(int n, global const float *a, global const float *b, global flo
 #[test]
 fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
     const N: usize = 80;
-    let a: Vec<f32> = (0..N * N).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
-    let b: Vec<f32> = (0..N * N).map(|i| ((i * 53 % 89) as f32 - 40.0) / 3.0).collect();
-    let args = [Arg::Int(N as i32), Arg::In(bytes(&a)), Arg::In(bytes(&b)), Arg::Out(N * N * 4)];
+    let a: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+        .collect();
+    let b: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 53 % 89) as f32 - 40.0) / 3.0)
+        .collect();
+    let args = [
+        Arg::Int(N as i32),
+        Arg::In(bytes(&a)),
+        Arg::In(bytes(&b)),
+        Arg::Out(N * N * 4),
+    ];
     let locals: [&[usize]; 4] = [&[1, 1], &[16, 1], &[80, 1], &[40, 2]];
     let runs = run_each(GEMM, "gemm", &args, &[N, N], &locals);
     assert_all_equal(&runs, &locals);
     // And the bits are the product's.
-    let c: Vec<f32> = runs[0][0].chunks(4).map(|x| f32::from_ne_bytes(x.try_into().unwrap())).collect();
+    let c: Vec<f32> = runs[0][0]
+        .chunks(4)
+        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
     let (row, col) = (7, 61);
     let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
     assert_eq!(c[row * N + col], want);
     // Work-groups 80 wide ran 64 work-items at once (four registers of
     // floats), then 16 one at a time.
     let ir = work_group_ir("gemm");
-    assert!(ir.contains("phi <64 x float>"), "no accumulator of 64 lanes:\n{ir}");
-    assert!(ir.contains("load <64 x float>"), "no contiguous load of b:\n{ir}");
+    assert!(
+        ir.contains("phi <64 x float>"),
+        "no accumulator of 64 lanes:\n{ir}"
+    );
+    assert!(
+        ir.contains("load <64 x float>"),
+        "no contiguous load of b:\n{ir}"
+    );
     assert!(!ir.contains("masked.gather"), "a gather:\n{ir}");
 }
 
@@ -147,11 +175,20 @@ fn gathers_scatters_uniform_branches_and_integer_builtins_give_the_same_bits() {
     let locals: [&[usize]; 3] = [&[1], &[32], &[96]];
     let runs = run_each(MIXED, "mixed", &args, &[N], &locals);
     assert_all_equal(&runs, &locals);
-    let ids: Vec<i32> = runs[0][1].chunks(4).map(|x| i32::from_ne_bytes(x.try_into().unwrap())).collect();
+    let ids: Vec<i32> = runs[0][1]
+        .chunks(4)
+        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
     assert!((0..N).all(|i| ids[3 * i + 1] == i as i32));
     let ir = work_group_ir("mixed");
-    assert!(ir.contains("masked.gather"), "the indexed load is not a gather:\n{ir}");
-    assert!(ir.contains("masked.scatter"), "the strided store is not a scatter:\n{ir}");
+    assert!(
+        ir.contains("masked.gather"),
+        "the indexed load is not a gather:\n{ir}"
+    );
+    assert!(
+        ir.contains("masked.scatter"),
+        "the strided store is not a scatter:\n{ir}"
+    );
 }
 
 const ROWS: &str = r#"
@@ -169,7 +206,11 @@ fn a_two_dimensional_kernel_gives_the_same_bits_vectorized_and_scalar() {
     const W: usize = 64;
     const H: usize = 6;
     let input: Vec<f32> = (0..W * H).map(|i| (i % 17) as f32 * 0.25).collect();
-    let args = [Arg::Int(W as i32), Arg::In(bytes(&input)), Arg::Out(W * H * 4)];
+    let args = [
+        Arg::Int(W as i32),
+        Arg::In(bytes(&input)),
+        Arg::Out(W * H * 4),
+    ];
     // Local sizes differ in y, which the kernel reads: compare runs with
     // the same y size.
     let locals: [&[usize]; 3] = [&[1, 2], &[16, 2], &[64, 2]];
@@ -202,8 +243,14 @@ fn a_loop_calling_sin_in_double_gives_the_same_bits_through_the_vector_variant()
     // One register of doubles at a time, through sin's 8-lane variant
     // (inlined: its blocks keep its name).
     let ir = work_group_ir("dsin");
-    assert!(ir.contains("phi <8 x double>"), "no accumulator of 8 lanes:\n{ir}");
-    assert!(ir.contains("_ZGV_LLVM_N8v__Z3sind.exit"), "sin's 8-lane variant not called:\n{ir}");
+    assert!(
+        ir.contains("phi <8 x double>"),
+        "no accumulator of 8 lanes:\n{ir}"
+    );
+    assert!(
+        ir.contains("_ZGV_LLVM_N8v__Z3sind.exit"),
+        "sin's 8-lane variant not called:\n{ir}"
+    );
 }
 
 const ESCAPE: &str = r#"
@@ -239,21 +286,37 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
     let runs = run_each(ESCAPE, "escape", &args, &[N], &locals);
     assert_all_equal(&runs, &locals);
     // Work-items left the loop at many different iterations.
-    let n: Vec<i32> = runs[0][0].chunks(4).map(|x| i32::from_ne_bytes(x.try_into().unwrap())).collect();
+    let n: Vec<i32> = runs[0][0]
+        .chunks(4)
+        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
     let distinct: std::collections::HashSet<i32> = n.iter().copied().collect();
     assert!(distinct.len() > 10, "{n:?}");
     // The loop ran for all lanes at once, under a mask.
     let ir = work_group_ir("escape");
-    assert!(ir.contains("@llvm.vector.reduce.or"), "no test of any lane left:\n{ir}");
-    assert!(ir.contains("@llvm.masked.store"), "the store to sum is not masked:\n{ir}");
-    assert!(ir.contains("@llvm.masked.scatter"), "no masked scatter to trace:\n{ir}");
+    assert!(
+        ir.contains("@llvm.vector.reduce.or"),
+        "no test of any lane left:\n{ir}"
+    );
+    assert!(
+        ir.contains("@llvm.masked.store"),
+        "the store to sum is not masked:\n{ir}"
+    );
+    assert!(
+        ir.contains("@llvm.masked.scatter"),
+        "no masked scatter to trace:\n{ir}"
+    );
 }
 
 #[test]
 fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
     dump_dir();
     let e = Env::new();
-    let cache = ok(device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), "cache size").u64() as usize;
+    let cache = ok(
+        device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
+        "cache size",
+    )
+    .u64() as usize;
     // Larger than the cache, so the stores stream.
     let n = (2 * cache / 4).next_multiple_of(1 << 16);
     let src = "kernel void stream_copy(global const float *a, global float *b) {\n\

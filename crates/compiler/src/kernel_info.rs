@@ -314,7 +314,10 @@ pub(crate) mod cached {
         }
     }
 
-    fn read_optional<T>(r: &mut Reader, get: impl FnOnce(&mut Reader) -> Option<T>) -> Option<Option<T>> {
+    fn read_optional<T>(
+        r: &mut Reader,
+        get: impl FnOnce(&mut Reader) -> Option<T>,
+    ) -> Option<Option<T>> {
         match r.u64()? {
             0 => Some(None),
             1 => get(r).map(Some),
@@ -344,7 +347,10 @@ pub(crate) mod cached {
                     ArgKind::Value => 2,
                     ArgKind::ByVal => 3,
                 };
-                w.u64(kind).u64(a.address_space as u64).u64(a.size as u64).u64(a.align as u64);
+                w.u64(kind)
+                    .u64(a.address_space as u64)
+                    .u64(a.size as u64)
+                    .u64(a.align as u64);
                 string(w, &a.access);
                 string(w, &a.type_name);
                 string(w, &a.type_qualifier);
@@ -353,7 +359,8 @@ pub(crate) mod cached {
             optional(w, &k.reqd_work_group_size, size3);
             optional(w, &k.work_group_size_hint, size3);
             optional(w, &k.vec_type_hint, |w, t| string(w, t));
-            w.u64(k.uses_barrier as u64).u64(k.static_local_memory as u64);
+            w.u64(k.uses_barrier as u64)
+                .u64(k.static_local_memory as u64);
         }
     }
 

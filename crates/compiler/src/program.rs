@@ -557,7 +557,11 @@ __kernel __attribute__((work_group_size_hint(4, 1, 1))) void other(__global int*
         let first = build(&cache, src, "-cl-kernel-arg-info").unwrap();
         let runs = FRONT_END_RUNS.get();
         let again = build(&cache, src, "-cl-kernel-arg-info").unwrap();
-        assert_eq!(FRONT_END_RUNS.get(), runs, "the second build came from the cache");
+        assert_eq!(
+            FRONT_END_RUNS.get(),
+            runs,
+            "the second build came from the cache"
+        );
         assert_eq!(again.kernels, first.kernels);
         let k = &again.kernels[0];
         assert_eq!(k.reqd_work_group_size, Some([8, 2, 1]));

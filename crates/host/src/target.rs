@@ -146,7 +146,12 @@ fn compile(
     unsafe {
         let m = program.load(ctx.0)?;
         let result = (|| {
-            let wg = passes::build_work_group_function(m, kernel, spec, crate::device_info::vector_bytes() as usize)?;
+            let wg = passes::build_work_group_function(
+                m,
+                kernel,
+                spec,
+                crate::device_info::vector_bytes() as usize,
+            )?;
             set_target_cpu(m, &host_cpu());
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);

@@ -1035,14 +1035,20 @@ done:
         // no staging; the loop's %i and %bound change, and are staged.
         let text = ir.text();
         assert_eq!(r.staged.map(|s| s.2), Some(8), "{text}");
-        assert!(text.contains("%t.slot.item = getelementptr inbounds i8, ptr %storage, i64 %"), "{text}");
+        assert!(
+            text.contains("%t.slot.item = getelementptr inbounds i8, ptr %storage, i64 %"),
+            "{text}"
+        );
         let t_offset = text
             .lines()
             .find(|l| l.contains("%t.slot.item ="))
             .and_then(|l| l.rsplit(' ').next())
             .unwrap()
             .to_string();
-        let add = text.lines().find(|l| l.contains(&format!("{t_offset} = add i64"))).unwrap();
+        let add = text
+            .lines()
+            .find(|l| l.contains(&format!("{t_offset} = add i64")))
+            .unwrap();
         let mul_name = add.split(' ').nth(6).unwrap().trim_end_matches(',');
         assert!(
             text.contains(&format!("{mul_name} = mul i64 %linear_id, 0")),

@@ -136,7 +136,11 @@ unsafe fn vector_form(
     let lanes = vector_bytes / widest_scalar(m, k).max(1);
     // Math calls have vector variants one register wide; wider, they
     // would run once per lane.
-    let interleave = if calls_vector_variant(k) { 1 } else { INTERLEAVE };
+    let interleave = if calls_vector_variant(k) {
+        1
+    } else {
+        INTERLEAVE
+    };
     let width = (0..=interleave.trailing_zeros())
         .rev()
         .map(|s| lanes << s)
@@ -150,7 +154,10 @@ unsafe fn vector_form(
     match vectorize::run(m, k, width as u32) {
         Ok(v) => {
             if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
-                eprintln!("ferrocl: {} vectorized, {width} work-items at once", compiler::llvm::name(k));
+                eprintln!(
+                    "ferrocl: {} vectorized, {width} work-items at once",
+                    compiler::llvm::name(k)
+                );
             }
             Some((v, width))
         }

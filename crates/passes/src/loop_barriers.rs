@@ -371,7 +371,11 @@ mod tests {
         );
         let ir = Ir::parse(&text);
         unsafe { run(ir.m, ir.function("k")) };
-        assert!(ir.text().contains("load <4 x float>, ptr %q"), "{}", ir.text());
+        assert!(
+            ir.text().contains("load <4 x float>, ptr %q"),
+            "{}",
+            ir.text()
+        );
     }
 
     #[test]

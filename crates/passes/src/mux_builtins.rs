@@ -252,7 +252,10 @@ items:
         assert!(body.contains("store i64 1, ptr %args"), "{text}");
         // A field for a constant dimension is loaded in the entry block.
         let entry = &body[..body.find("items:").unwrap()];
-        assert!(entry.contains("getelementptr inbounds i8, ptr %schedule_info, i64 32"), "{text}");
+        assert!(
+            entry.contains("getelementptr inbounds i8, ptr %schedule_info, i64 32"),
+            "{text}"
+        );
         // the variable dimension is range-checked before it indexes.
         assert!(body.contains("icmp ult i64 %dim, 3"), "{text}");
         assert!(

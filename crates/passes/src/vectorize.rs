@@ -98,7 +98,11 @@ const LANEWISE: &[(&str, &[u32])] = &[
 /// # Safety
 /// `m` must be a live module whose context this thread owns; `kernel` a
 /// function defined in it with everything but math calls inlined.
-pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<LLVMValueRef, String> {
+pub unsafe fn run(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    width: u32,
+) -> Result<LLVMValueRef, String> {
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
     let insts: Vec<LLVMValueRef> = order
@@ -114,7 +118,10 @@ pub unsafe fn run(m: LLVMModuleRef, kernel: LLVMValueRef, width: u32) -> Result<
         let shapes = shapes(m, &insts, &forced)?;
         let mut grew = false;
         for l in &loops {
-            if exiting_blocks(&cfg, l).into_iter().any(|x| branch_varies(cfg.blocks[x], &shapes)) {
+            if exiting_blocks(&cfg, l)
+                .into_iter()
+                .any(|x| branch_varies(cfg.blocks[x], &shapes))
+            {
                 for p in phis(cfg.blocks[l.header]) {
                     grew |= forced.insert(p);
                 }
@@ -185,7 +192,10 @@ unsafe fn divergent_loops(
     let mut out = Vec::new();
     for l in loops {
         let exiting = exiting_blocks(cfg, l);
-        if !exiting.iter().any(|&x| branch_varies(cfg.blocks[x], shapes)) {
+        if !exiting
+            .iter()
+            .any(|&x| branch_varies(cfg.blocks[x], shapes))
+        {
             continue;
         }
         let [e] = exiting[..] else {
@@ -195,17 +205,26 @@ unsafe fn divergent_loops(
         if LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr {
             return Err("a loop work-items leave through a switch".into());
         }
-        let latches: Vec<usize> = cfg.preds[l.header].iter().copied().filter(|p| l.body.contains(p)).collect();
+        let latches: Vec<usize> = cfg.preds[l.header]
+            .iter()
+            .copied()
+            .filter(|p| l.body.contains(p))
+            .collect();
         let [latch] = latches[..] else {
             return Err("a divergent loop with several latches".into());
         };
         if !cfg.dom[latch][e] {
             return Err("a divergent loop whose exit test does not dominate its latch".into());
         }
-        if loops.iter().any(|o| o.header != l.header && l.body.contains(&o.header)) {
+        if loops
+            .iter()
+            .any(|o| o.header != l.header && l.body.contains(&o.header))
+        {
             return Err("a loop inside a divergent loop".into());
         }
-        let blocks = |set: &mut dyn Iterator<Item = usize>| set.map(|b| cfg.blocks[b]).collect::<HashSet<_>>();
+        let blocks = |set: &mut dyn Iterator<Item = usize>| {
+            set.map(|b| cfg.blocks[b]).collect::<HashSet<_>>()
+        };
         out.push(DivergentLoop {
             header: cfg.blocks[l.header],
             latch: cfg.blocks[latch],
@@ -465,19 +484,26 @@ unsafe fn check(
             if LLVMGetVolatile(i) != 0 || LLVMIsAtomic(i) != 0 {
                 return Err("a volatile or atomic access".into());
             }
-            if opcode == LLVMStore && !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, 0)))
+            if opcode == LLVMStore
+                && !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, 0)))
                 && (shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform
                     || shape_of(LLVMGetOperand(i, 1), shapes) != Shape::Uniform)
             {
                 return Err("a varying store of a vector or aggregate".into());
             }
-            if opcode == LLVMStore && in_divergent_loop && shape_of(LLVMGetOperand(i, 1), shapes) == Shape::Uniform {
+            if opcode == LLVMStore
+                && in_divergent_loop
+                && shape_of(LLVMGetOperand(i, 1), shapes) == Shape::Uniform
+            {
                 return Err("a store to one place in a divergent loop".into());
             }
         }
         LLVMBr | LLVMSwitch | LLVMIndirectBr => {
             let exit_test = divergent.iter().any(|l| l.exiting == block);
-            if !exit_test && LLVMGetNumOperands(i) > 1 && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform {
+            if !exit_test
+                && LLVMGetNumOperands(i) > 1
+                && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform
+            {
                 return Err("a branch that work-items may take differently".into());
             }
         }
@@ -530,7 +556,11 @@ unsafe fn is_lane_type(ty: LLVMTypeRef) -> bool {
     use LLVMTypeKind::*;
     matches!(
         LLVMGetTypeKind(ty),
-        LLVMIntegerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind | LLVMPointerTypeKind
+        LLVMIntegerTypeKind
+            | LLVMFloatTypeKind
+            | LLVMDoubleTypeKind
+            | LLVMHalfTypeKind
+            | LLVMPointerTypeKind
     )
 }
 
@@ -630,14 +660,22 @@ impl Gen {
     unsafe fn splat(&self, s: LLVMValueRef) -> LLVMValueRef {
         let ty = self.vec_type(LLVMTypeOf(s));
         let i32t = LLVMInt32TypeInContext(self.ctx);
-        let one = LLVMBuildInsertElement(self.b, LLVMGetPoison(ty), s, LLVMConstInt(i32t, 0, 0), c"".as_ptr());
+        let one = LLVMBuildInsertElement(
+            self.b,
+            LLVMGetPoison(ty),
+            s,
+            LLVMConstInt(i32t, 0, 0),
+            c"".as_ptr(),
+        );
         let mask = LLVMConstNull(LLVMVectorType(i32t, self.width));
         LLVMBuildShuffleVector(self.b, one, LLVMGetPoison(ty), mask, c"splat".as_ptr())
     }
 
     /// `<0, 1, .., width-1>` of integer type `ty`.
     unsafe fn steps(&self, ty: LLVMTypeRef) -> LLVMValueRef {
-        let mut lanes: Vec<LLVMValueRef> = (0..self.width).map(|l| LLVMConstInt(ty, l as u64, 0)).collect();
+        let mut lanes: Vec<LLVMValueRef> = (0..self.width)
+            .map(|l| LLVMConstInt(ty, l as u64, 0))
+            .collect();
         LLVMConstVector(lanes.as_mut_ptr(), self.width)
     }
 
@@ -701,7 +739,11 @@ impl Gen {
             if let Some(&p) = self.vector.get(&i) {
                 let mut v = self.vector_of(value);
                 let header = LLVMGetInstructionParent(i);
-                if let Some(l) = self.divergent.iter().position(|l| l.header == header && l.latch == from) {
+                if let Some(l) = self
+                    .divergent
+                    .iter()
+                    .position(|l| l.header == header && l.latch == from)
+                {
                     // A lane that has left keeps its value.
                     v = LLVMBuildSelect(self.b, self.masks[l].1, v, p, c"kept".as_ptr());
                 }
@@ -722,7 +764,11 @@ impl Gen {
                     continue;
                 };
                 LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
-                let mut vals = [if from == l.latch { after } else { self.splat(LLVMConstInt(i1, 1, 0)) }];
+                let mut vals = [if from == l.latch {
+                    after
+                } else {
+                    self.splat(LLVMConstInt(i1, 1, 0))
+                }];
                 let mut blocks = [block];
                 LLVMAddIncoming(active, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
             }
@@ -735,7 +781,11 @@ impl Gen {
         let cond = self.vector_of(LLVMGetCondition(i));
         let stay_on_true = self.divergent[l].body.contains(&LLVMGetSuccessor(i, 0));
         let (inside, outside) = if stay_on_true { (0, 1) } else { (1, 0) };
-        let stay = if stay_on_true { cond } else { LLVMBuildNot(self.b, cond, c"stay".as_ptr()) };
+        let stay = if stay_on_true {
+            cond
+        } else {
+            LLVMBuildNot(self.b, cond, c"stay".as_ptr())
+        };
         let after = LLVMBuildAnd(self.b, self.masks[l].0, stay, c"staying".as_ptr());
         self.masks[l].1 = after;
         let mut args = [after];
@@ -750,7 +800,10 @@ impl Gen {
     /// left reads again what it read in its last iteration.
     unsafe fn lanes_of(&self, i: LLVMValueRef, is_store: bool) -> Option<LLVMValueRef> {
         let block = LLVMGetInstructionParent(i);
-        let l = self.divergent.iter().position(|l| l.body.contains(&block))?;
+        let l = self
+            .divergent
+            .iter()
+            .position(|l| l.body.contains(&block))?;
         if self.divergent[l].tail.contains(&block) {
             Some(self.masks[l].1)
         } else if is_store {
@@ -765,7 +818,10 @@ impl Gen {
         let c = LLVMInstructionClone(i);
         for k in 0..LLVMGetNumOperands(i) as u32 {
             let op = LLVMGetOperand(i, k);
-            if is_instruction(op) || !LLVMIsAArgument(op).is_null() || LLVMValueIsBasicBlock(op) != 0 {
+            if is_instruction(op)
+                || !LLVMIsAArgument(op).is_null()
+                || LLVMValueIsBasicBlock(op) != 0
+            {
                 LLVMSetOperand(c, k, self.scalar_of(op));
             }
         }
@@ -819,8 +875,8 @@ impl Gen {
         let name = cstr(&llvm::name(i));
         let w = match opcode {
             LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
-            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd
-            | LLVMOr | LLVMXor => {
+            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
+            | LLVMAnd | LLVMOr | LLVMXor => {
                 let w = LLVMBuildBinOp(b, opcode, op(self, 0), op(self, 1), name.as_ptr());
                 if !LLVMIsAInstruction(w).is_null() {
                     match opcode {
@@ -828,7 +884,9 @@ impl Gen {
                             LLVMSetNSW(w, LLVMGetNSW(i));
                             LLVMSetNUW(w, LLVMGetNUW(i));
                         }
-                        LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => LLVMSetExact(w, LLVMGetExact(i)),
+                        LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => {
+                            LLVMSetExact(w, LLVMGetExact(i))
+                        }
                         LLVMOr => LLVMSetIsDisjoint(w, LLVMGetIsDisjoint(i)),
                         _ => {}
                     }
@@ -836,8 +894,20 @@ impl Gen {
                 w
             }
             LLVMFNeg => LLVMBuildFNeg(b, op(self, 0), name.as_ptr()),
-            LLVMICmp => LLVMBuildICmp(b, LLVMGetICmpPredicate(i), op(self, 0), op(self, 1), name.as_ptr()),
-            LLVMFCmp => LLVMBuildFCmp(b, LLVMGetFCmpPredicate(i), op(self, 0), op(self, 1), name.as_ptr()),
+            LLVMICmp => LLVMBuildICmp(
+                b,
+                LLVMGetICmpPredicate(i),
+                op(self, 0),
+                op(self, 1),
+                name.as_ptr(),
+            ),
+            LLVMFCmp => LLVMBuildFCmp(
+                b,
+                LLVMGetFCmpPredicate(i),
+                op(self, 0),
+                op(self, 1),
+                name.as_ptr(),
+            ),
             LLVMSelect => {
                 let c = LLVMGetOperand(i, 0);
                 let c = if self.shape(c) == Shape::Uniform {
@@ -849,7 +919,8 @@ impl Gen {
             }
             LLVMFreeze => LLVMBuildFreeze(b, op(self, 0), name.as_ptr()),
             LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
-            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast => {
                 let to = self.vec_type(LLVMTypeOf(i));
                 LLVMBuildCast(b, opcode, op(self, 0), to, name.as_ptr())
             }
@@ -947,7 +1018,8 @@ impl Gen {
             Shape::Uniform | Shape::Affine(0) => {
                 // Every lane stores to one place: the last work-item's
                 // value is the one left.
-                let last = LLVMConstInt(LLVMInt32TypeInContext(self.ctx), (self.width - 1) as u64, 0);
+                let last =
+                    LLVMConstInt(LLVMInt32TypeInContext(self.ctx), (self.width - 1) as u64, 0);
                 let v = if uniform_value {
                     self.scalar_of(value)
                 } else {
@@ -967,7 +1039,11 @@ impl Gen {
                     let v = self.vector_of(value);
                     let p = self.scalar_of(ptr);
                     let mut args = [v, p, mask];
-                    let s = self.intrinsic("llvm.masked.store", &[LLVMTypeOf(v), LLVMTypeOf(p)], &mut args);
+                    let s = self.intrinsic(
+                        "llvm.masked.store",
+                        &[LLVMTypeOf(v), LLVMTypeOf(p)],
+                        &mut args,
+                    );
                     self.set_param_align(s, 1, align);
                     s
                 }
@@ -977,7 +1053,11 @@ impl Gen {
                 let ptrs = self.vector_of(ptr);
                 let mask = lanes.unwrap_or_else(|| self.all_lanes());
                 let mut args = [v, ptrs, mask];
-                let s = self.intrinsic("llvm.masked.scatter", &[LLVMTypeOf(v), LLVMTypeOf(ptrs)], &mut args);
+                let s = self.intrinsic(
+                    "llvm.masked.scatter",
+                    &[LLVMTypeOf(v), LLVMTypeOf(ptrs)],
+                    &mut args,
+                );
                 self.set_param_align(s, 1, align);
                 s
             }
@@ -997,12 +1077,24 @@ impl Gen {
         LLVMAddCallSiteAttribute(call, param + 1, a);
     }
 
-    unsafe fn intrinsic(&self, name: &str, types: &[LLVMTypeRef], args: &mut [LLVMValueRef]) -> LLVMValueRef {
+    unsafe fn intrinsic(
+        &self,
+        name: &str,
+        types: &[LLVMTypeRef],
+        args: &mut [LLVMValueRef],
+    ) -> LLVMValueRef {
         let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
         let mut types = types.to_vec();
         let f = LLVMGetIntrinsicDeclaration(self.m, id, types.as_mut_ptr(), types.len());
         let fty = LLVMGlobalGetValueType(f);
-        LLVMBuildCall2(self.b, fty, f, args.as_mut_ptr(), args.len() as u32, c"".as_ptr())
+        LLVMBuildCall2(
+            self.b,
+            fty,
+            f,
+            args.as_mut_ptr(),
+            args.len() as u32,
+            c"".as_ptr(),
+        )
     }
 
     /// A varying call: a lane-wise intrinsic on vectors, a math builtin's
@@ -1028,7 +1120,9 @@ impl Gen {
             copy_fast_math(i, c);
             return Ok(c);
         }
-        let mut args: Vec<LLVMValueRef> = (0..nargs).map(|k| self.vector_of(LLVMGetOperand(i, k))).collect();
+        let mut args: Vec<LLVMValueRef> = (0..nargs)
+            .map(|k| self.vector_of(LLVMGetOperand(i, k)))
+            .collect();
         if let Some(variant) = self.variant(f) {
             let fty = LLVMGlobalGetValueType(variant);
             let c = LLVMBuildCall2(self.b, fty, variant, args.as_mut_ptr(), nargs, c"".as_ptr());
@@ -1056,13 +1150,20 @@ impl Gen {
     /// module has one.
     unsafe fn variant(&self, f: LLVMValueRef) -> Option<LLVMValueRef> {
         let key = vector_variants::ATTRIBUTE;
-        let a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key.as_ptr() as *const _, key.len() as u32);
+        let a = LLVMGetStringAttributeAtIndex(
+            f,
+            LLVMAttributeFunctionIndex,
+            key.as_ptr() as *const _,
+            key.len() as u32,
+        );
         if a.is_null() {
             return None;
         }
         let mut len = 0;
         let p = LLVMGetStringAttributeValue(a, &mut len);
-        let text = String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned();
+        let text =
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
+                .into_owned();
         let prefix = format!("_ZGV_LLVM_N{}v_", self.width);
         let mapping = text.split(',').find(|m| m.starts_with(&prefix))?;
         let name = mapping.split_once('(')?.1.strip_suffix(')')?;
@@ -1072,7 +1173,10 @@ impl Gen {
 }
 
 unsafe fn copy_fast_math(from: LLVMValueRef, to: LLVMValueRef) {
-    if !LLVMIsAInstruction(to).is_null() && LLVMCanValueUseFastMathFlags(from) != 0 && LLVMCanValueUseFastMathFlags(to) != 0 {
+    if !LLVMIsAInstruction(to).is_null()
+        && LLVMCanValueUseFastMathFlags(from) != 0
+        && LLVMCanValueUseFastMathFlags(to) != 0
+    {
         LLVMSetFastMathFlags(to, LLVMGetFastMathFlags(from));
     }
 }
@@ -1085,7 +1189,11 @@ unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
     for k in 0..n as u32 {
         let kind = LLVMValueMetadataEntriesGetKind(entries, k);
         let md = LLVMValueMetadataEntriesGetMetadata(entries, k);
-        LLVMSetMetadata(to, kind, LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(to)), md));
+        LLVMSetMetadata(
+            to,
+            kind,
+            LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(to)), md),
+        );
     }
     if !entries.is_null() {
         LLVMDisposeValueMetadataEntries(entries);
@@ -1224,7 +1332,10 @@ out:
     /// `extra` as a second exit.
     fn escape(extra: bool) -> String {
         let (test, more) = if extra {
-            ("br i1 %go, label %check, label %out", "check:\n  %big = icmp ugt i64 %n, 100\n  br i1 %big, label %out, label %body")
+            (
+                "br i1 %go, label %check, label %out",
+                "check:\n  %big = icmp ugt i64 %n, 100\n  br i1 %big, label %out, label %body",
+            )
         } else {
             ("br i1 %go, label %body, label %out", "")
         };

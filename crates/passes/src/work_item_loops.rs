@@ -282,7 +282,11 @@ unsafe fn item_loops(
     body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
 ) {
     outer_loops(b, wg, ids, |b, yz| {
-        let x = XRange { from: 0, to: ids.local_size[0], step: 1 };
+        let x = XRange {
+            from: 0,
+            to: ids.local_size[0],
+            step: 1,
+        };
         x_loop(b, wg, ids, x, yz, ids.x_loop, body);
     });
 }
@@ -302,7 +306,12 @@ unsafe fn outer_loops(
         let (head, block, id) = loop_head(b, wg, ids, d, LLVMConstInt(i64t, 0, 0));
         store_index(b, ids.arr3, i64t, ids.local_id, d, id);
         // linear = linear * size[d] + id, z outermost.
-        let scaled = LLVMBuildMul(b, linear, LLVMConstInt(i64t, ids.local_size[d] as u64, 0), c"".as_ptr());
+        let scaled = LLVMBuildMul(
+            b,
+            linear,
+            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
+            c"".as_ptr(),
+        );
         linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
         latches.push((d, head, block, id));
     }
@@ -335,7 +344,12 @@ unsafe fn x_loop(
     let from = LLVMConstInt(i64t, range.from as u64, 0);
     let (head, block, id) = loop_head(b, wg, ids, 0, from);
     store_index(b, ids.arr3, i64t, ids.local_id, 0, id);
-    let scaled = LLVMBuildMul(b, yz, LLVMConstInt(i64t, ids.local_size[0] as u64, 0), c"".as_ptr());
+    let scaled = LLVMBuildMul(
+        b,
+        yz,
+        LLVMConstInt(i64t, ids.local_size[0] as u64, 0),
+        c"".as_ptr(),
+    );
     let linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
     let call = body(b, linear);
     let branch = loop_latch(b, wg, ids, (head, block, id), range.step, range.to);
@@ -376,7 +390,13 @@ unsafe fn loop_latch(
     let ctx = LLVMGetTypeContext(ids.i64t);
     let i64t = ids.i64t;
     let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, step as u64, 0), c"next".as_ptr());
-    let more = LLVMBuildICmp(b, LLVMIntULT, next, LLVMConstInt(i64t, to as u64, 0), c"more".as_ptr());
+    let more = LLVMBuildICmp(
+        b,
+        LLVMIntULT,
+        next,
+        LLVMConstInt(i64t, to as u64, 0),
+        c"more".as_ptr(),
+    );
     let latch = LLVMGetInsertBlock(b);
     let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
     let branch = LLVMBuildCondBr(b, more, block, after);
@@ -402,12 +422,24 @@ unsafe fn vector_item_loops(
     let whole = lx / width * width;
     outer_loops(b, wg, ids, |b, yz| {
         if whole > 0 {
-            let runs = XRange { from: 0, to: whole, step: width };
-            x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, _| call_kernel(b, vector, args));
+            let runs = XRange {
+                from: 0,
+                to: whole,
+                step: width,
+            };
+            x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, _| {
+                call_kernel(b, vector, args)
+            });
         }
         if whole < lx {
-            let rest = XRange { from: whole, to: lx, step: 1 };
-            x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, _| call_kernel(b, kernel, args));
+            let rest = XRange {
+                from: whole,
+                to: lx,
+                step: 1,
+            };
+            x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, _| {
+                call_kernel(b, kernel, args)
+            });
         }
     });
 }
@@ -557,7 +589,10 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         // It reaches the vectorizer rolled; what the vectorizer makes of it
         // may be unrolled.
         assert!(text.contains("!\"llvm.loop.unroll.disable\""), "{text}");
-        assert!(text.contains("!\"llvm.loop.vectorize.followup_all\""), "{text}");
+        assert!(
+            text.contains("!\"llvm.loop.vectorize.followup_all\""),
+            "{text}"
+        );
         // A loop the vectorizer will not take is left to the unroller.
         let ir = Ir::parse(KERNEL);
         unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable, None).unwrap() };
@@ -580,7 +615,8 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
         let text = ir.text();
         // x = 0, 8 through the vector form (while x + 8 < 16) ...
         assert!(text.contains("call void @k.v8("), "{text}");
-        let line = |start: &str, end: &str| text.lines().any(|l| l.contains(start) && l.ends_with(end));
+        let line =
+            |start: &str, end: &str| text.lines().any(|l| l.contains(start) && l.ends_with(end));
         assert!(line("= add i64 %id", ", 8"), "{text}");
         assert!(line("icmp ult i64 %next", ", 16"), "{text}");
         // ... then 16 .. 19 one at a time.
@@ -607,7 +643,15 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
                 .unwrap()
                 .unwrap();
-            run(ir.m, &info(), [8, 1, 1], Some(&regions), XLoop::Rolled, None).unwrap();
+            run(
+                ir.m,
+                &info(),
+                [8, 1, 1],
+                Some(&regions),
+                XLoop::Rolled,
+                None,
+            )
+            .unwrap();
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
