@@ -80,7 +80,11 @@ pub unsafe fn build_work_group_function(
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
-    let vector = vector_form(m, k, local_size[0], vector_bytes, streaming);
+    let vector = if kernel.uses_barrier {
+        None
+    } else {
+        vector_form(m, k, local_size[0], vector_bytes, streaming)
+    };
     if vector.is_none() && items > 1 && loop_barriers_enabled() {
         loop_barriers::run(m, k);
     }
@@ -118,9 +122,10 @@ pub unsafe fn build_work_group_function(
 const INTERLEAVE: usize = 4;
 
 /// The vector form of kernel `k` (`vectorize`) and its width, for a kernel
-/// that needs it: one without barriers, with a loop of its own or stores
-/// that stream (which LLVM's loop vectorizer leaves scalar), and at least
-/// a vector register's worth of work-items in dimension 0. The width
+/// without barriers (the caller's check, from the reflection) that needs
+/// it: one with a loop of its own or stores that stream (which LLVM's loop
+/// vectorizer leaves scalar), and at least a vector register's worth of
+/// work-items in dimension 0. The width
 /// is `INTERLEAVE` registers of the kernel's widest scalar, or fewer to fit
 /// the local size.
 unsafe fn vector_form(
@@ -130,7 +135,7 @@ unsafe fn vector_form(
     vector_bytes: usize,
     streaming: bool,
 ) -> Option<(LLVMValueRef, usize)> {
-    if !vectorize_enabled() || has_barrier(k) || !(has_loop(k) || streaming) {
+    if !vectorize_enabled() || !(has_loop(k) || streaming) {
         return None;
     }
     let lanes = vector_bytes / widest_scalar(m, k).max(1);
@@ -170,13 +175,6 @@ unsafe fn vector_form(
     }
 }
 
-unsafe fn has_barrier(k: LLVMValueRef) -> bool {
-    compiler::llvm::instructions(k).into_iter().any(|i| {
-        compiler::llvm::called_function(i)
-            .is_some_and(|f| compiler::llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
-    })
-}
-
 unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
     compiler::llvm::instructions(k)
         .into_iter()
@@ -185,8 +183,7 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
 }
 
 unsafe fn has_loop(k: LLVMValueRef) -> bool {
-    let cfg = barriers::Cfg::of(k);
-    (0..cfg.blocks.len()).any(|b| cfg.succs[b].iter().any(|&s| cfg.dom[b][s]))
+    !loop_barriers::natural_loops(&barriers::Cfg::of(k)).is_empty()
 }
 
 /// Bytes of the widest floating-point value `k` computes (4 if none: the
