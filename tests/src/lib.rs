@@ -750,6 +750,21 @@ impl Env {
 
     /// Runs an NDRange to completion (enqueue + clFinish).
     #[track_caller]
+    /// Sets `bufs` as the kernel's arguments 0, 1, .. and runs it.
+    #[track_caller]
+    pub fn run_with<M: std::borrow::Borrow<Mem>>(
+        &self,
+        k: &Kern,
+        bufs: &[M],
+        global: &[usize],
+        local: Option<&[usize]>,
+    ) {
+        for (i, m) in bufs.iter().enumerate() {
+            ok(set_mem(k.get(), i as cl_uint, m.borrow()), "set arg");
+        }
+        self.run(k, global, local);
+    }
+
     pub fn run(&self, k: &Kern, global: &[usize], local: Option<&[usize]>) {
         check(
             self.enqueue(k, None, global, local),

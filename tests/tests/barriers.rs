@@ -6,10 +6,7 @@ use ferrocl_tests::*;
 
 fn run_kernel(e: &Env, src: &str, options: &str, bufs: &[&Mem], global: &[usize], local: &[usize]) {
     let (_p, k) = e.kernel_opts(src, "k", options);
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, global, Some(local));
+    e.run_with(&k, bufs, global, Some(local));
 }
 
 const REDUCE: &str = r#"

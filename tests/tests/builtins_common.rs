@@ -296,10 +296,7 @@ fn check_functions(wide: bool) {
         e.buffer_from(&d),
         e.buffer_from(&vec![f32::from_bits(0x7fc0_dead); total]),
     ];
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, &[M], None);
+    e.run_with(&k, &bufs, &[M], None);
     let out = e.read::<f32>(&bufs[4], 0, total);
     let mut failures = Vec::new();
     for (fi, f) in fs.iter().enumerate() {

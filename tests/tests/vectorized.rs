@@ -43,10 +43,7 @@ fn a_loop_calling_sin_exp_and_log_is_vectorized() {
         e.buffer(N * 4),
         e.buffer(N * 4),
     ];
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, &[N], None);
+    e.run_with(&k, &bufs, &[N], None);
     let s = e.read::<f32>(&bufs[1], 0, N);
     assert!((s[100] - a[100].sin()).abs() < 1e-6);
     let ir = optimized_ir("k");
@@ -95,10 +92,7 @@ fn a_loop_calling_double_sin_exp_and_log_is_vectorized() {
         e.buffer(N * 8),
         e.buffer(N * 8),
     ];
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, &[N], None);
+    e.run_with(&k, &bufs, &[N], None);
     let s = e.read::<f64>(&bufs[1], 0, N);
     let x = e.read::<f64>(&bufs[2], 0, N);
     let l = e.read::<f64>(&bufs[3], 0, N);
@@ -191,10 +185,7 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
     let a: Vec<f32> = (0..N).map(|i| i as f32 / N as f32 - 0.5).collect();
     let b: Vec<f32> = (0..N).map(|i| 1.0 + i as f32 * 0.001).collect();
     let bufs = [e.buffer_from(&a), e.buffer_from(&b), e.buffer(5 * N * 4)];
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, &[N], None);
+    e.run_with(&k, &bufs, &[N], None);
     let o = e.read::<f32>(&bufs[2], 0, 5 * N);
     let (x, y) = (a[100] as f64, b[100] as f64);
     for (got, want) in [
@@ -271,10 +262,7 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
     let a: Vec<f64> = (0..N).map(|i| i as f64 / N as f64 - 0.5).collect();
     let b: Vec<f64> = (0..N).map(|i| 1.0 + i as f64 * 0.001).collect();
     let bufs = [e.buffer_from(&a), e.buffer_from(&b), e.buffer(W * N * 8)];
-    for (i, m) in bufs.iter().enumerate() {
-        ok(set_mem(k.get(), i as cl_uint, m), "set arg");
-    }
-    e.run(&k, &[N], None);
+    e.run_with(&k, &bufs, &[N], None);
     let o = e.read::<f64>(&bufs[2], 0, W * N);
     let i = 3000;
     let (x, y) = (a[i], b[i]);
