@@ -748,8 +748,6 @@ impl Env {
         ))
     }
 
-    /// Runs an NDRange to completion (enqueue + clFinish).
-    #[track_caller]
     /// Sets `bufs` as the kernel's arguments 0, 1, .. and runs it.
     #[track_caller]
     pub fn run_with<M: std::borrow::Borrow<Mem>>(
@@ -765,6 +763,8 @@ impl Env {
         self.run(k, global, local);
     }
 
+    /// Runs an NDRange to completion (enqueue + clFinish).
+    #[track_caller]
     pub fn run(&self, k: &Kern, global: &[usize], local: Option<&[usize]>) {
         check(
             self.enqueue(k, None, global, local),
