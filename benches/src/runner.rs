@@ -194,8 +194,7 @@ fn best_of_rounds(
 
 /// The same source built again, `rounds` times alternating; the best.
 pub fn second_build(source: &str, targets: &[Target], rounds: usize) -> Row {
-    let results: Vec<Result<Vec<f64>, Outcome>> =
-        targets.iter().map(|_| Ok(Vec::new())).collect();
+    let results: Vec<Result<Vec<f64>, Outcome>> = targets.iter().map(|_| Ok(Vec::new())).collect();
     let cells = best_of_rounds(targets, rounds, results, |t| build_and_launch(t, source));
     Row {
         name: "build-second".into(),
@@ -235,10 +234,8 @@ pub fn cached_build(targets: &[Target], rounds: usize) -> Row {
             ))),
         }
     };
-    let results: Vec<Result<Vec<f64>, Outcome>> = targets
-        .iter()
-        .map(|t| run(t).map(|_| Vec::new()))
-        .collect();
+    let results: Vec<Result<Vec<f64>, Outcome>> =
+        targets.iter().map(|t| run(t).map(|_| Vec::new())).collect();
     let cells = best_of_rounds(targets, rounds, results, run);
     let _ = std::fs::remove_dir_all(&dir);
     Row {

@@ -1010,7 +1010,11 @@ fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
                 (x, rt(y), y.clamp(-2e9, 2e9) as i32)
             }
             // x in [-4, 4], y in [-8, 8].
-            3 => (rt(s * u1 * 4.0), rt(u2 * 16.0 - 8.0), ((bits >> 8) % 41) as i32 - 20),
+            3 => (
+                rt(s * u1 * 4.0),
+                rt(u2 * 16.0 - 8.0),
+                ((bits >> 8) % 41) as i32 - 20,
+            ),
             // Random x, y of about its magnitude (hypot, atan2).
             4 => {
                 let x = rt(match t {

@@ -231,8 +231,7 @@ macro_rules! lanes_equal_scalar {
         let mut results = Vec::new();
         // The reference: the scalar form unoptimized (not vectorized either),
         // then every width optimized (the scalar one vectorized by LLVM).
-        let runs =
-            std::iter::once((1, "-cl-opt-disable")).chain(WIDTHS.iter().map(|&w| (w, "")));
+        let runs = std::iter::once((1, "-cl-opt-disable")).chain(WIDTHS.iter().map(|&w| (w, "")));
         for (w, options) in runs {
             let (_p, k) = e.kernel_opts(&source(w, $elem, funcs), "k", options);
             let out = e.buffer(total * std::mem::size_of::<$t>());
@@ -276,7 +275,9 @@ fn vector_forms_equal_the_scalar_form_lane_by_lane() {
 /// Runs once the device reports cl_khr_fp64.
 #[test]
 fn double_vector_forms_equal_the_scalar_form_lane_by_lane() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
     if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
         eprintln!("skipped: the device does not report cl_khr_fp64");
         return;

@@ -335,3 +335,133 @@ fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
         .any(|l| l.contains("store <64 x float>") && l.contains("!nontemporal"));
     assert!(vector_stream, "no streaming store of whole vectors:\n{ir}");
 }
+
+const PACKETS: &str = r#"
+kernel void packets(int n, global const float8 *a, global const uchar4 *px,
+                    global const float3 *p3, global const int *perm, global float8 *out,
+                    global uchar4 *opx, global float4 *o4, global float2 *scat) {
+    int i = get_global_id(0);
+    float8 x = a[i];
+    float8 acc = x * 0.5f + a[perm[i]];
+    for (int k = 0; k < n; k++) {
+        acc = acc * 0.99f + x.s76543210 * (float)k;
+        acc.s3 += (float)(i & 3);
+        if (n > 4)
+            acc = fmin(acc, (float8)(100.0f));
+    }
+    out[i] = (i & 1) ? acc : acc.s01234567 * 2.0f;
+    float4 f = convert_float4(px[i]) * (float4)(1.5f, 0.75f, 2.0f, 1.25f) - 20.0f;
+    opx[i] = convert_uchar4_sat(f);
+    float3 q = p3[i];
+    o4[i] = (float4)(q.zyx, dot(q, q)) +
+            select((float4)(0.0f), (float4)(1.0f), isgreater(f, (float4)(100.0f)));
+    scat[perm[i]] = (float2)(acc.s0, q.y);
+}
+"#;
+
+#[test]
+fn vector_types_give_the_same_bits_vectorized_and_scalar() {
+    const N: usize = 96;
+    let a: Vec<f32> = (0..N * 8)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+        .collect();
+    let px: Vec<u8> = (0..N * 4).map(|i| (i * 61 % 256) as u8).collect();
+    let p3: Vec<f32> = (0..N * 4).map(|i| (i % 23) as f32 * 0.375 - 3.0).collect();
+    let perm: Vec<i32> = (0..N).map(|i| ((i * 29 + 7) % N) as i32).collect();
+    let args = [
+        Arg::Int(9),
+        Arg::In(bytes(&a)),
+        Arg::In(bytes(&px)),
+        Arg::In(bytes(&p3)),
+        Arg::In(bytes(&perm)),
+        Arg::Out(N * 32),
+        Arg::Out(N * 4),
+        Arg::Out(N * 16),
+        Arg::Out(N * 8),
+    ];
+    // Eight float8 work-items at once (four registers); 12 leaves four
+    // to the scalar kernel.
+    let locals: [&[usize]; 4] = [&[1], &[8], &[12], &[96]];
+    let runs = run_each(PACKETS, "packets", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    // The pixels are the saturated products, the float3s reversed.
+    // Rounded toward zero and saturated, as `as` does.
+    let sat = |v: f32| v as u8;
+    let scale = [1.5f32, 0.75, 2.0, 1.25];
+    for (i, &p) in runs[0][1].iter().enumerate() {
+        assert_eq!(p, sat(px[i] as f32 * scale[i % 4] - 20.0), "pixel byte {i}");
+    }
+    let o4: Vec<f32> = runs[0][2]
+        .chunks(4)
+        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
+    assert!((0..N).all(|i| o4[4 * i] >= p3[4 * i + 2] && o4[4 * i + 1] >= p3[4 * i + 1]));
+    let ir = work_group_ir("packets");
+    assert!(
+        ir.contains("load <64 x float>"),
+        "no contiguous float8 load:\n{ir}"
+    );
+    assert!(
+        ir.contains("phi <64 x float>"),
+        "no float8 accumulator of 8 lanes:\n{ir}"
+    );
+    assert!(
+        ir.contains("load <32 x i8>"),
+        "no contiguous uchar4 load:\n{ir}"
+    );
+    assert!(
+        ir.contains("masked.gather.v64f32"),
+        "a[perm[i]] is not a gather:\n{ir}"
+    );
+    assert!(
+        ir.contains("masked.scatter.v16f32"),
+        "scat[perm[i]] is not a scatter:\n{ir}"
+    );
+}
+
+const ESCAPE2: &str = r#"
+kernel void escape2(int max_iter, global const float2 *c, global int *out, global float2 *zs) {
+    int i = get_global_id(0);
+    float2 z = (float2)(0.0f), cc = c[i];
+    int n = 0;
+    while (dot(z, z) <= 4.0f && n < max_iter) {
+        z = (float2)(z.x * z.x - z.y * z.y, 2.0f * z.x * z.y) + cc;
+        n++;
+    }
+    out[i] = n;
+    zs[i] = z;
+}
+"#;
+
+#[test]
+fn a_vector_carried_by_a_loop_work_items_leave_apart_gives_the_same_bits() {
+    const N: usize = 96;
+    let c: Vec<f32> = (0..N)
+        .flat_map(|i| [-2.1 + (i % 12) as f32 * 0.22, -1.2 + (i / 12) as f32 * 0.3])
+        .collect();
+    let args = [
+        Arg::Int(60),
+        Arg::In(bytes(&c)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 8),
+    ];
+    // float2: 32 work-items at once; 48 leaves 16 to the scalar kernel.
+    let locals: [&[usize]; 3] = [&[1], &[32], &[48]];
+    let runs = run_each(ESCAPE2, "escape2", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    let n: Vec<i32> = runs[0][0]
+        .chunks(4)
+        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
+    let distinct: std::collections::HashSet<i32> = n.iter().copied().collect();
+    assert!(distinct.len() > 5, "{n:?}");
+    let ir = work_group_ir("escape2");
+    assert!(
+        ir.contains("phi <64 x float>"),
+        "z is not 32 lanes of float2:\n{ir}"
+    );
+    assert!(
+        ir.contains("@llvm.vector.reduce.or"),
+        "no test of any lane left:\n{ir}"
+    );
+}

@@ -195,7 +195,10 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
         (o[503], x.cbrt()),
         (o[504], x.hypot(y)),
     ] {
-        assert!((got as f64 - want).abs() <= 1e-6 * want.abs(), "{got} vs {want}");
+        assert!(
+            (got as f64 - want).abs() <= 1e-6 * want.abs(),
+            "{got} vs {want}"
+        );
     }
     let ir = optimized_ir("m");
     // The functions became vector code ...

@@ -87,7 +87,9 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
     let builder = LLVMCreateBuilderInContext(ctx);
     let mut used = Vec::new();
     let mut result = Ok(());
-    let all = NAMES.iter().flat_map(|&n| TYPES.iter().map(move |&ty| (n, ty)));
+    let all = NAMES
+        .iter()
+        .flat_map(|&n| TYPES.iter().map(move |&ty| (n, ty)));
     'names: for (name, ty) in all {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);

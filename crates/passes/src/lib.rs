@@ -138,7 +138,6 @@ unsafe fn vector_form(
     if !vectorize_enabled() || !(has_loop(k) || streaming) {
         return None;
     }
-    let lanes = vector_bytes / widest_scalar(m, k).max(1);
     // Math calls have vector variants one register wide; wider, they
     // would run once per lane.
     let interleave = if calls_vector_variant(k) {
@@ -146,13 +145,14 @@ unsafe fn vector_form(
     } else {
         INTERLEAVE
     };
-    let width = (0..=interleave.trailing_zeros())
-        .rev()
-        .map(|s| lanes << s)
-        .find(|&w| w <= local_x)?;
-    if width < 2 {
+    // A work-item's widest value (a `float8` is 32 bytes) sets how many
+    // fill `interleave` registers.
+    let (element, elements) = widest_value(m, k);
+    let most = (vector_bytes * interleave / (element * elements)).min(local_x);
+    if most < 2 {
         return None;
     }
+    let width = 1 << most.ilog2();
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit.
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
@@ -186,23 +186,37 @@ unsafe fn has_loop(k: LLVMValueRef) -> bool {
     !loop_barriers::natural_loops(&barriers::Cfg::of(k)).is_empty()
 }
 
-/// Bytes of the widest floating-point value `k` computes (4 if none: the
-/// ids and sizes are 64-bit in every kernel, and say nothing of its data).
-unsafe fn widest_scalar(m: LLVMModuleRef, k: LLVMValueRef) -> usize {
+/// Bytes of the widest floating-point element `k` computes (4 if none: the
+/// ids and sizes are 64-bit in every kernel, and say nothing of its data),
+/// and the most elements of a vector of numbers it computes (1 if none).
+unsafe fn widest_value(m: LLVMModuleRef, k: LLVMValueRef) -> (usize, usize) {
+    use llvm_sys::core::{LLVMGetElementType, LLVMGetTypeKind, LLVMGetVectorSize, LLVMTypeOf};
     use llvm_sys::LLVMTypeKind::*;
     let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
-    compiler::llvm::instructions(k)
-        .into_iter()
-        .map(|i| llvm_sys::core::LLVMTypeOf(i))
-        .filter(|&t| {
-            matches!(
-                llvm_sys::core::LLVMGetTypeKind(t),
-                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
-            )
-        })
-        .map(|t| llvm_sys::target::LLVMABISizeOfType(layout, t) as usize)
-        .max()
-        .unwrap_or(4)
+    let (mut element, mut elements) = (4, 1);
+    for i in compiler::llvm::instructions(k) {
+        // A `float2` passed as a `double` is still two floats.
+        if !llvm_sys::core::LLVMIsABitCastInst(i).is_null() {
+            continue;
+        }
+        let mut t = LLVMTypeOf(i);
+        if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
+            t = LLVMGetElementType(t);
+            if matches!(
+                LLVMGetTypeKind(t),
+                LLVMIntegerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            ) {
+                elements = elements.max(LLVMGetVectorSize(LLVMTypeOf(i)) as usize);
+            }
+        }
+        if matches!(
+            LLVMGetTypeKind(t),
+            LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+        ) {
+            element = element.max(llvm_sys::target::LLVMABISizeOfType(layout, t) as usize);
+        }
+    }
+    (element, elements)
 }
 
 /// `FERROCL_VECTORIZE=0` turns the whole-kernel vectorizer off, to compare

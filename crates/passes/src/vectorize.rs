@@ -317,7 +317,12 @@ unsafe fn shapes(
             let new = if varying.contains(&i) {
                 Shape::Varying
             } else {
-                transfer(i, &shapes, layout)?
+                match transfer(i, &shapes, layout)? {
+                    // A vector's lanes are its elements, not work-items:
+                    // only a scalar steps from one work-item to the next.
+                    Shape::Affine(_) if is_vector(LLVMTypeOf(i)) => Shape::Varying,
+                    s => s,
+                }
             };
             let old = shapes.get(&i).copied().unwrap_or(Shape::Uniform);
             let new = match (old, new) {
@@ -472,7 +477,7 @@ unsafe fn check(
     let opcode = LLVMGetInstructionOpcode(i);
     let ty = LLVMTypeOf(i);
     let void = LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVoidTypeKind;
-    if shape != Shape::Uniform && !void && !is_lane_type(ty) {
+    if shape != Shape::Uniform && !void && !is_lane_type(ty) && !is_packet_type(ty) {
         return Err(format!("a varying value of type {}", type_name(ty)));
     }
     match opcode {
@@ -484,8 +489,10 @@ unsafe fn check(
             if LLVMGetVolatile(i) != 0 || LLVMIsAtomic(i) != 0 {
                 return Err("a volatile or atomic access".into());
             }
+            let stored = LLVMTypeOf(LLVMGetOperand(i, 0));
             if opcode == LLVMStore
-                && !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, 0)))
+                && !is_lane_type(stored)
+                && !is_packet_type(stored)
                 && (shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform
                     || shape_of(LLVMGetOperand(i, 1), shapes) != Shape::Uniform)
             {
@@ -507,11 +514,14 @@ unsafe fn check(
                 return Err("a branch that work-items may take differently".into());
             }
         }
-        LLVMExtractElement | LLVMInsertElement | LLVMShuffleVector | LLVMExtractValue
-        | LLVMInsertValue
-            if shape != Shape::Uniform =>
-        {
-            return Err("varying vector or aggregate code".into())
+        LLVMExtractValue | LLVMInsertValue if shape != Shape::Uniform => {
+            return Err("varying aggregate code".into())
+        }
+        LLVMExtractElement | LLVMInsertElement if shape != Shape::Uniform => {
+            let index = LLVMGetOperand(i, if opcode == LLVMExtractElement { 1 } else { 2 });
+            if const_int(index).is_none() {
+                return Err("a vector element chosen at run time".into());
+            }
         }
         LLVMCall => {
             let Some(f) = llvm::called_function(i) else {
@@ -562,6 +572,30 @@ unsafe fn is_lane_type(ty: LLVMTypeRef) -> bool {
             | LLVMHalfTypeKind
             | LLVMPointerTypeKind
     )
+}
+
+unsafe fn is_vector(ty: LLVMTypeRef) -> bool {
+    LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVectorTypeKind
+}
+
+/// A fixed vector of numbers (`float8`, `uchar4`): varying, it is held as
+/// one vector of all the lanes' elements, lane after lane.
+unsafe fn is_packet_type(ty: LLVMTypeRef) -> bool {
+    use LLVMTypeKind::*;
+    is_vector(ty)
+        && matches!(
+            LLVMGetTypeKind(LLVMGetElementType(ty)),
+            LLVMIntegerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+        )
+}
+
+/// The elements of `ty` per work-item: 1 for a scalar.
+unsafe fn elements(ty: LLVMTypeRef) -> u32 {
+    if is_vector(ty) {
+        LLVMGetVectorSize(ty)
+    } else {
+        1
+    }
 }
 
 unsafe fn type_name(ty: LLVMTypeRef) -> String {
@@ -635,8 +669,54 @@ impl Gen {
         self.shapes.get(&v).copied().unwrap_or(Shape::Uniform)
     }
 
+    /// The type of `width` lanes of `ty`: a vector of scalars, or all the
+    /// lanes' elements of a vector, lane after lane.
     unsafe fn vec_type(&self, ty: LLVMTypeRef) -> LLVMTypeRef {
-        LLVMVectorType(ty, self.width)
+        if is_vector(ty) {
+            LLVMVectorType(LLVMGetElementType(ty), elements(ty) * self.width)
+        } else {
+            LLVMVectorType(ty, self.width)
+        }
+    }
+
+    /// A shuffle mask of constants (`None`: any element).
+    unsafe fn mask(&self, elements: impl Iterator<Item = Option<u32>>) -> LLVMValueRef {
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        let mut m: Vec<LLVMValueRef> = elements
+            .map(|e| e.map_or_else(|| LLVMGetUndef(i32t), |e| LLVMConstInt(i32t, e as u64, 0)))
+            .collect();
+        LLVMConstVector(m.as_mut_ptr(), m.len() as u32)
+    }
+
+    /// A shuffle of `v` alone.
+    unsafe fn shuffle(&self, v: LLVMValueRef, mask: LLVMValueRef, name: &str) -> LLVMValueRef {
+        let poison = LLVMGetPoison(LLVMTypeOf(v));
+        LLVMBuildShuffleVector(self.b, v, poison, mask, cstr(name).as_ptr())
+    }
+
+    /// Per-lane `v` (one element per work-item: a mask, pointers) repeated
+    /// for each of the `k` elements of a lane.
+    unsafe fn spread(&self, v: LLVMValueRef, k: u32) -> LLVMValueRef {
+        if k == 1 {
+            return v;
+        }
+        let m = self.mask((0..self.width).flat_map(|l| (0..k).map(move |_| Some(l))));
+        self.shuffle(v, m, "spread")
+    }
+
+    /// Lane `lane`'s elements of a value of type `ty`.
+    unsafe fn lane(&self, v: LLVMValueRef, ty: LLVMTypeRef, lane: u32) -> LLVMValueRef {
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        if !is_vector(ty) {
+            return LLVMBuildExtractElement(
+                self.b,
+                v,
+                LLVMConstInt(i32t, lane as u64, 0),
+                c"".as_ptr(),
+            );
+        }
+        let k = elements(ty);
+        self.shuffle(v, self.mask((0..k).map(|e| Some(lane * k + e))), "lane")
     }
 
     /// `v` as the scalar kernel had it, in the vector function: the value
@@ -654,10 +734,22 @@ impl Gen {
         if let Some(&x) = self.vector.get(&v) {
             return x;
         }
+        let ty = LLVMTypeOf(v);
+        if LLVMIsPoison(v) != 0 {
+            return LLVMGetPoison(self.vec_type(ty));
+        }
+        if LLVMIsUndef(v) != 0 {
+            return LLVMGetUndef(self.vec_type(ty));
+        }
         self.splat(self.scalar_of(v))
     }
 
     unsafe fn splat(&self, s: LLVMValueRef) -> LLVMValueRef {
+        if is_vector(LLVMTypeOf(s)) {
+            let k = elements(LLVMTypeOf(s));
+            let m = self.mask((0..self.width).flat_map(|_| (0..k).map(Some)));
+            return self.shuffle(s, m, "splat");
+        }
         let ty = self.vec_type(LLVMTypeOf(s));
         let i32t = LLVMInt32TypeInContext(self.ctx);
         let one = LLVMBuildInsertElement(
@@ -745,7 +837,8 @@ impl Gen {
                     .position(|l| l.header == header && l.latch == from)
                 {
                     // A lane that has left keeps its value.
-                    v = LLVMBuildSelect(self.b, self.masks[l].1, v, p, c"kept".as_ptr());
+                    let stayed = self.spread(self.masks[l].1, elements(LLVMTypeOf(i)));
+                    v = LLVMBuildSelect(self.b, stayed, v, p, c"kept".as_ptr());
                 }
                 let mut vals = [v];
                 LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
@@ -912,10 +1005,47 @@ impl Gen {
                 let c = LLVMGetOperand(i, 0);
                 let c = if self.shape(c) == Shape::Uniform {
                     self.scalar_of(c)
-                } else {
+                } else if is_vector(LLVMTypeOf(c)) {
                     self.vector_of(c)
+                } else {
+                    // One condition per work-item for each of its elements.
+                    self.spread(self.vector_of(c), elements(LLVMTypeOf(i)))
                 };
                 LLVMBuildSelect(b, c, op(self, 1), op(self, 2), name.as_ptr())
+            }
+            LLVMExtractElement => {
+                let vector = LLVMGetOperand(i, 0);
+                let k = elements(LLVMTypeOf(vector));
+                let e = const_int(LLVMGetOperand(i, 1)).ok_or("an element chosen at run time")?;
+                let m = self.mask((0..self.width).map(|l| Some(l * k + e as u32)));
+                self.shuffle(op(self, 0), m, &llvm::name(i))
+            }
+            LLVMInsertElement => {
+                let k = elements(LLVMTypeOf(i));
+                let e = const_int(LLVMGetOperand(i, 2)).ok_or("an element chosen at run time")?;
+                let e = e as u32;
+                let into = op(self, 0);
+                let x = self.spread(op(self, 1), k);
+                // Element e of each lane from x, the rest from the vector.
+                let all = k * self.width;
+                let m = self.mask((0..all).map(|j| Some(if j % k == e { all + j } else { j })));
+                LLVMBuildShuffleVector(b, into, x, m, name.as_ptr())
+            }
+            LLVMShuffleVector => {
+                let k = elements(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                let all = k * self.width;
+                let n = LLVMGetNumMaskElements(i);
+                let picks: Vec<i32> = (0..n).map(|j| LLVMGetMaskValue(i, j)).collect();
+                // Lane l's element j is element m of lane l of the first
+                // operand (m < k) or of the second.
+                let m = self.mask((0..self.width).flat_map(|l| {
+                    picks.iter().map(move |&m| match m {
+                        m if m < 0 => None,
+                        m if (m as u32) < k => Some(l * k + m as u32),
+                        m => Some(all + l * k + (m as u32 - k)),
+                    })
+                }));
+                LLVMBuildShuffleVector(b, op(self, 0), op(self, 1), m, name.as_ptr())
             }
             LLVMFreeze => LLVMBuildFreeze(b, op(self, 0), name.as_ptr()),
             LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
@@ -966,7 +1096,9 @@ impl Gen {
         let ptr = LLVMGetOperand(i, 0);
         let align = LLVMGetAlignment(i);
         let name = cstr(&llvm::name(i));
-        let lanes = self.lanes_of(i, false);
+        let lanes = self
+            .lanes_of(i, false)
+            .map(|m| self.spread(m, elements(ty)));
         let w = if self.shape(ptr) == Shape::Affine(0) {
             // One place for every lane (and some lane is running).
             let l = LLVMBuildLoad2(self.b, ty, self.scalar_of(ptr), name.as_ptr());
@@ -989,8 +1121,8 @@ impl Gen {
                 }
             }
         } else {
-            let ptrs = self.vector_of(ptr);
-            let mask = lanes.unwrap_or_else(|| self.all_lanes());
+            let (ptrs, align) = self.element_ptrs(ptr, ty, align);
+            let mask = lanes.unwrap_or_else(|| self.all_lanes(ty));
             let mut args = [ptrs, mask, LLVMGetPoison(vt)];
             let g = self.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
             self.set_param_align(g, 0, align);
@@ -1006,7 +1138,7 @@ impl Gen {
         let ty = LLVMTypeOf(value);
         let align = LLVMGetAlignment(i);
         let uniform_value = self.shape(value) == Shape::Uniform;
-        let lanes = self.lanes_of(i, true);
+        let lanes = self.lanes_of(i, true).map(|m| self.spread(m, elements(ty)));
         let s = match self.shape(ptr) {
             Shape::Uniform | Shape::Affine(0) if lanes.is_some() => {
                 return Err("a store to one place in a divergent loop".into());
@@ -1018,12 +1150,10 @@ impl Gen {
             Shape::Uniform | Shape::Affine(0) => {
                 // Every lane stores to one place: the last work-item's
                 // value is the one left.
-                let last =
-                    LLVMConstInt(LLVMInt32TypeInContext(self.ctx), (self.width - 1) as u64, 0);
                 let v = if uniform_value {
                     self.scalar_of(value)
                 } else {
-                    LLVMBuildExtractElement(self.b, self.vector_of(value), last, c"".as_ptr())
+                    self.lane(self.vector_of(value), ty, self.width - 1)
                 };
                 let s = LLVMBuildStore(self.b, v, self.scalar_of(ptr));
                 LLVMSetAlignment(s, align);
@@ -1050,8 +1180,8 @@ impl Gen {
             },
             _ => {
                 let v = self.vector_of(value);
-                let ptrs = self.vector_of(ptr);
-                let mask = lanes.unwrap_or_else(|| self.all_lanes());
+                let (ptrs, align) = self.element_ptrs(ptr, ty, align);
+                let mask = lanes.unwrap_or_else(|| self.all_lanes(ty));
                 let mut args = [v, ptrs, mask];
                 let s = self.intrinsic(
                     "llvm.masked.scatter",
@@ -1066,9 +1196,42 @@ impl Gen {
         Ok(())
     }
 
-    unsafe fn all_lanes(&self) -> LLVMValueRef {
+    /// A mask of every element of every lane of a value of type `ty`.
+    unsafe fn all_lanes(&self, ty: LLVMTypeRef) -> LLVMValueRef {
         let i1 = LLVMInt1TypeInContext(self.ctx);
-        self.splat(LLVMConstInt(i1, 1, 0))
+        LLVMConstAllOnes(LLVMVectorType(i1, elements(ty) * self.width))
+    }
+
+    /// The address of each element a gather or scatter of `ty` through
+    /// `ptr` reaches, lane after lane, and the alignment each of them has.
+    unsafe fn element_ptrs(
+        &self,
+        ptr: LLVMValueRef,
+        ty: LLVMTypeRef,
+        align: u32,
+    ) -> (LLVMValueRef, u32) {
+        let ptrs = self.vector_of(ptr);
+        if !is_vector(ty) {
+            return (ptrs, align);
+        }
+        let k = elements(ty);
+        let element = LLVMGetElementType(ty);
+        let size = LLVMABISizeOfType(self.layout, element);
+        let i64t = LLVMInt64TypeInContext(self.ctx);
+        let mut offsets: Vec<LLVMValueRef> = (0..self.width)
+            .flat_map(|_| (0..k as u64).map(|e| LLVMConstInt(i64t, e * size, 0)))
+            .collect();
+        let offsets = LLVMConstVector(offsets.as_mut_ptr(), offsets.len() as u32);
+        let mut idx = [offsets];
+        let p = LLVMBuildGEP2(
+            self.b,
+            LLVMInt8TypeInContext(self.ctx),
+            self.spread(ptrs, k),
+            idx.as_mut_ptr(),
+            1,
+            c"element".as_ptr(),
+        );
+        (p, align.min(size as u32))
     }
 
     unsafe fn set_param_align(&self, call: LLVMValueRef, param: u32, align: u32) {
@@ -1392,6 +1555,85 @@ out:
         let ir = Ir::parse(&escape(true));
         let err = vectorize(&ir, 4).unwrap_err();
         assert!(err.contains("several places"), "{err}");
+    }
+
+    #[test]
+    fn vector_values_are_held_lane_after_lane() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %p, ptr %q, i1 %u) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr <4 x float>, ptr %p, i64 %lid
+  %v = load <4 x float>, ptr %pa, align 16
+  %s = shufflevector <4 x float> %v, <4 x float> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>
+  %x = extractelement <4 x float> %v, i64 1
+  %y = fmul float %x, 2.0
+  %w = insertelement <4 x float> %s, float %y, i64 0
+  %odd = trunc i64 %lid to i1
+  %z = select i1 %odd, <4 x float> %w, <4 x float> <float 1.0, float 2.0, float 3.0, float 4.0>
+  %pq = getelementptr <4 x float>, ptr %q, i64 %lid
+  store <4 x float> %z, ptr %pq, align 16
+  ret void
+}}"
+        ));
+        vectorize(&ir, 2).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v2").unwrap()..];
+        // Two work-items' float4s are one contiguous <8 x float>.
+        assert!(v.contains("load <8 x float>, ptr %pa"), "{v}");
+        assert!(v.contains("store <8 x float>"), "{v}");
+        // A swizzle reorders within each lane.
+        assert!(
+            v.contains("<8 x i32> <i32 3, i32 2, i32 1, i32 0, i32 7, i32 6, i32 5, i32 4>"),
+            "{v}"
+        );
+        // Element 1 of each lane is a vector of two scalars.
+        assert!(v.contains("<2 x i32> <i32 1, i32 5>"), "{v}");
+        assert!(v.contains("fmul <2 x float>"), "{v}");
+        // The scalar goes into element 0 of each lane.
+        assert!(
+            v.contains("<8 x i32> <i32 8, i32 1, i32 2, i32 3, i32 12, i32 5, i32 6, i32 7>"),
+            "{v}"
+        );
+        // A work-item's condition chooses all four of its elements, and
+        // the constant is the same in every lane.
+        assert!(v.contains("select <8 x i1>"), "{v}");
+        assert!(
+            v.contains("<float 1.000000e+00, float 2.000000e+00, float 3.000000e+00, float 4.000000e+00, float 1.000000e+00"),
+            "{v}"
+        );
+        assert!(!v.contains("gather") && !v.contains("scatter"), "{v}");
+    }
+
+    #[test]
+    fn vectors_at_other_strides_are_gathered_element_by_element() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %two = mul i64 %lid, 2
+  %pa = getelementptr <2 x double>, ptr %p, i64 %two
+  %v = load <2 x double>, ptr %pa, align 16
+  %d = fadd <2 x double> %v, %v
+  store <2 x double> %d, ptr %pa, align 16
+  ret void
+}}"
+        ));
+        vectorize(&ir, 4).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+        // Each lane's pointer, once per element, plus the element's offset.
+        assert!(
+            v.contains("<i64 0, i64 8, i64 0, i64 8, i64 0, i64 8, i64 0, i64 8>"),
+            "{v}"
+        );
+        assert!(v.contains("@llvm.masked.gather.v8f64"), "{v}");
+        assert!(v.contains("fadd <8 x double>"), "{v}");
+        assert!(v.contains("@llvm.masked.scatter.v8f64"), "{v}");
     }
 
     #[test]
