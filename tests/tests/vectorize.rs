@@ -465,3 +465,53 @@ fn a_vector_carried_by_a_loop_work_items_leave_apart_gives_the_same_bits() {
         "no test of any lane left:\n{ir}"
     );
 }
+
+const CLAMPED: &str = r#"
+kernel void clamped(int w, global const float *in, global float *out, global float *rot) {
+    int x = get_global_id(0);
+    float acc = 0.0f;
+    for (int d = -3; d <= 3; d++)
+        acc = acc * 0.5f + in[clamp(x + d, 0, w - 1)];
+    out[x] = acc;
+    rot[(x + 5) % w] = acc;
+}
+"#;
+
+#[test]
+fn computed_indices_that_turn_out_consecutive_give_the_same_bits() {
+    const W: usize = 200;
+    let input: Vec<f32> = (0..W).map(|i| (i * 37 % 101) as f32 - 50.0).collect();
+    let args = [
+        Arg::Int(W as i32),
+        Arg::In(bytes(&input)),
+        Arg::Out(W * 4),
+        Arg::Out(W * 4),
+    ];
+    // Runs of 64 and 32 work-items, some across an edge of the clamp or
+    // of the wrap (a gather or scatter there), most inside (one load or
+    // store), and a scalar rest.
+    let locals: [&[usize]; 4] = [&[1], &[8], &[40], &[200]];
+    let runs = run_each(CLAMPED, "clamped", &args, &[W], &locals);
+    assert_all_equal(&runs, &locals);
+    let out: Vec<f32> = runs[0][0]
+        .chunks(4)
+        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
+        .collect();
+    for x in 0..W {
+        let want = (-3i32..=3).fold(0.0f32, |acc, d| {
+            acc * 0.5 + input[(x as i32 + d).clamp(0, W as i32 - 1) as usize]
+        });
+        assert_eq!(out[x], want, "out[{x}]");
+    }
+    // rot[x + 5] = out[x]
+    assert_eq!(runs[0][1][5 * 4..], runs[0][0][..(W - 5) * 4]);
+    let ir = work_group_ir("clamped");
+    assert!(
+        ir.contains("@llvm.vector.reduce.and"),
+        "no test of consecutive lanes:\n{ir}"
+    );
+    assert!(
+        ir.contains("masked.gather") && ir.contains("masked.scatter"),
+        "{ir}"
+    );
+}

@@ -14,7 +14,13 @@
 //! - affine: lane `l` holds `base + l * stride` (a constant stride), kept
 //!   as the scalar `base` and as a vector. A load or store whose address
 //!   steps by the element's size from lane to lane is one vector access;
-//! - varying: a vector.
+//! - varying: a vector. A varying `float8` is one `<8 * width x float>`,
+//!   lane after lane, so that a contiguous run of `float8`s is one load
+//!   and a swizzle is one shuffle.
+//!
+//! Any other address is a gather or scatter, unless its lanes turn out
+//! consecutive when it runs (a clamped neighbour, an index table that
+//! counts up): that is tested first, and one vector access made instead.
 //!
 //! It takes kernels whose control flow is the same for every work-item
 //! (every branch condition uniform) but for loops that work-items leave at
@@ -23,7 +29,7 @@
 //! left keeps its values (the header's phis take the new value only where
 //! the lane stays), and the loop's memory accesses are masked. The loop
 //! must have one exiting block, one latch, and no loop inside it. Varying
-//! values must be scalars. `run` says why it declines any other kernel,
+//! values must be numbers, pointers or vectors of numbers. `run` says why it declines any other kernel,
 //! and the caller keeps the scalar path. Work-items are independent between barriers (and the
 //! kernel has none), so running instruction by instruction for all lanes,
 //! rather than work-item by work-item, changes nothing a kernel may see.
@@ -615,6 +621,9 @@ struct Gen {
     layout: llvm_sys::target::LLVMTargetDataRef,
     shapes: HashMap<LLVMValueRef, Shape>,
     blocks: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef>,
+    /// The block each kernel block's terminator went to (its copy, or the
+    /// last of the blocks a run-time test split it into).
+    ends: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef>,
     /// Uniform values, and the lane-0 base of affine ones.
     scalar: HashMap<LLVMValueRef, LLVMValueRef>,
     /// Affine and varying values.
@@ -658,6 +667,7 @@ impl Gen {
             layout: LLVMGetModuleDataLayout(m),
             shapes,
             blocks: HashMap::new(),
+            ends: HashMap::new(),
             scalar,
             vector: HashMap::new(),
             masks: vec![(std::ptr::null_mut(), std::ptr::null_mut()); divergent.len()],
@@ -794,6 +804,7 @@ impl Gen {
                     self.instruction(i)?;
                 }
             }
+            self.ends.insert(bb, LLVMGetInsertBlock(self.b));
         }
         for i in phis {
             self.fill_phi(i);
@@ -818,7 +829,7 @@ impl Gen {
     unsafe fn fill_phi(&mut self, i: LLVMValueRef) {
         for k in 0..LLVMCountIncoming(i) {
             let from = LLVMGetIncomingBlock(i, k);
-            let Some(&block) = self.blocks.get(&from) else {
+            let Some(&block) = self.ends.get(&from) else {
                 continue; // an unreachable predecessor
             };
             let value = LLVMGetIncomingValue(i, k);
@@ -853,7 +864,7 @@ impl Gen {
         for (l, &(active, after)) in self.divergent.iter().zip(&self.masks) {
             for &p in &cfg.preds[cfg.index[&l.header]] {
                 let from = cfg.blocks[p];
-                let Some(&block) = self.blocks.get(&from) else {
+                let Some(&block) = self.ends.get(&from) else {
                     continue;
                 };
                 LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
@@ -1121,12 +1132,26 @@ impl Gen {
                 }
             }
         } else {
-            let (ptrs, align) = self.element_ptrs(ptr, ty, align);
-            let mask = lanes.unwrap_or_else(|| self.all_lanes(ty));
-            let mut args = [ptrs, mask, LLVMGetPoison(vt)];
-            let g = self.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
-            self.set_param_align(g, 0, align);
-            g
+            let gather = |g: &Self| {
+                let (ptrs, align) = g.element_ptrs(ptr, ty, align);
+                let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
+                let mut args = [ptrs, mask, LLVMGetPoison(vt)];
+                let l = g.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
+                g.set_param_align(l, 0, align);
+                copy_metadata(i, l);
+                l
+            };
+            if !self.may_be_consecutive(ptr, ty, lanes) {
+                gather(self)
+            } else {
+                let load = |g: &Self, first: LLVMValueRef| {
+                    let l = LLVMBuildLoad2(g.b, vt, first, name.as_ptr());
+                    LLVMSetAlignment(l, align);
+                    copy_metadata(i, l);
+                    l
+                };
+                return self.when_consecutive(ptr, ty, load, gather);
+            }
         };
         copy_metadata(i, w);
         w
@@ -1180,20 +1205,149 @@ impl Gen {
             },
             _ => {
                 let v = self.vector_of(value);
-                let (ptrs, align) = self.element_ptrs(ptr, ty, align);
-                let mask = lanes.unwrap_or_else(|| self.all_lanes(ty));
-                let mut args = [v, ptrs, mask];
-                let s = self.intrinsic(
-                    "llvm.masked.scatter",
-                    &[LLVMTypeOf(v), LLVMTypeOf(ptrs)],
-                    &mut args,
-                );
-                self.set_param_align(s, 1, align);
-                s
+                let scatter = |g: &Self| {
+                    let (ptrs, align) = g.element_ptrs(ptr, ty, align);
+                    let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
+                    let mut args = [v, ptrs, mask];
+                    let s = g.intrinsic(
+                        "llvm.masked.scatter",
+                        &[LLVMTypeOf(v), LLVMTypeOf(ptrs)],
+                        &mut args,
+                    );
+                    g.set_param_align(s, 1, align);
+                    copy_metadata(i, s);
+                    s
+                };
+                if self.may_be_consecutive(ptr, ty, lanes) {
+                    let store = |g: &Self, first: LLVMValueRef| {
+                        let s = LLVMBuildStore(g.b, v, first);
+                        LLVMSetAlignment(s, align);
+                        copy_metadata(i, s);
+                        s
+                    };
+                    self.when_consecutive(ptr, ty, store, scatter);
+                } else {
+                    scatter(self);
+                }
+                return Ok(());
             }
         };
         copy_metadata(i, s);
         Ok(())
+    }
+
+    /// Whether an access of `ty` through `ptr` is worth testing for
+    /// consecutive addresses at run time: a computed index (a clamped
+    /// neighbour, a table of indices) often gives them.
+    unsafe fn may_be_consecutive(
+        &self,
+        ptr: LLVMValueRef,
+        ty: LLVMTypeRef,
+        lanes: Option<LLVMValueRef>,
+    ) -> bool {
+        self.shape(ptr) == Shape::Varying
+            && lanes.is_none()
+            && !is_vector(ty)
+            && LLVMStoreSizeOfType(self.layout, ty) == LLVMABISizeOfType(self.layout, ty)
+    }
+
+    /// `fast(first lane's address)` where the lanes' addresses `ptr` turn
+    /// out to be consecutive elements of `ty`, `slow` where not; the
+    /// result of whichever ran.
+    unsafe fn when_consecutive(
+        &mut self,
+        ptr: LLVMValueRef,
+        ty: LLVMTypeRef,
+        fast: impl FnOnce(&Self, LLVMValueRef) -> LLVMValueRef,
+        slow: impl FnOnce(&Self) -> LLVMValueRef,
+    ) -> LLVMValueRef {
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        let first = LLVMBuildExtractElement(
+            self.b,
+            self.vector_of(ptr),
+            LLVMConstInt(i32t, 0, 0),
+            c"first".as_ptr(),
+        );
+        let all = self.consecutive(ptr, ty);
+        let fast_bb = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"consecutive".as_ptr());
+        let slow_bb = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"scattered".as_ptr());
+        let join = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"accessed".as_ptr());
+        LLVMBuildCondBr(self.b, all, fast_bb, slow_bb);
+        LLVMPositionBuilderAtEnd(self.b, fast_bb);
+        let a = fast(self, first);
+        LLVMBuildBr(self.b, join);
+        LLVMPositionBuilderAtEnd(self.b, slow_bb);
+        let b = slow(self);
+        LLVMBuildBr(self.b, join);
+        LLVMPositionBuilderAtEnd(self.b, join);
+        let ty = LLVMTypeOf(a);
+        if LLVMGetTypeKind(ty) == LLVMTypeKind::LLVMVoidTypeKind {
+            return a;
+        }
+        let p = LLVMBuildPhi(self.b, ty, c"".as_ptr());
+        let (mut vals, mut blocks) = ([a, b], [fast_bb, slow_bb]);
+        LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        p
+    }
+
+    /// Whether the lanes of pointer `ptr` address consecutive elements of
+    /// `ty`. The test is made on the varying part of the address: the
+    /// index of a GEP from a uniform base, less what it adds uniformly, so
+    /// that it does not depend on values inside a loop (`clamp(x + dx, 0,
+    /// w - 1) + y * w` is tested on the clamp, which LLVM then hoists).
+    unsafe fn consecutive(&self, ptr: LLVMValueRef, ty: LLVMTypeRef) -> LLVMValueRef {
+        use LLVMOpcode::*;
+        let size = LLVMABISizeOfType(self.layout, ty);
+        let (mut v, mut step) = (ptr, size);
+        if !LLVMIsAGetElementPtrInst(ptr).is_null()
+            && LLVMGetNumOperands(ptr) == 2
+            && self.shape(LLVMGetOperand(ptr, 0)) == Shape::Uniform
+            && LLVMABISizeOfType(self.layout, LLVMGetGEPSourceElementType(ptr)) == size
+        {
+            // A 32-bit index that wraps between lanes is out of range for
+            // the scalar kernel too.
+            (v, step) = (LLVMGetOperand(ptr, 1), 1);
+            while is_instruction(v) {
+                let u = |k| self.shape(LLVMGetOperand(v, k)) == Shape::Uniform;
+                v = match LLVMGetInstructionOpcode(v) {
+                    LLVMSExt | LLVMZExt => LLVMGetOperand(v, 0),
+                    LLVMAdd if u(1) => LLVMGetOperand(v, 0),
+                    LLVMAdd if u(0) => LLVMGetOperand(v, 1),
+                    _ => break,
+                };
+            }
+        }
+        let lanes = self.vector_of(v);
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        let first = LLVMBuildExtractElement(self.b, lanes, LLVMConstInt(i32t, 0, 0), c"".as_ptr());
+        let pointer = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMPointerTypeKind;
+        let int = if pointer {
+            LLVMInt64TypeInContext(self.ctx)
+        } else {
+            LLVMTypeOf(v)
+        };
+        let mut steps: Vec<LLVMValueRef> = (0..self.width as u64)
+            .map(|l| LLVMConstInt(int, l * step, 0))
+            .collect();
+        let steps = LLVMConstVector(steps.as_mut_ptr(), self.width);
+        let want = if pointer {
+            let mut idx = [steps];
+            let i8t = LLVMInt8TypeInContext(self.ctx);
+            LLVMBuildGEP2(
+                self.b,
+                i8t,
+                self.splat(first),
+                idx.as_mut_ptr(),
+                1,
+                c"".as_ptr(),
+            )
+        } else {
+            LLVMBuildAdd(self.b, self.splat(first), steps, c"".as_ptr())
+        };
+        let eq = llvm_sys::LLVMIntPredicate::LLVMIntEQ;
+        let same = LLVMBuildICmp(self.b, eq, lanes, want, c"".as_ptr());
+        let mut args = [same];
+        self.intrinsic("llvm.vector.reduce.and", &[LLVMTypeOf(same)], &mut args)
     }
 
     /// A mask of every element of every lane of a value of type `ty`.
@@ -1280,6 +1434,8 @@ impl Gen {
                 })
                 .collect();
             let c = self.intrinsic(&intr, &[vt], &mut args);
+            let name = llvm::name(i);
+            LLVMSetValueName2(c, name.as_ptr() as *const _, name.len());
             copy_fast_math(i, c);
             return Ok(c);
         }
@@ -1466,6 +1622,43 @@ entry:
         assert!(v.contains("@llvm.masked.gather.v8f32"), "{v}");
         // A stride of 3 floats is not contiguous either.
         assert!(v.contains("@llvm.masked.scatter.v8f32"), "{v}");
+        // Computed indices are tested for consecutive lanes at run time,
+        // the gather kept for when they are not; a constant stride is not.
+        assert_eq!(v.matches("@llvm.vector.reduce.and").count(), 2, "{v}");
+        assert!(v.contains("load <8 x float>, ptr %first"), "{v}");
+        assert!(!v.contains("store <8 x float>"), "{v}");
+    }
+
+    #[test]
+    fn consecutive_lanes_are_tested_on_the_index_without_its_uniform_part() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+declare i32 @llvm.smax.i32(i32, i32)
+define void @k(ptr %p, ptr %q, i32 %row) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %x = trunc i64 %lid to i32
+  %c = call i32 @llvm.smax.i32(i32 %x, i32 3)
+  %i = add nsw i32 %c, %row
+  %i64 = sext i32 %i to i64
+  %pa = getelementptr float, ptr %p, i64 %i64
+  %v = load float, ptr %pa, align 4
+  %pq = getelementptr float, ptr %q, i64 %i64
+  store float %v, ptr %pq, align 4
+  ret void
+}}"
+        ));
+        vectorize(&ir, 4).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+        // The clamped x itself is compared with x0 + <0, 1, 2, 3>.
+        assert!(v.contains("icmp eq <4 x i32> %c"), "{v}");
+        assert!(v.contains("<i32 0, i32 1, i32 2, i32 3>"), "{v}");
+        assert!(v.contains("load <4 x float>, ptr %first"), "{v}");
+        assert!(v.contains("store <4 x float>"), "{v}");
+        assert!(v.contains("@llvm.masked.gather.v4f32"), "{v}");
+        assert!(v.contains("@llvm.masked.scatter.v4f32"), "{v}");
     }
 
     #[test]
