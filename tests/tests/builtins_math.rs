@@ -222,14 +222,7 @@ fn funcs() -> Vec<Func> {
                 if !a.is_finite() || b.is_nan() || b == 0.0 {
                     return Ref::Skip;
                 }
-                // The quotient's low 7 bits, with the sign of a / b.
-                let q = (mp(a) / mp(b)).round_even();
-                if q.clone().abs() > 2f64.powi(100) {
-                    return Ref::Skip;
-                }
-                let qa = q.clone().abs();
-                let m = (qa.clone() - (qa / 128u32).floor() * 128u32).to_f64() as i32;
-                Ref::Exact(if q < 0 { -m } else { m } as f64)
+                Ref::Exact(quotient_low_bits(a, b) as f64)
             }),
         },
         Func {
@@ -501,6 +494,22 @@ fn tanpi_ref(a: f64) -> Ref {
     let pi = Float::with_val(P, rug::float::Constant::Pi);
     let v = (pi * mp(m)).tan();
     Ref::Mp(if a < 0.0 { -v } else { v })
+}
+
+/// The low 7 bits of round(a / b) (ties to even), with the sign of a / b:
+/// exact for any exponents, from |a| mod 128|b| (exact in MPFR), whose
+/// quotient by |b| is below 128 and rounds the same way.
+fn quotient_low_bits(a: f64, b: f64) -> i32 {
+    if b.is_infinite() {
+        return 0;
+    }
+    let r1 = mp(a.abs()) % &(mp(b.abs()) * 128u32);
+    let q = (r1 / mp(b.abs())).round_even().to_f64() as i32 & 127;
+    if (a < 0.0) != (b < 0.0) {
+        -q
+    } else {
+        q
+    }
 }
 
 fn lgamma_ref(a: f64) -> Ref {
@@ -889,11 +898,12 @@ fn check_one(f: &Func, fi: usize, t: Ty, r: &Run) -> (f64, Vec<String>) {
             };
             let mut rf = second(a, b, n, t);
             if f.name == "remquo" {
-                // n >= 3 bits: compare the low 3 bits and the sign.
+                // The low 7 bits and the sign (the sign only matters when
+                // they are not all zero).
                 if let Ref::Exact(w) = rf {
                     let w = w as i32;
                     let g = g2 as i32;
-                    let okq = w.signum() * g.signum() >= 0 && (w.abs() & 7) == (g.abs() & 7);
+                    let okq = w.signum() * g.signum() >= 0 && (w.abs() & 127) == (g.abs() & 127);
                     rf = Ref::Exact(if okq { g2 } else { w as f64 });
                 }
             }
@@ -1076,4 +1086,138 @@ fn pow_double_against_mpfr() {
         fails.len(),
         fails.join("\n")
     );
+}
+
+/// Runs the functions named in `names` on (a, b) for type `t` (fewer than M
+/// inputs are padded with the first pair) and asserts their bounds.
+fn check_named(names: &[&str], t: Ty, mut a: Vec<f64>, mut b: Vec<f64>) {
+    let e = Env::new();
+    let fs: Vec<Func> = funcs()
+        .into_iter()
+        .filter(|f| names.contains(&f.name))
+        .collect();
+    a.truncate(M);
+    b.truncate(M);
+    a.resize(M, a[0]);
+    b.resize(M, b[0]);
+    let r = run_on(&e, &fs, t, a, b, vec![0; M]);
+    let fails = check(&fs, t, &r);
+    assert!(
+        fails.is_empty(),
+        "{} failures:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
+}
+
+/// Pairs for fmod, remainder and remquo whose exponents lie far apart:
+/// specials against tiny, huge and denormal divisors, then random
+/// dividends of any magnitude over random divisors that are denormal, tiny,
+/// of about the same magnitude or larger.
+fn far_apart_pairs(t: Ty) -> (Vec<f64>, Vec<f64>) {
+    let (max, min_den, min_norm) = match t {
+        Ty::F32 => (f32::MAX as f64, 1e-45f32 as f64, f32::MIN_POSITIVE as f64),
+        Ty::F64 => (f64::MAX, 5e-324, f64::MIN_POSITIVE),
+    };
+    let big = match t {
+        Ty::F32 => 2f64.powi(127),
+        Ty::F64 => 2f64.powi(1023),
+    };
+    let mut sp = specials(t);
+    sp.extend([big, -big, 3.0 * min_den, min_norm * 1.5, max * 0.75]);
+    let rt = |v: f64| if t == Ty::F32 { v as f32 as f64 } else { v };
+    let sp: Vec<f64> = sp.into_iter().map(rt).collect();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &sp {
+        for &y in &sp {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    let bits = |r: u64| match t {
+        Ty::F32 => f32::from_bits((r >> 32) as u32) as f64,
+        Ty::F64 => f64::from_bits(r),
+    };
+    let den = |r: u64| match t {
+        Ty::F32 => f32::from_bits(((r >> 40) as u32) & 0x807f_ffff) as f64,
+        Ty::F64 => f64::from_bits(r & 0x800f_ffff_ffff_ffff),
+    };
+    let mut r = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0.. {
+        if a.len() == M {
+            break;
+        }
+        let x = bits(next(&mut r));
+        let v = next(&mut r);
+        let u = (v >> 11) as f64 / (1u64 << 53) as f64;
+        // Denormal, near the smallest normal, near x, anything.
+        let y = match i % 4 {
+            0 => den(v),
+            1 => rt((1.0 + u) * min_norm * 2f64.powi((v % 80) as i32 - 30)),
+            2 => rt(x * (1.0 + u) * 2f64.powi((v % 40) as i32 - 20)),
+            _ => bits(v),
+        };
+        if x.is_nan() || y.is_nan() || y == 0.0 {
+            continue;
+        }
+        a.push(x);
+        b.push(y);
+    }
+    (a, b)
+}
+
+#[test]
+fn remainder_functions_on_far_apart_exponents() {
+    for t in [Ty::F32, Ty::F64] {
+        if t == Ty::F64 && !has_fp64() {
+            continue;
+        }
+        let (a, b) = far_apart_pairs(t);
+        check_named(&["fmod", "remainder", "remquo"], t, a, b);
+    }
+}
+
+/// sin, cos, tan and sincos for double on arguments beyond the fast
+/// reduction, up to the largest double: the classic hard cases (closest to
+/// a multiple of pi/2), doubles nearest multiples of pi/2 below 2^53, and
+/// random ones of every exponent from 2^20 to 2^1023.
+#[test]
+fn trig_double_on_huge_arguments() {
+    if !has_fp64() {
+        return;
+    }
+    let mut a: Vec<f64> = vec![
+        // 0x1.6ac5b262ca1ffp+849, the double nearest a multiple of pi/2.
+        6381956970095103.0 * 2f64.powi(797),
+        -6381956970095103.0 * 2f64.powi(797),
+        f64::MAX,
+        -f64::MAX,
+        1e308,
+        1e300,
+        1e22,
+        2f64.powi(30),
+        2f64.powi(30) - 1.0,
+        -2f64.powi(30),
+        2f64.powi(53),
+        2f64.powi(1023),
+    ];
+    let half_pi = Float::with_val(P, rug::float::Constant::Pi) / 2u32;
+    let mut r = 0x1234_5678_9abc_def1u64;
+    while a.len() < M {
+        let v = next(&mut r);
+        let s = if v & 1 == 1 { -1.0 } else { 1.0 };
+        let x = match a.len() % 3 {
+            0 => {
+                // k pi/2 rounded, for k below 2^52.
+                let k = (next(&mut r) >> 12) >> (v % 24);
+                (Float::with_val(P, k) * &half_pi).to_f64()
+            }
+            _ => {
+                f64::from_bits((v >> 1 & 0x000f_ffff_ffff_ffff) | ((1043 + (v >> 53) % 1004) << 52))
+            }
+        };
+        a.push(s * x);
+    }
+    let b = a.clone();
+    check_named(&["sin", "cos", "tan", "sincos"], Ty::F64, a, b);
 }

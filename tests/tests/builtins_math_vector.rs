@@ -9,7 +9,8 @@
 use ferrocl_tests::*;
 
 /// Name and OpenCL C expression of X (floatN), Y (floatN), NN (intN); C is
-/// a floatN the expression may write.
+/// a floatN and QQ an intN the expression may write, TOF(v) an intN as a
+/// floatN.
 const FUNCS: &[(&str, &str)] = &[
     ("sin", "sin(X)"),
     ("cos", "cos(X)"),
@@ -49,11 +50,19 @@ const FUNCS: &[(&str, &str)] = &[
     ("powr", "powr(X, Y)"),
     ("pown", "pown(X, NN)"),
     ("rootn", "rootn(X, NN)"),
+    ("fmod", "fmod(X, Y)"),
+    ("remainder", "remainder(X, Y)"),
+    ("remquo", "remquo(X, Y, &QQ)"),
+    ("remquo.quo", "(remquo(X, Y, &QQ), TOF(QQ))"),
+    ("tgamma", "tgamma(X)"),
+    ("lgamma", "lgamma(X)"),
+    ("lgamma_r", "lgamma_r(X, &QQ)"),
+    ("lgamma_r.sign", "(lgamma_r(X, &QQ), TOF(QQ))"),
     ("native_sin", "native_sin(X)"),
     ("half_exp", "half_exp(X)"),
 ];
 
-/// The same for double (XD, YD, CD: doubleN).
+/// The same for double (XD, YD, CD: doubleN; TOF(v): an intN as a doubleN).
 const DOUBLE_FUNCS: &[(&str, &str)] = &[
     ("sin", "sin(XD)"),
     ("cos", "cos(XD)"),
@@ -93,6 +102,14 @@ const DOUBLE_FUNCS: &[(&str, &str)] = &[
     ("tanpi", "tanpi(XD)"),
     ("erf", "erf(XD)"),
     ("erfc", "erfc(XD)"),
+    ("fmod", "fmod(XD, YD)"),
+    ("remainder", "remainder(XD, YD)"),
+    ("remquo", "remquo(XD, YD, &QQ)"),
+    ("remquo.quo", "(remquo(XD, YD, &QQ), TOF(QQ))"),
+    ("tgamma", "tgamma(XD)"),
+    ("lgamma", "lgamma(XD)"),
+    ("lgamma_r", "lgamma_r(XD, &QQ)"),
+    ("lgamma_r.sign", "(lgamma_r(XD, &QQ), TOF(QQ))"),
 ];
 
 const WIDTHS: [usize; 6] = [1, 2, 3, 4, 8, 16];
@@ -199,7 +216,8 @@ fn source(w: usize, elem: &str, funcs: &[(&str, &str)]) -> String {
          __kernel void k(__global const {elem}* a, __global const {elem}* b,\n\
          __global const int* n, __global {elem}* out) {{\n\
          size_t gid = get_global_id(0);\n\
-         {f} {x} = {}, {y} = {}, {c}; {i} NN = {};\n",
+         {f} {x} = {}, {y} = {}, {c}; {i} NN = {}, QQ;\n\
+         #define TOF(v) convert_{f}(v)\n",
         load("a", &f),
         load("b", &f),
         load("n", &i)

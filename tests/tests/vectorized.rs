@@ -333,3 +333,112 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
         assert!(!called, "a scalar call of {scalar}:\n{ir}");
     }
 }
+
+const DOUBLE_REM_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+    __kernel void mr(__global const double* a, __global const double* b,\n\
+    __global double* o, __global int* q) {\n\
+    size_t i = get_global_id(0);\n\
+    double x = a[i], y = b[i];\n\
+    o[3 * i] = fmod(x, y); o[3 * i + 1] = remainder(x, y);\n\
+    o[3 * i + 2] = remquo(x, y, q + i);\n}\n";
+
+/// fmod, remainder and remquo for double: their reduction loop (as many
+/// steps as the widest exponent difference of the lanes needs) is inlined
+/// and runs for a vector of work-items at once, no call left.
+#[test]
+fn a_loop_calling_double_fmod_remainder_and_remquo_is_vectorized() {
+    dump_dir();
+    if !has_fp64() {
+        return;
+    }
+    let e = Env::new();
+    let (_p, k) = e.kernel(DOUBLE_REM_SRC, "mr");
+    const N: usize = 4096;
+    let a: Vec<f64> = (0..N)
+        .map(|i| (i as f64 + 0.5) * 2f64.powi(i as i32 % 900))
+        .collect();
+    let b: Vec<f64> = (0..N).map(|i| 1.0 + i as f64 * 0.001).collect();
+    let bufs = [
+        e.buffer_from(&a),
+        e.buffer_from(&b),
+        e.buffer(3 * N * 8),
+        e.buffer(N * 4),
+    ];
+    e.run_with(&k, &bufs, &[N], None);
+    let o = e.read::<f64>(&bufs[2], 0, 3 * N);
+    for i in [0, 100, 2000, 4095] {
+        assert_eq!(o[3 * i], a[i] % b[i], "fmod at {i}");
+    }
+    let ir = optimized_ir("mr");
+    let vector = ir
+        .lines()
+        .any(|l| l.contains("fdiv <") && l.contains(" x double>"));
+    assert!(vector, "no vector double division:\n{ir}");
+    for scalar in [
+        "@_Z4fmoddd(",
+        "@_Z9remainderdd(",
+        "@_Z6remquoddPU3AS1i(",
+        "@_Z6remquoddPi(",
+        "@fmod(",
+        "@remainder(",
+        "@remquo(",
+    ] {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
+        assert!(!called, "a scalar call of {scalar}:\n{ir}");
+    }
+}
+
+const DOUBLE_GAMMA_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+    __kernel void mg(__global const double* a, __global double* o, __global int* s) {\n\
+    size_t i = get_global_id(0);\n\
+    double x = a[i];\n\
+    o[3 * i] = tgamma(x); o[3 * i + 1] = lgamma(x);\n\
+    o[3 * i + 2] = lgamma_r(x, s + i);\n}\n";
+
+/// tgamma, lgamma and lgamma_r for double: every region computed and
+/// selected, the rising product a loop run for a vector of work-items at
+/// once; no call left, of them or of the C library.
+#[test]
+fn a_loop_calling_double_tgamma_and_lgamma_is_vectorized() {
+    dump_dir();
+    if !has_fp64() {
+        return;
+    }
+    let e = Env::new();
+    let (_p, k) = e.kernel(DOUBLE_GAMMA_SRC, "mg");
+    const N: usize = 4096;
+    let a: Vec<f64> = (0..N).map(|i| i as f64 * 0.01 - 20.005).collect();
+    let bufs = [e.buffer_from(&a), e.buffer(3 * N * 8), e.buffer(N * 4)];
+    e.run_with(&k, &bufs, &[N], None);
+    let o = e.read::<f64>(&bufs[1], 0, 3 * N);
+    // Gamma(a[i]) for a[2500] = 4.995..., a[2150] = 1.495...
+    for (i, g) in [(2500, 23.820010614970705), (2150, 0.8860756173043529)] {
+        assert!((o[3 * i] - g).abs() <= 1e-14 * g, "{} vs {g}", o[3 * i]);
+        assert!(
+            (o[3 * i + 1] - g.ln()).abs() <= 1e-14,
+            "{} vs {}",
+            o[3 * i + 1],
+            g.ln()
+        );
+    }
+    let ir = optimized_ir("mg");
+    let vector_fma = ir
+        .lines()
+        .any(|l| l.contains("@llvm.fma.v") && l.contains(" x double>"));
+    assert!(vector_fma, "no vector double arithmetic:\n{ir}");
+    for scalar in [
+        "@_Z6tgammad(",
+        "@_Z6lgammad(",
+        "@_Z8lgamma_rdPU3AS1i(",
+        "@_Z8lgamma_rdPi(",
+        "@tgamma(",
+        "@lgamma(",
+        "@lgamma_r(",
+        "@log(",
+        "@exp(",
+        "@pow(",
+    ] {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
+        assert!(!called, "a scalar call of {scalar}:\n{ir}");
+    }
+}

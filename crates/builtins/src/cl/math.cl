@@ -1,25 +1,18 @@
 // The math library (OpenCL C 3.0 section 6.15.2) for float and double, every
 // vector width, with the pointer forms in every address space.
 //
-// Precision: each double function is built on operations that are exact or
-// within 1 ulp (the C library's sin, exp, log, pow ... reached through LLVM
-// intrinsics, and exact IEEE operations), combined so that the result stays
-// within the spec's bound (OpenCL C 1.2 section 7.4). The float forms of
-// sin, cos, tan, asin, acos, atan, atan2 and their pi forms, sinpi, cospi,
-// tanpi, sinh, cosh, tanh, asinh, acosh, atanh, exp, exp2, exp10, expm1,
-// log, log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, erf, erfc
-// and sincos are in math_float.cl, written to vectorize; the double forms
-// of sin, cos, tan, sincos, sinh, cosh, tanh, exp, exp2, exp10, expm1, log,
-// log2, log10, log1p, pow, powr, pown, rootn, cbrt, hypot, asinh, acosh,
-// atanh, asin, acos, atan, atan2 and their pi forms, sinpi, cospi, tanpi,
-// erf and erfc are in math_double.cl. Every other float function here
-// (tgamma, lgamma and the remainder functions) evaluates the double one
-// and rounds once: double carries 29 more bits, so its float result is
-// within a hair of correctly rounded. Exact functions (fmod, remquo, frexp,
-// nextafter ...) are exact at either width.
-//
-// Vector forms here run the scalar function lane by lane, so every lane
-// equals the scalar result bit for bit.
+// The float forms of sin, cos, tan, asin, acos, atan, atan2 and their pi
+// forms, sinpi, cospi, tanpi, sinh, cosh, tanh, asinh, acosh, atanh, exp,
+// exp2, exp10, expm1, log, log2, log10, log1p, pow, powr, pown, rootn,
+// cbrt, hypot, erf, erfc and sincos are in math_float.cl; the double forms
+// of these, and tgamma, lgamma, lgamma_r, fmod, remainder and remquo for
+// both types (the float ones through the double ones, rounded once), are
+// in math_double.cl: one body per width, written to vectorize. Here: the
+// exact and simple functions (one body per width too), the other address
+// spaces of the pointer forms (through a private temporary), and frexp,
+// fract, modf, ilogb, logb and ldexp, whose vector forms run the scalar
+// function lane by lane, so every lane equals the scalar result bit for
+// bit.
 #include "gentype.h"
 
 // ---------------------------------------------------------------------------
@@ -106,14 +99,8 @@
   }                                                                           \
   WIDTHS(VP1_ALL_AS, name, F, P)
 
-// F name(F x, F y, private P *p) (remquo).
-#define VP2_N(N, name, F, P)                                                  \
-  F##N OVERLOAD name(F##N x, F##N y, __private P##N *p) {                     \
-    HT(P, N) a, b;                                                            \
-    F##N r = (F##N)(name(x.lo, y.lo, &a), name(x.hi, y.hi, &b));             \
-    *p = (P##N)(a, b);                                                        \
-    return r;                                                                 \
-  }
+// F name(F x, F y, P *p) (remquo) in the other address spaces, through a
+// private temporary.
 #define VP2_AS(N, name, F, P, AS)                                             \
   F##N OVERLOAD name(F##N x, F##N y, AS P##N *p) {                            \
     P##N t;                                                                   \
@@ -124,206 +111,12 @@
 #define VP2_ALL_AS(N, name, F, P)                                             \
   VP2_AS(N, name, F, P, __global)                                             \
   VP2_AS(N, name, F, P, __local) VP2_GENERIC(N, name, F, P)
-#define VP2(name, F, P)                                                       \
-  SPLIT_WIDTHS(VP2_N, name, F, P)                                             \
-  F##3 OVERLOAD name(F##3 x, F##3 y, __private P##3 *p) {                     \
-    P a, b, c;                                                                \
-    F##3 r = (F##3)(name(x.s0, y.s0, &a), name(x.s1, y.s1, &b),               \
-                    name(x.s2, y.s2, &c));                                    \
-    *p = (P##3)(a, b, c);                                                     \
-    return r;                                                                 \
-  }                                                                           \
-  WIDTHS(VP2_ALL_AS, name, F, P)
-
-// A function of one argument for both types: double by IMPL, float by
-// IMPL in double rounded once.
-#define VIA_DOUBLE1(name, impl)                                               \
-  double OVERLOAD name(double x) { return impl(x); }                          \
-  float OVERLOAD name(float x) { return (float)impl((double)x); }             \
-  V1(name, double, double)                                                    \
-  V1(name, float, float)
-#define VIA_DOUBLE2(name, impl)                                               \
-  double OVERLOAD name(double x, double y) { return impl(x, y); }             \
-  float OVERLOAD name(float x, float y) {                                     \
-    return (float)impl((double)x, (double)y);                                 \
-  }                                                                           \
-  V2(name, double, double)                                                    \
-  V2(name, float, float)
-
-// ---------------------------------------------------------------------------
-// Helpers in double.
-
-#define FABS __builtin_fabs
-#define COPYSIGN __builtin_copysign
-#define ISNAN __builtin_isnan
-#define ISINF __builtin_isinf
-#define FLOOR __builtin_floor
-
-// log(Gamma(y + d)) - stirling's series part, for y >= 12.
-static double stirling_series(double y) {
-  double r = 1.0 / y, r2 = r * r;
-  double p = 1.0 / 156.0;
-  p = p * r2 - 691.0 / 360360.0;
-  p = p * r2 + 1.0 / 1188.0;
-  p = p * r2 - 1.0 / 1680.0;
-  p = p * r2 + 1.0 / 1260.0;
-  p = p * r2 - 1.0 / 360.0;
-  p = p * r2 + 1.0 / 12.0;
-  return p * r;
-}
-
-// s + e = a + b exactly.
-#define TWO_SUM(a, b, s, e)                                                   \
-  double s = (a) + (b);                                                       \
-  double e;                                                                   \
-  {                                                                           \
-    double bb_ = s - (a);                                                     \
-    e = ((a) - (s - bb_)) + ((b) - bb_);                                      \
-  }
-
-// Gamma(y + d) for y >= 12 and d tiny, as t * w * c (each part finite):
-// t = y^((y - 1/2)/2), w = t e^-y, c = sqrt(2 pi) e^series (1 + psi(y) d).
-static void stirling(double y, double d, double *t, double *w, double *c) {
-  *t = __builtin_pow(y, (y - 0.5) * 0.5);
-  *w = *t * __builtin_exp(-y);
-  double psi = __builtin_log(y) - 0.5 / y;
-  *c = 0x1.40d931ff62705p+1 * __builtin_exp(stirling_series(y)) *
-       (1.0 + psi * d);
-}
-
-// x (x + 1) ... (x + n - 1) as ph + pl, and x + n as y + d.
-static double rising(double x, double n, double *pl, double *y, double *d) {
-  double ph = 1.0, l_ = 0.0;
-  for (double k = 0.0; k < n; k += 1.0) {
-    TWO_SUM(x, k, s, e)
-    double h = ph * s;
-    double l = __builtin_fma(ph, s, -h) + ph * e + l_ * s;
-    ph = h + l;
-    l_ = l - (ph - h);
-  }
-  TWO_SUM(x, n, yy, dd)
-  *y = yy;
-  *d = dd;
-  *pl = l_;
-  return ph;
-}
-
-// Gamma(x) for x in (-20, 171.7) off the poles: Gamma(y) / x(x+1)...
-static double gamma_mid(double x) {
-  double n = __builtin_fmax(__builtin_ceil(12.0 - x), 0.0);
-  double pl, y, d, t, w, c;
-  double ph = rising(x, n, &pl, &y, &d);
-  stirling(y, d, &t, &w, &c);
-  double prod = ph * (1.0 + pl / ph);
-  return ((c * t) / prod) * w;
-}
-
-// Gamma(x) for x <= -20: pi / (sinpi(x) Gamma(1 - x)).
-static double gamma_neg(double x) {
-  TWO_SUM(1.0, -x, y, d)
-  double t, w, c;
-  stirling(y, d, &t, &w, &c);
-  double s = sinpi(x);
-  return ((M_PI / (s * c)) / t) / w;
-}
-
-static double m_tgamma(double x) {
-  double r = x > -20.0 ? gamma_mid(x) : gamma_neg(x);
-  r = x > 171.7 ? INFINITY : r;
-  r = x < -200.0 ? COPYSIGN(0.0, sinpi(x)) : r;
-  r = x == 0.0 ? COPYSIGN(INFINITY, x) : r;
-  r = (x < 0.0 && x == FLOOR(x)) || ISNAN(x) ? NAN : r;
-  return r;
-}
-
-// log|Gamma(x)| and the sign of Gamma(x).
-static double m_lgamma_r(double x, int *sign) {
-  double a = FABS(x);
-  double r;
-  int sg = 1;
-  if (a < 0x1p-60) {
-    r = -__builtin_log(a);
-    sg = x < 0.0 || (x == 0.0 && __builtin_signbit(x)) ? -1 : 1;
-  } else if (x >= 12.0) {
-    double ly = __builtin_log(x);
-    r = (x - 0.5) * ly - x + 0x1.d67f1c864beb5p-1 /* log(2pi)/2 */ +
-        stirling_series(x);
-    r = ISINF(x) ? INFINITY : r;
-  } else if (x > -20.0) {
-    double g = gamma_mid(x);
-    sg = g < 0.0 ? -1 : 1;
-    r = __builtin_log(FABS(g));
-  } else {
-    // log(pi / |sinpi(x)|) - lgamma(1 - x)
-    double y = 1.0 - x;
-    double s = sinpi(x);
-    sg = s < 0.0 ? -1 : 1;
-    double ly = __builtin_log(y);
-    double lg = (y - 0.5) * ly - y + 0x1.d67f1c864beb5p-1 + stirling_series(y);
-    r = __builtin_log(M_PI / FABS(s)) - lg;
-    r = ISINF(x) ? INFINITY : r;
-  }
-  bool pole = x <= 0.0 && x == FLOOR(x) && a >= 0x1p-60;
-  r = pole ? INFINITY : r;
-  sg = pole ? 0 : sg;
-  r = ISNAN(x) ? x : r;
-  sg = ISNAN(x) ? 0 : sg;
-  *sign = sg;
-  return r;
-}
-
-static double m_remquo(double x, double y, int *quo) {
-  double a = FABS(x), b = FABS(y);
-  double r = __builtin_fmod(a, b * 128.0); // quotient mod 128 stays in r
-  int q = 0;
-  for (int k = 6; k >= 0; k--) {
-    double bk = b * (double)(1 << k);
-    bool c = r >= bk;
-    r = c ? r - bk : r; // exact: bk <= r < 2 bk
-    q |= c ? 1 << k : 0;
-  }
-  // r in [0, b): round the quotient to nearest, ties to even.
-  bool up = r > b - r || (r == b - r && (q & 1));
-  r = up ? r - b : r;
-  q = (q + (up ? 1 : 0)) & 127;
-  q = (x < 0.0) != (y < 0.0) ? -q : q;
-  r = x < 0.0 || (x == 0.0 && __builtin_signbit(x)) ? -r : r;
-  bool bad = ISNAN(x) || ISNAN(y) || ISINF(x) || y == 0.0;
-  *quo = bad ? 0 : q;
-  return bad ? NAN : r;
-}
-
-static double m_remainder(double x, double y) {
-  int q;
-  return m_remquo(x, y, &q);
-}
-
-static double m_lgamma(double x) {
-  int s;
-  return m_lgamma_r(x, &s);
-}
-
-#define I_FMOD(x, y) __builtin_fmod(x, y)
-
-VIA_DOUBLE1(tgamma, m_tgamma)
-VIA_DOUBLE1(lgamma, m_lgamma)
-VIA_DOUBLE2(remainder, m_remainder)
-VIA_DOUBLE2(fmod, I_FMOD)
-
 
 // ---------------------------------------------------------------------------
 // Pointer forms.
 
-double OVERLOAD lgamma_r(double x, __private int *s) { return m_lgamma_r(x, s); }
-float OVERLOAD lgamma_r(float x, __private int *s) {
-  return (float)m_lgamma_r((double)x, s);
-}
-double OVERLOAD remquo(double x, double y, __private int *q) {
-  return m_remquo(x, y, q);
-}
-float OVERLOAD remquo(float x, float y, __private int *q) {
-  return (float)m_remquo((double)x, (double)y, q);
-}
+#define ISNAN __builtin_isnan
+#define ISINF __builtin_isinf
 
 #define SCALAR_PTR_FUNCS(F, I, ONE_MINUS)                                     \
   F OVERLOAD fract(F x, __private F *ip) {                                    \
@@ -362,12 +155,19 @@ float OVERLOAD remquo(float x, float y, __private int *q) {
 SCALAR_PTR_FUNCS(float, int, 0x1.fffffep-1f)
 SCALAR_PTR_FUNCS(double, long, 0x1.fffffffffffffp-1)
 
+// The private forms of remquo and lgamma_r are in math_double.cl.
+#define PRIVATE_DECLS(N, F)                                                   \
+  F##N OVERLOAD remquo(F##N x, F##N y, __private int##N *q);                  \
+  F##N OVERLOAD lgamma_r(F##N x, __private int##N *sign);
+WIDTHS(PRIVATE_DECLS, float)
+WIDTHS(PRIVATE_DECLS, double)
+
 #define PTR_TYPE(F)                                                           \
   VP1(fract, F, F)                                                            \
   VP1(modf, F, F)                                                             \
   VP1(frexp, F, int)                                                          \
-  VP1(lgamma_r, F, int)                                                       \
-  VP2(remquo, F, int)                                                         \
+  WIDTHS(VP1_ALL_AS, lgamma_r, F, int)                                        \
+  WIDTHS(VP2_ALL_AS, remquo, F, int)                                          \
   V1(ilogb, int, F)                                                           \
   V1(logb, F, F)                                                              \
   V2(ldexp, F, int)                                                           \

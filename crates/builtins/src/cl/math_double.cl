@@ -23,8 +23,10 @@
 //   doubles, the first step exact through FMA and the remainder carried in
 //   two parts (|x| < 2^30); polynomials for sin and cos on [-pi/4, pi/4]
 //   with the low part as a first-order correction, tan as their quotient.
-//   Larger arguments, infinities and NaN go to the C library, one lane at a
-//   time, on a rare path taken only when some lane needs it. As for float,
+//   Larger arguments are reduced exactly (Payne-Hanek: x 2/pi mod 4 from
+//   192 bits of 2/pi chosen by the exponent, in 64-bit integer products,
+//   the fraction times pi/2 in two doubles), one lane at a time, on a rare
+//   path taken only when some lane needs it. As for float,
 //   the scalar sin, cos and tan stay calls that the loop vectorizer widens
 //   into the vector forms; sincos calls the two.
 // - sinh, cosh, tanh [4, 4, 5 ulp]: e^|x|/2 as for exp (2^(k-1)), cosh =
@@ -63,6 +65,16 @@
 // - sinpi, cospi, tanpi [4, 4, 6 ulp]: |x| mod 2 exactly, then a
 //   half-quadrant j and r in [-1/4, 1/4] (exact); sin's and cos's
 //   polynomials above on pi r in two parts, tanpi their quotient.
+// - fmod, remainder, remquo [exact]: the exponent difference taken off in
+//   steps of up to 52 bits, each exact (a quotient truncated to an integer,
+//   the remainder by FMA), in a loop that runs until every lane is done;
+//   remquo's seven quotient bits from the remainder by 128 |y|. The float
+//   forms are the double ones of the float arguments.
+// - tgamma [16 ulp], lgamma, lgamma_r: Stirling's series on y >= 12 (y = x,
+//   x + n divided by the rising product in two parts, or 1 - x through the
+//   reflection), its powers as e^ of double-double logs; lgamma on (0,
+//   3.5) the Taylor series around 2 plus logs. The float forms are the
+//   double ones rounded once.
 // - erf, erfc [16 ulp]: erf(x) = x + x R(x^2) below 0.84375 (erfc: (1 - x)
 //   - x R(x^2)); above, erfc(a) = t e^(-a^2 + P(t)) with t = 2/(2 + a) in
 //   two parts, a^2 in two parts and the exponent summed as for pow (erf:
@@ -73,10 +85,13 @@
 // tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96, cbrt 0.50,
 // hypot 0.67, asinh 0.78, acosh 0.67, atanh 0.86, asin 0.60, acos 0.56,
 // asinpi 0.65, acospi 0.55, atan 0.58, atanpi 0.63, atan2 0.89,
-// atan2pi 0.75, sinpi 0.75, cospi 0.64, tanpi 1.77, erf 0.84, erfc 2.33
-// (for the functions of two arguments the largest of the general inputs
-// and those of pow_double_against_mpfr, whose results span the whole range
-// and whose pairs include ones of about the same magnitude).
+// atan2pi 0.75, sinpi 0.75, cospi 0.64, tanpi 1.77, erf 0.84, erfc 2.33;
+// sin 0.70, cos 0.72, tan 1.82, sincos 0.72 on arguments from 2^20 to
+// 2^1024 (trig_double_on_huge_arguments); fmod, remainder and remquo 0;
+// tgamma 5.36, lgamma_r 15.90 (16 ulp, or 1e-14 absolute near its zeros) (for
+// the functions of two arguments the largest of the general inputs and
+// those of pow_double_against_mpfr, whose results span the whole range and
+// whose pairs include ones of about the same magnitude).
 // The polynomial coefficients are minimax fits (Remez, in mpmath, of the
 // relative error where the function has no zero in the interval) of the
 // function on the reduced interval, rounded to double; those of erfc are
@@ -222,52 +237,90 @@
      0x1.ae777be54330ep-41, 0x1.99f097c632194p-49)
 
 // ---------------------------------------------------------------------------
-// The rare path of sin, cos and tan: arguments the reduction does not cover
-// (|x| >= TRIG_BIG, infinities, NaN) go to the C library one lane at a
-// time, in cold calls.
+// The rare path of sin, cos and tan: x (|x| >= TRIG_BIG, or not finite)
+// reduced exactly (Payne-Hanek): x 2/pi mod 4 from a window of the bits of
+// 2/pi chosen by x's exponent, in integer arithmetic, then the fraction
+// times pi/2 in two doubles.
 
-__attribute__((noinline, cold, const)) static double cold_sin(double x) {
-  return __builtin_sin(x);
-}
-__attribute__((noinline, cold, const)) static double cold_cos(double x) {
-  return __builtin_cos(x);
-}
-__attribute__((noinline, cold, const)) static double cold_tan(double x) {
-  return __builtin_tan(x);
+// 2/pi in binary, 64 bits a word, after a word of zeros (the bits before
+// the binary point, for windows starting left of it); bit i (2^-i) is bit
+// 63 + i of the table, counted from the first word's top bit.
+__constant ulong TWO_OVER_PI_WORDS[20] = {
+    0x0000000000000000UL, 0xa2f9836e4e441529UL, 0xfc2757d1f534ddc0UL,
+    0xdb6295993c439041UL, 0xfe5163abdebbc561UL, 0xb7246e3a424dd2e0UL,
+    0x06492eea09d1921cUL, 0xfe1deb1cb129a73eUL, 0xe88235f52ebb4484UL,
+    0xe99c7026b45f7e41UL, 0x3991d639835339f4UL, 0x9c845f8bbdf9283bUL,
+    0x1ff897ffde05980fUL, 0xef2f118b5a0a6d1fUL, 0x6d367ecf27cb09b7UL,
+    0x4f463f669e5fea2dUL, 0x7527bac7ebe5f17bUL, 0x3d0739f78a5292eaUL,
+    0x6bfb5fb11f8d5d08UL, 0x56033046fc7b6babUL,
+};
+
+// x = j pi/2 + rh + rl with |rh + rl| <= pi/4 (rl small against rh);
+// returns j (only j mod 4 counts). Not finite x: NaN.
+static long reduce_huge(double x, double *rh, double *rl) {
+  if (!(ABS(x) < INFINITY)) {
+    *rh = x - x;
+    *rl = 0.0;
+    return 0;
+  }
+  ulong bits = AS(ulong, x);
+  // |x| = m 2^e, m an integer of 53 bits, e >= -22.
+  int e = (int)((bits >> 52) & 0x7ff) - 1075;
+  ulong m = (bits & 0x000fffffffffffffUL) | 0x0010000000000000UL;
+  // The bits of 2/pi from 2^-(e-1) on (those before add multiples of 4 to
+  // x 2/pi): 192 of them, w0 w1 w2, from bit 62 + e of the table.
+  int p = e + 62;
+  int k = p >> 6, sh = p & 63;
+  ulong w[3];
+  for (int i = 0; i < 3; i++) {
+    ulong hi = TWO_OVER_PI_WORDS[k + i], lo = TWO_OVER_PI_WORDS[k + i + 1];
+    w[i] = sh == 0 ? hi : (hi << sh) | (lo >> (64 - sh));
+  }
+  // m w / 2^190 is x 2/pi mod 4 (to within 2^-137): the low 192 bits of
+  // the product, word by word.
+  u128 p2 = (u128)m * w[2], p1 = (u128)m * w[1];
+  ulong lo = (ulong)p2;
+  ulong mid = (ulong)p1 + (ulong)(p2 >> 64);
+  ulong top = m * w[0] + (ulong)(p1 >> 64) + (mid < (ulong)p1 ? 1 : 0);
+  long j = (long)(top >> 62);
+  // The 128 bits after the quadrant's, as f0 f1 (of 2^128).
+  ulong f0 = (top << 2) | (mid >> 62);
+  ulong f1 = (mid << 2) | (lo >> 62);
+  // Round to the nearest quadrant: the fraction becomes [-1/2, 1/2);
+  // its magnitude, normalized so that f0's top bit is set (it is at least
+  // 2^-63 for every double).
+  bool fneg = (long)f0 < 0;
+  j += fneg ? 1 : 0;
+  f1 = fneg ? ~f1 + 1 : f1;
+  f0 = fneg ? ~f0 + (f1 == 0 ? 1 : 0) : f0;
+  int z = f0 != 0 ? __builtin_clzl(f0) : 64 + __builtin_clzl(f1 | 1);
+  ulong g0 = z == 0 ? f0 : z < 64 ? (f0 << z) | (f1 >> (64 - z)) : f1 << (z - 64);
+  ulong g1 = z < 64 ? f1 << z : 0;
+  // The fraction as fh + fl: the top 53 bits and the next 53.
+  double fh = (double)(long)(g0 >> 11) * AS(double, (ulong)(1023 - 53 - z) << 52);
+  double fl = (double)(long)(((g0 & 0x7ff) << 42) | (g1 >> 22)) *
+              AS(double, (ulong)(1023 - 106 - z) << 52);
+  // Times pi/2 in two parts, the leading product exact through FMA.
+  double h = fh * PIO2_1;
+  double l = FMA(fh, PIO2_1, -h) + FMA(fh, PIO2_2, fl * PIO2_1);
+  double r = h + l;
+  double rr = l - (r - h);
+  bool neg = fneg != (x < 0.0);
+  *rh = neg ? -r : r;
+  *rl = neg ? -rr : rr;
+  return x < 0.0 ? -j : j;
 }
 
-// The lanes of x[0..n) that need it: v = sin, cos or tan (kind 0, 1, 2).
-__attribute__((noinline, cold)) static void cold_lanes(const double *x,
-                                                       double *v, int n,
-                                                       int kind) {
+// Reduces the lanes of x[0..n) that need it, into rh, rl and j. Cold: the
+// compiler keeps it a call, one copy for every width.
+__attribute__((noinline, cold)) static void reduce_lanes(const double *x,
+                                                          double *rh,
+                                                          double *rl, long *j,
+                                                          int n) {
   for (int i = 0; i < n; i++)
     if (!(ABS(x[i]) < TRIG_BIG))
-      v[i] = kind == 1 ? cold_cos(x[i])
-                       : kind == 2 ? cold_tan(x[i]) : cold_sin(x[i]);
+      j[i] = reduce_huge(x[i], &rh[i], &rl[i]);
 }
-
-// Replaces v in the lanes whose x is beyond the reduction.
-#define TRIG_COLD(N, F, x, v, kind) TRIG_COLD_##N(F, x, v, kind)
-#define TRIG_COLD_(F, x, v, kind)                                             \
-  if (!(ABS(x) < TRIG_BIG))                                                   \
-    v = TRIG_COLD1_##kind(x);
-#define TRIG_COLD1_0 cold_sin
-#define TRIG_COLD1_1 cold_cos
-#define TRIG_COLD1_2 cold_tan
-#define TRIG_COLD_V(n, F, x, v, kind)                                         \
-  if (__builtin_reduce_or(!(ABS(x) < TRIG_BIG)) != 0) {                       \
-    /* Through memory: the lanes go to one loop outside. */                   \
-    double xs_[16], vs_[16];                                                  \
-    __builtin_memcpy(xs_, &(x), sizeof(F));                                   \
-    __builtin_memcpy(vs_, &(v), sizeof(F));                                   \
-    cold_lanes(xs_, vs_, n, kind);                                            \
-    __builtin_memcpy(&(v), vs_, sizeof(F));                                   \
-  }
-#define TRIG_COLD_2(...) TRIG_COLD_V(2, __VA_ARGS__)
-#define TRIG_COLD_3(...) TRIG_COLD_V(3, __VA_ARGS__)
-#define TRIG_COLD_4(...) TRIG_COLD_V(4, __VA_ARGS__)
-#define TRIG_COLD_8(...) TRIG_COLD_V(8, __VA_ARGS__)
-#define TRIG_COLD_16(...) TRIG_COLD_V(16, __VA_ARGS__)
 
 // ---------------------------------------------------------------------------
 // Shared steps.
@@ -331,11 +384,13 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     s_ + (err_ + small_);                                                     \
   })
 
-// x = j pi/2 + rh + rl (|x| < TRIG_BIG), q = j mod 4 as L. x - j PIO2_1 is
+// x = j pi/2 + rh + rl, q = j mod 4 as L. Below TRIG_BIG: x - j PIO2_1 is
 // exact (FMA, and the result has at most 53 significant bits); the rest is
 // carried in two parts, so that r keeps its relative accuracy near
-// multiples of pi/2. s = sin(rh + rl) and c = cos(rh + rl).
-#define TRIG_BODY(F, L, x)                                                    \
+// multiples of pi/2. Lanes at or above TRIG_BIG (and not finite ones) are
+// reduced by reduce_lanes, on a path taken only when some lane needs it.
+// s = sin(rh + rl) and c = cos(rh + rl).
+#define TRIG_BODY(N, F, L, x)                                                 \
   F s, c;                                                                     \
   L q;                                                                        \
   {                                                                           \
@@ -349,7 +404,21 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
     F l_ = FMA(-j_, (F)PIO2_3, e_ - we_);                                     \
     F rh_ = t_ + l_;                                                          \
     F rl_ = (t_ - rh_) + l_;                                                  \
-    q = AS(L, j_ + MAGIC) & 3;                                                \
+    q = AS(L, j_ + MAGIC);                                                    \
+    if (ANY(N, !(ABS(x) < TRIG_BIG))) {                                       \
+      /* Through memory: the lanes go to one loop outside. */                 \
+      double xs_[16], hs_[16], ls_[16];                                       \
+      long qs_[16];                                                           \
+      __builtin_memcpy(xs_, &(x), sizeof(F));                                 \
+      __builtin_memcpy(hs_, &rh_, sizeof(F));                                 \
+      __builtin_memcpy(ls_, &rl_, sizeof(F));                                 \
+      __builtin_memcpy(qs_, &q, sizeof(L));                                   \
+      reduce_lanes(xs_, hs_, ls_, qs_, LANES(N));                             \
+      __builtin_memcpy(&rh_, hs_, sizeof(F));                                 \
+      __builtin_memcpy(&rl_, ls_, sizeof(F));                                 \
+      __builtin_memcpy(&q, qs_, sizeof(L));                                   \
+    }                                                                         \
+    q &= 3;                                                                   \
     SIN_COS_2(F, rh_, rl_, s, c)                                              \
   }
 
@@ -732,31 +801,28 @@ __attribute__((noinline, cold)) static void cold_lanes(const double *x,
   KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(F, L, x)                                                        \
+    TRIG_BODY(N, F, L, x)                                                        \
     F v = (q & 1) != 0 ? c : s;                                               \
     v = (q & 2) != 0 ? -v : v;                                                \
     v = x == 0.0 ? x : v; /* the reduction makes -0 into +0 */                \
-    TRIG_COLD(N, F, x, v, 0)                                                  \
     return v;                                                                 \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD cos(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(F, L, x)                                                        \
+    TRIG_BODY(N, F, L, x)                                                        \
     F v = (q & 1) != 0 ? s : c;                                               \
     v = ((q + 1) & 2) != 0 ? -v : v;                                          \
-    TRIG_COLD(N, F, x, v, 1)                                                  \
     return v;                                                                 \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD tan(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(F, L, x)                                                        \
+    TRIG_BODY(N, F, L, x)                                                        \
     /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
     L odd = (q & 1) != 0;                                                     \
     F v = (odd ? -c : s) / (odd ? s : c);                                     \
     v = x == 0.0 ? x : v;                                                     \
-    TRIG_COLD(N, F, x, v, 2)                                                  \
     return v;                                                                 \
   }
 
@@ -1081,6 +1147,297 @@ WIDTHS(DOUBLE_TRIGPI_FUNCS, 0)
   }
 
 WIDTHS(DOUBLE_ERF_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// tgamma, lgamma, lgamma_r. Gamma(x) from Stirling's series on y >= 12:
+// above 12 y = x; for x in (-20, 12) y = x + n (n = ceil(12 - x)) and
+// Gamma(x) = Gamma(y) / x (x + 1) ... (x + n - 1), the product in two
+// parts (a loop that runs until the lane with the largest n is done);
+// below -20 the reflection pi / (sinpi(x) Gamma(1 - x)). y is carried as
+// y + d (the sum's rounding error), applied as Gamma(y + d) = Gamma(y) (1 +
+// psi(y) d). lgamma on (0, 3.5) is the Taylor series of lgamma(2 + t) in t
+// = x - k (k = round(x), |t| <= 1/2) plus logs (lgamma(x) = lgamma(x + 2 -
+// k) - log(x) - log1p(x) for k = 0, - log(x) for k = 1, + log(x - 1) for
+// k = 3), which keeps it accurate at its zeros 1 and 2; elsewhere log|Gamma|
+// as above, Stirling's log above 12 and the reflection's log below -20.
+
+// log Gamma(y) - ((y - 1/2) log y - y + log(2 pi)/2) for y >= 12.
+#define STIRLING_SERIES(F, y)                                                 \
+  ({                                                                          \
+    F r_ = 1.0 / (y);                                                         \
+    F r2_ = r_ * r_;                                                          \
+    r_ * H6(F, r2_, 1.0 / 12.0, -1.0 / 360.0, 1.0 / 1260.0, -1.0 / 1680.0,    \
+            1.0 / 1188.0, -691.0 / 360360.0, 1.0 / 156.0);                    \
+  })
+#define SQRT_2PI 0x1.40d931ff62705p+1
+#define HALF_LOG_2PI 0x1.d67f1c864beb5p-1
+
+// log Gamma(y) for y >= 12 (clamped up to 12).
+#define LGAMMA_STIRLING(F, y)                                                 \
+  ({                                                                          \
+    F yc_ = MAX(y, (F)12.0);                                                  \
+    (yc_ - 0.5) * log(yc_) - yc_ + HALF_LOG_2PI + STIRLING_SERIES(F, yc_);    \
+  })
+
+// lgamma(2 + t) = t S(t) for |t| <= 1/2: the Taylor series, S(t) = 1 -
+// gamma + sum over k >= 1 of (-1)^(k+1) (zeta(k + 1) - 1) / (k + 1) t^k.
+#define LGAMMA2_S(F, t)                                                       \
+  FMA(H5(F, t, 0x1.7469daccfadcdp-27, -0x1.6434a8447aeadp-28,                 \
+         0x1.555a877ffd2c3p-29, -0x1.47b1679258d0ep-30,                       \
+         0x1.3b15d2b2fc10cp-31, -0x1.2f69a9fabe3e0p-32),                      \
+      POW21(t),                                                               \
+      H20(F, t, 0x1.b0ee6072093cep-2, 0x1.4a34cc4a60fa6p-2,                   \
+          -0x1.13e001a557607p-4, 0x1.51322ac7d8483p-6, -0x1.e404fc218f5f2p-8, \
+          0x1.7add6eadb6c30p-9, -0x1.38ac5c2bf8e08p-10, 0x1.0b36af86396e9p-11, \
+          -0x1.d3fd4c76d2fc8p-13, 0x1.a127b0f17d65ap-14,                      \
+          -0x1.78de5bd7c81efp-15, 0x1.580dcee66eb02p-16,                      \
+          -0x1.3cbc963ce2243p-17, 0x1.2597a39f34aacp-18,                      \
+          -0x1.11b2eb7679541p-19, 0x1.0064cdeb22f0fp-20,                      \
+          -0x1.e2600d93cfd2fp-22, 0x1.c76bbb3f07a4dp-23,                      \
+          -0x1.af5a6cbbf8a97p-24, 0x1.99b93c2070b0fp-25,                      \
+          -0x1.862c734df3eacp-26))
+#define POW21(t)                                                              \
+  ({                                                                          \
+    __typeof__(t) t2_ = (t) * (t), t4_ = t2_ * t2_, t8_ = t4_ * t4_;          \
+    t8_ * t8_ * t4_ * (t);                                                    \
+  })
+
+// Gamma(x) as g for x > -20 (x + n for y) and below (the reflection), and
+// s = sinpi(x). Lanes beyond the range of either (x > 171.7, x < -200)
+// compute with y clamped, and their result comes from elsewhere.
+#define GAMMA_BODY(N, F, L, x, g, s)                                          \
+  F g, s;                                                                     \
+  {                                                                           \
+    L mid_ = (x) > -20.0;                                                     \
+    F n_ = MAX(__builtin_elementwise_ceil(12.0 - (x)), (F)0.0);               \
+    n_ = mid_ ? n_ : (F)0.0;                                                  \
+    /* x (x + 1) ... (x + n - 1) as ph + pl */                                \
+    F ph_ = 1.0, pl_ = 0.0, k_ = 0.0;                                         \
+    L go_ = k_ < n_;                                                          \
+    _Pragma("clang loop unroll(disable)") do {                                \
+      TWO_SUM(F, x, k_, sk_, ek_)                                             \
+      F h_ = ph_ * sk_;                                                       \
+      F l_ = FMA(ph_, sk_, -h_) + FMA(ph_, ek_, pl_ * sk_);                   \
+      F nh_ = h_ + l_;                                                        \
+      F nl_ = l_ - (nh_ - h_);                                                \
+      ph_ = go_ ? nh_ : ph_;                                                  \
+      pl_ = go_ ? nl_ : pl_;                                                  \
+      k_ = k_ + 1.0;                                                          \
+      go_ = k_ < n_;                                                          \
+    } while (ANY(N, go_));                                                    \
+    TWO_SUM(F, x, n_, ym_, dm_)                                               \
+    TWO_SUM(F, 1.0, -(x), yn_, dn_)                                           \
+    F y_ = MIN(MAX(mid_ ? ym_ : yn_, (F)12.0), (F)250.0);                     \
+    F d_ = mid_ ? dm_ : dn_;                                                  \
+    /* Gamma(y + d) = t w c: t = y^((y - 1/2)/2), w = t e^-y, c = sqrt(2    \
+       pi) e^series (1 + psi(y) d), each finite; t and w as e^ of their     \
+       logs in two parts (ln y from LOG_DD) */                                \
+    LOG_DD(F, L, y_, lyh_, lyl_)                                              \
+    F hy_ = (y_ - 0.5) * 0.5;                                                 \
+    F uh_ = hy_ * lyh_;                                                       \
+    F ul_ = FMA(hy_, lyh_, -uh_) + hy_ * lyl_;                                \
+    F t_ = EXP_DD(F, L, uh_, ul_);                                            \
+    TWO_SUM(F, uh_, -y_, vh_, ve_)                                            \
+    F w_ = EXP_DD(F, L, vh_, ve_ + ul_);                                      \
+    F psi_ = lyh_ - 0.5 / y_;                                                 \
+    F c_ = SQRT_2PI * exp(STIRLING_SERIES(F, y_)) * FMA(psi_, d_, (F)1.0);    \
+    F prod_ = ph_ * (1.0 + pl_ / ph_);                                        \
+    s = sinpi(x);                                                             \
+    F gm_ = ((c_ * t_) / prod_) * w_;                                         \
+    F gn_ = ((M_PI / (s * c_)) / t_) / w_;                                    \
+    g = mid_ ? gm_ : gn_;                                                     \
+  }
+
+// lgamma(x) as r and the sign of Gamma(x) as sg (an L: -1, 0 or 1).
+#define LGAMMA_BODY(N, F, L, x, r, sg)                                        \
+  F r;                                                                        \
+  L sg;                                                                       \
+  {                                                                           \
+    F a_ = ABS(x);                                                            \
+    GAMMA_BODY(N, F, L, x, g_, s_)                                            \
+    /* (0, 3.5): the series around 2 and logs */                              \
+    F k_ = __builtin_elementwise_floor((x) + 0.5);                            \
+    F t_ = (x) - k_;                                                          \
+    F la_ = log(k_ == 3.0 ? (x) - 1.0 : (x));                                 \
+    F lb_ = log1p(x);                                                         \
+    F c0_ = -(la_ + lb_), c1_ = -la_;                                         \
+    F corr_ = k_ == 0.0 ? c0_ : la_;                                          \
+    corr_ = k_ == 1.0 ? c1_ : corr_;                                          \
+    corr_ = k_ == 2.0 ? (F)0.0 : corr_;                                       \
+    F ser_ = FMA(t_, LGAMMA2_S(F, t_), corr_);                                \
+    /* below -20: log(pi / |sinpi(x)|) - lgamma(1 - x) */                     \
+    F neg_ = log(M_PI / ABS(s_)) - LGAMMA_STIRLING(F, 1.0 - (x));             \
+    /* every candidate computed, then selected (no branches) */              \
+    F big_ = LGAMMA_STIRLING(F, x);                                           \
+    F tl_ = -log(a_);                                                         \
+    r = log(ABS(g_));                                                         \
+    r = (x) >= 12.0 ? big_ : r;                                               \
+    r = (x) > 0.0 && (x) < 3.5 ? ser_ : r;                                    \
+    r = (x) <= -20.0 ? neg_ : r;                                              \
+    sg = (x) > -20.0 ? (g_ < 0.0 ? (L)-1 : (L)1) : (s_ < 0.0 ? (L)-1 : (L)1); \
+    sg = (x) > 0.0 ? (L)1 : sg;                                               \
+    /* tiny: -log|x| (the sign of x, of a zero too) */                        \
+    L tiny_ = a_ < 0x1p-60;                                                   \
+    r = tiny_ ? tl_ : r;                                                      \
+    sg = tiny_ ? (__builtin_elementwise_copysign((F)1.0, x) < 0.0 ? (L)-1     \
+                                                                  : (L)1)     \
+               : sg;                                                          \
+    L pole_ = (x) <= 0.0 && (x) == __builtin_elementwise_floor(x) && !tiny_;  \
+    r = pole_ || a_ == INFINITY ? (F)INFINITY : r;                            \
+    sg = pole_ ? (L)0 : sg;                                                   \
+    r = (x) != (x) ? (x) : r;                                                 \
+    sg = (x) != (x) ? (L)0 : sg;                                              \
+  }
+
+#define DOUBLE_GAMMA_FUNCS(N, unused)                                         \
+  double##N OVERLOAD tgamma(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    GAMMA_BODY(N, F, L, x, g, s)                                              \
+    F r = x > 171.7 ? (F)INFINITY : g;                                        \
+    r = x < -200.0 ? __builtin_elementwise_copysign((F)0.0, s) : r;           \
+    r = x == 0.0 ? __builtin_elementwise_copysign((F)INFINITY, x) : r;        \
+    L bad = (x < 0.0 && x == __builtin_elementwise_floor(x)) || x != x;       \
+    return bad ? (F)NAN : r;                                                  \
+  }                                                                           \
+  double##N OVERLOAD lgamma(double##N x) {                                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LGAMMA_BODY(N, F, L, x, r, sg)                                            \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD lgamma_r(double##N x, __private int##N *sign) {          \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    LGAMMA_BODY(N, F, L, x, r, sg)                                            \
+    *sign = CONV(N, int##N, sg);                                              \
+    return r;                                                                 \
+  }                                                                           \
+  /* float: the double function of the float argument, rounded once */      \
+  float##N OVERLOAD tgamma(float##N x) {                                      \
+    return CONV(N, float##N, tgamma(CONV(N, double##N, x)));                  \
+  }                                                                           \
+  float##N OVERLOAD lgamma(float##N x) {                                      \
+    return CONV(N, float##N, lgamma(CONV(N, double##N, x)));                  \
+  }                                                                           \
+  float##N OVERLOAD lgamma_r(float##N x, __private int##N *sign) {            \
+    return CONV(N, float##N, lgamma_r(CONV(N, double##N, x), sign));          \
+  }
+
+WIDTHS(DOUBLE_GAMMA_FUNCS, 0)
+
+// ---------------------------------------------------------------------------
+// fmod, remainder, remquo: exact. r = a mod b by steps that each take up to
+// 52 bits off the exponent difference: b' = b 2^j with 2^52 b' > r, q =
+// trunc(r / b') (the rounded quotient is q or one more), r - q b' exact by
+// FMA (a multiple of b's last bit, below b' in magnitude), b' added back if
+// it came out negative. The step loop runs until every lane is below b
+// (at most 42 steps for the widest exponent difference; one for lanes
+// already below b).
+
+// The exponent of a finite nonzero x, as L (denormals scaled up first).
+#define EXPO(F, L, x)                                                         \
+  ({                                                                          \
+    L sub_ = (x) < 0x1p-1022;                                                 \
+    F xs_ = sub_ ? (x) * 0x1p54 : (x);                                        \
+    ((AS(L, xs_) >> 52) & 0x7ff) - (sub_ ? (L)(1023 + 54) : (L)1023);        \
+  })
+
+// a mod b for a >= 0 and b > 0 (NaN, infinite a: anything; infinite b: a).
+#define FMOD_ABS(N, F, L, a, b)                                               \
+  ({                                                                          \
+    F r_ = (a);                                                               \
+    L go_ = r_ >= (b) && r_ < INFINITY && (b) > 0.0;                          \
+    L eb_ = EXPO(F, L, b);                                                    \
+    /* b's significand bits (b normalized first) */                           \
+    F bn_ = (b) < 0x1p-1022 ? (b) * 0x1p54 : (b);                             \
+    L mb_ = AS(L, bn_) & 0x000fffffffffffffL;                                 \
+    /* The test at the end, and neither peeled nor unrolled: no branch      \
+       but the loop's own, which the lanes leave together */                  \
+    _Pragma("clang loop unroll(disable)") do {                                \
+      L e_ = MAX(EXPO(F, L, r_) - 52, eb_);                                   \
+      /* b 2^(e - eb): built from the bits when normal, else one exact      \
+         product (then e - eb < 52); both computed, then selected */          \
+      F bn_ = AS(F, mb_ | ((e_ + 1023) << 52));                               \
+      F bd_ = (b) * AS(F, (e_ - eb_ + 1023) << 52);                           \
+      F bp_ = e_ < -1022 ? bd_ : bn_;                                         \
+      bp_ = e_ == eb_ ? (b) : bp_;                                            \
+      F q_ = __builtin_elementwise_trunc(r_ / bp_);                           \
+      F t_ = FMA(-q_, bp_, r_);                                               \
+      t_ = t_ < 0.0 ? t_ + bp_ : t_;                                          \
+      r_ = go_ ? t_ : r_;                                                     \
+      go_ = r_ >= (b);                                                        \
+    } while (ANY(N, go_));                                                    \
+    r_;                                                                       \
+  })
+
+// remainder(x, y) as r (sign of x applied) and the quotient's low 7 bits
+// with the sign of x / y as q (an L): a mod 128 b, then the seven quotient
+// bits one by one (each subtraction exact: b 2^k <= r < b 2^(k+1)), then
+// the quotient rounded to nearest, ties to even. 128 b may overflow: then
+// a < 128 b and the steps of b 2^k = inf take nothing.
+#define REMQUO_BODY(N, F, L, x, y, r, q)                                      \
+  F r;                                                                        \
+  L q;                                                                        \
+  {                                                                           \
+    F a_ = ABS(x), b_ = ABS(y);                                               \
+    r = FMOD_ABS(N, F, L, a_, b_ * 128.0);                                    \
+    q = 0;                                                                    \
+    for (int k_ = 6; k_ >= 0; k_--) {                                         \
+      F bk_ = b_ * (double)(1 << k_);                                         \
+      L c_ = r >= bk_;                                                        \
+      r = c_ ? r - bk_ : r;                                                   \
+      q = c_ ? q | (1L << k_) : q;                                            \
+    }                                                                         \
+    F h_ = b_ - r;                                                            \
+    L up_ = r > h_ || (r == h_ && (q & 1) != 0);                              \
+    r = up_ ? r - b_ : r;                                                     \
+    q = (up_ ? q + 1 : q) & 127;                                              \
+    q = ((x) < 0.0) != ((y) < 0.0) ? -q : q;                                  \
+    r = __builtin_elementwise_copysign((F)1.0, x) * r;                        \
+    L bad_ = (x) != (x) || (y) != (y) || ABS(x) == INFINITY || (y) == 0.0;    \
+    q = bad_ ? 0 : q;                                                         \
+    r = bad_ ? (F)NAN : r;                                                    \
+  }
+
+#define DOUBLE_REM_FUNCS(N, unused)                                           \
+  double##N OVERLOAD fmod(double##N x, double##N y) {                         \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    F b = ABS(y);                                                             \
+    F r = FMOD_ABS(N, F, L, ABS(x), b);                                       \
+    r = __builtin_elementwise_copysign(r, x);                                 \
+    return x != x || y != y || ABS(x) == INFINITY || y == 0.0 ? (F)NAN : r;   \
+  }                                                                           \
+  double##N OVERLOAD remainder(double##N x, double##N y) {                    \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    REMQUO_BODY(N, F, L, x, y, r, q)                                          \
+    return r;                                                                 \
+  }                                                                           \
+  double##N OVERLOAD remquo(double##N x, double##N y, __private int##N *quo) { \
+    typedef double##N F;                                                      \
+    typedef long##N L;                                                        \
+    REMQUO_BODY(N, F, L, x, y, r, q)                                          \
+    *quo = CONV(N, int##N, q);                                                \
+    return r;                                                                 \
+  }                                                                           \
+  /* float: the double function of the float arguments (exact, and its      \
+     result a float) */                                                       \
+  float##N OVERLOAD fmod(float##N x, float##N y) {                            \
+    return CONV(N, float##N,                                                  \
+                fmod(CONV(N, double##N, x), CONV(N, double##N, y)));          \
+  }                                                                           \
+  float##N OVERLOAD remainder(float##N x, float##N y) {                       \
+    return CONV(N, float##N,                                                  \
+                remainder(CONV(N, double##N, x), CONV(N, double##N, y)));     \
+  }                                                                           \
+  float##N OVERLOAD remquo(float##N x, float##N y, __private int##N *quo) {   \
+    return CONV(N, float##N, remquo(CONV(N, double##N, x),                    \
+                                    CONV(N, double##N, y), quo));             \
+  }
+
+WIDTHS(DOUBLE_REM_FUNCS, 0)
 
 // sincos: the two functions.
 WIDTHS(SINCOS, double)
