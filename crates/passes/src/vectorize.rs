@@ -95,6 +95,7 @@ const LANEWISE: &[(&str, &[u32])] = &[
     ("llvm.abs", &[1]),
     ("llvm.ctlz", &[1]),
     ("llvm.cttz", &[1]),
+    ("llvm.is.fpclass", &[1]),
 ];
 
 /// Adds `<kernel>.v<width>` to `m`: the kernel for work-items `x .. x +
@@ -1433,7 +1434,14 @@ impl Gen {
                     }
                 })
                 .collect();
-            let c = self.intrinsic(&intr, &[vt], &mut args);
+            // llvm.is.fpclass is named by its operand's type, the others
+            // by their result's.
+            let overload = if intr == "llvm.is.fpclass" {
+                self.vec_type(LLVMTypeOf(LLVMGetOperand(i, 0)))
+            } else {
+                vt
+            };
+            let c = self.intrinsic(&intr, &[overload], &mut args);
             let name = llvm::name(i);
             LLVMSetValueName2(c, name.as_ptr() as *const _, name.len());
             copy_fast_math(i, c);
@@ -1827,6 +1835,32 @@ entry:
         assert!(v.contains("@llvm.masked.gather.v8f64"), "{v}");
         assert!(v.contains("fadd <8 x double>"), "{v}");
         assert!(v.contains("@llvm.masked.scatter.v8f64"), "{v}");
+    }
+
+    #[test]
+    fn a_class_test_widens_on_its_operand() {
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+declare i1 @llvm.is.fpclass.f64(double, i32)
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr double, ptr %p, i64 %lid
+  %x = load double, ptr %pa, align 8
+  %nan = call i1 @llvm.is.fpclass.f64(double %x, i32 3)
+  %r = select i1 %nan, double 0.0, double %x
+  store double %r, ptr %pa, align 8
+  ret void
+}}"
+        ));
+        vectorize(&ir, 8).unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        let v = &text[text.find("define internal void @k.v8").unwrap()..];
+        assert!(
+            v.contains("<8 x i1> @llvm.is.fpclass.v8f64(<8 x double>"),
+            "{v}"
+        );
     }
 
     #[test]
