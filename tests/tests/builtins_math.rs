@@ -914,17 +914,20 @@ fn check_one(f: &Func, fi: usize, t: Ty, r: &Run) -> (f64, Vec<String>) {
     (mx, fails)
 }
 
-fn check_type(t: Ty) {
-    let e = Env::new();
-    let fs = funcs();
-    let r = run(&e, &fs, t);
-    let fails = check(&fs, t, &r);
+fn assert_no_failures(fails: Vec<String>) {
     assert!(
         fails.is_empty(),
         "{} failures:\n{}",
         fails.len(),
         fails.join("\n")
     );
+}
+
+fn check_type(t: Ty) {
+    let e = Env::new();
+    let fs = funcs();
+    let r = run(&e, &fs, t);
+    assert_no_failures(check(&fs, t, &r));
 }
 
 #[test]
@@ -1079,13 +1082,7 @@ fn pow_double_against_mpfr() {
         .collect();
     let (a, b, n) = pow_inputs(Ty::F64);
     let r = run_on(&e, &fs, Ty::F64, a, b, n);
-    let fails = check(&fs, Ty::F64, &r);
-    assert!(
-        fails.is_empty(),
-        "{} failures:\n{}",
-        fails.len(),
-        fails.join("\n")
-    );
+    assert_no_failures(check(&fs, Ty::F64, &r));
 }
 
 /// Runs the functions named in `names` on (a, b) for type `t` (fewer than M
@@ -1101,13 +1098,7 @@ fn check_named(names: &[&str], t: Ty, mut a: Vec<f64>, mut b: Vec<f64>) {
     a.resize(M, a[0]);
     b.resize(M, b[0]);
     let r = run_on(&e, &fs, t, a, b, vec![0; M]);
-    let fails = check(&fs, t, &r);
-    assert!(
-        fails.is_empty(),
-        "{} failures:\n{}",
-        fails.len(),
-        fails.join("\n")
-    );
+    assert_no_failures(check(&fs, t, &r));
 }
 
 /// Pairs for fmod, remainder and remquo whose exponents lie far apart:

@@ -79,6 +79,24 @@ fn run_each(
         .collect()
 }
 
+fn floats(b: &[u8]) -> Vec<f32> {
+    b.chunks(4)
+        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
+        .collect()
+}
+
+fn ints(b: &[u8]) -> Vec<i32> {
+    b.chunks(4)
+        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
+        .collect()
+}
+
+/// Work-items left a loop at more than `at_least` different iterations.
+fn left_apart(counts: &[i32], at_least: usize) {
+    let distinct: std::collections::HashSet<i32> = counts.iter().copied().collect();
+    assert!(distinct.len() > at_least, "{counts:?}");
+}
+
 fn assert_all_equal(runs: &[Vec<Vec<u8>>], locals: &[&[usize]]) {
     for (r, local) in runs.iter().zip(locals).skip(1) {
         assert!(
@@ -118,10 +136,7 @@ fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
     let runs = run_each(GEMM, "gemm", &args, &[N, N], &locals);
     assert_all_equal(&runs, &locals);
     // And the bits are the product's.
-    let c: Vec<f32> = runs[0][0]
-        .chunks(4)
-        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
+    let c = floats(&runs[0][0]);
     let (row, col) = (7, 61);
     let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
     assert_eq!(c[row * N + col], want);
@@ -175,10 +190,7 @@ fn gathers_scatters_uniform_branches_and_integer_builtins_give_the_same_bits() {
     let locals: [&[usize]; 3] = [&[1], &[32], &[96]];
     let runs = run_each(MIXED, "mixed", &args, &[N], &locals);
     assert_all_equal(&runs, &locals);
-    let ids: Vec<i32> = runs[0][1]
-        .chunks(4)
-        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
+    let ids = ints(&runs[0][1]);
     assert!((0..N).all(|i| ids[3 * i + 1] == i as i32));
     let ir = work_group_ir("mixed");
     assert!(
@@ -286,12 +298,8 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
     let runs = run_each(ESCAPE, "escape", &args, &[N], &locals);
     assert_all_equal(&runs, &locals);
     // Work-items left the loop at many different iterations.
-    let n: Vec<i32> = runs[0][0]
-        .chunks(4)
-        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
-    let distinct: std::collections::HashSet<i32> = n.iter().copied().collect();
-    assert!(distinct.len() > 10, "{n:?}");
+    let n = ints(&runs[0][0]);
+    left_apart(&n, 10);
     // The loop ran for all lanes at once, under a mask.
     let ir = work_group_ir("escape");
     assert!(
@@ -391,10 +399,7 @@ fn vector_types_give_the_same_bits_vectorized_and_scalar() {
     for (i, &p) in runs[0][1].iter().enumerate() {
         assert_eq!(p, sat(px[i] as f32 * scale[i % 4] - 20.0), "pixel byte {i}");
     }
-    let o4: Vec<f32> = runs[0][2]
-        .chunks(4)
-        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
+    let o4 = floats(&runs[0][2]);
     assert!((0..N).all(|i| o4[4 * i] >= p3[4 * i + 2] && o4[4 * i + 1] >= p3[4 * i + 1]));
     let ir = work_group_ir("packets");
     assert!(
@@ -449,12 +454,8 @@ fn a_vector_carried_by_a_loop_work_items_leave_apart_gives_the_same_bits() {
     let locals: [&[usize]; 3] = [&[1], &[32], &[48]];
     let runs = run_each(ESCAPE2, "escape2", &args, &[N], &locals);
     assert_all_equal(&runs, &locals);
-    let n: Vec<i32> = runs[0][0]
-        .chunks(4)
-        .map(|x| i32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
-    let distinct: std::collections::HashSet<i32> = n.iter().copied().collect();
-    assert!(distinct.len() > 5, "{n:?}");
+    let n = ints(&runs[0][0]);
+    left_apart(&n, 5);
     let ir = work_group_ir("escape2");
     assert!(
         ir.contains("phi <64 x float>"),
@@ -493,10 +494,7 @@ fn computed_indices_that_turn_out_consecutive_give_the_same_bits() {
     let locals: [&[usize]; 4] = [&[1], &[8], &[40], &[200]];
     let runs = run_each(CLAMPED, "clamped", &args, &[W], &locals);
     assert_all_equal(&runs, &locals);
-    let out: Vec<f32> = runs[0][0]
-        .chunks(4)
-        .map(|x| f32::from_ne_bytes(x.try_into().unwrap()))
-        .collect();
+    let out = floats(&runs[0][0]);
     for x in 0..W {
         let want = (-3i32..=3).fold(0.0f32, |acc, d| {
             acc * 0.5 + input[(x as i32 + d).clamp(0, W as i32 - 1) as usize]

@@ -1586,13 +1586,20 @@ out:
         unsafe { run(ir.m, ir.function("k"), width) }
     }
 
-    #[test]
-    fn a_uniform_loop_keeps_its_accumulator_in_a_vector() {
-        let ir = Ir::parse(&gemm_row());
-        vectorize(&ir, 4).unwrap();
+    /// The vector form of `@k` at `width`, as text, once the module with
+    /// it verifies.
+    fn vector_text(src: &str, width: u32) -> String {
+        let ir = Ir::parse(src);
+        vectorize(&ir, width).unwrap();
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
-        let v = &text[text.find("define internal void @k.v4").expect("no k.v4")..];
+        let at = text.find(&format!("define internal void @k.v{width}"));
+        text[at.expect("no vector form")..].to_string()
+    }
+
+    #[test]
+    fn a_uniform_loop_keeps_its_accumulator_in_a_vector() {
+        let v = vector_text(&gemm_row(), 4);
         // The accumulator is a vector phi; the loop counter stays scalar.
         assert!(v.contains("phi <4 x float>"), "{v}");
         assert!(v.contains("phi i32"), "{v}");
@@ -1609,8 +1616,9 @@ out:
 
     #[test]
     fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
-        let ir = Ir::parse(&format!(
-            "{HEAD}
+        let v = vector_text(
+            &format!(
+                "{HEAD}
 define void @k(ptr %p) {{
 entry:
   %lid = call i64 @__mux_get_local_id(i32 0)
@@ -1622,11 +1630,9 @@ entry:
   store float %x, ptr %r, align 4
   ret void
 }}"
-        ));
-        vectorize(&ir, 8).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v8").unwrap()..];
+            ),
+            8,
+        );
         assert!(v.contains("@llvm.masked.gather.v8f32"), "{v}");
         // A stride of 3 floats is not contiguous either.
         assert!(v.contains("@llvm.masked.scatter.v8f32"), "{v}");
@@ -1639,8 +1645,9 @@ entry:
 
     #[test]
     fn consecutive_lanes_are_tested_on_the_index_without_its_uniform_part() {
-        let ir = Ir::parse(&format!(
-            "{HEAD}
+        let v = vector_text(
+            &format!(
+                "{HEAD}
 declare i32 @llvm.smax.i32(i32, i32)
 define void @k(ptr %p, ptr %q, i32 %row) {{
 entry:
@@ -1655,11 +1662,9 @@ entry:
   store float %v, ptr %pq, align 4
   ret void
 }}"
-        ));
-        vectorize(&ir, 4).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+            ),
+            4,
+        );
         // The clamped x itself is compared with x0 + <0, 1, 2, 3>.
         assert!(v.contains("icmp eq <4 x i32> %c"), "{v}");
         assert!(v.contains("<i32 0, i32 1, i32 2, i32 3>"), "{v}");
@@ -1732,11 +1737,7 @@ out:
 
     #[test]
     fn a_loop_left_on_a_varying_condition_runs_under_a_mask() {
-        let ir = Ir::parse(&escape(false));
-        vectorize(&ir, 4).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+        let v = vector_text(&escape(false), 4);
         // The counter differs from lane to lane once lanes leave.
         assert!(v.contains("phi <4 x i64>"), "{v}");
         assert!(v.contains("%active = phi <4 x i1>"), "{v}");
@@ -1760,8 +1761,9 @@ out:
 
     #[test]
     fn vector_values_are_held_lane_after_lane() {
-        let ir = Ir::parse(&format!(
-            "{HEAD}
+        let v = vector_text(
+            &format!(
+                "{HEAD}
 define void @k(ptr %p, ptr %q, i1 %u) {{
 entry:
   %lid = call i64 @__mux_get_local_id(i32 0)
@@ -1777,11 +1779,9 @@ entry:
   store <4 x float> %z, ptr %pq, align 16
   ret void
 }}"
-        ));
-        vectorize(&ir, 2).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v2").unwrap()..];
+            ),
+            2,
+        );
         // Two work-items' float4s are one contiguous <8 x float>.
         assert!(v.contains("load <8 x float>, ptr %pa"), "{v}");
         assert!(v.contains("store <8 x float>"), "{v}");
@@ -1810,8 +1810,9 @@ entry:
 
     #[test]
     fn vectors_at_other_strides_are_gathered_element_by_element() {
-        let ir = Ir::parse(&format!(
-            "{HEAD}
+        let v = vector_text(
+            &format!(
+                "{HEAD}
 define void @k(ptr %p) {{
 entry:
   %lid = call i64 @__mux_get_local_id(i32 0)
@@ -1822,11 +1823,9 @@ entry:
   store <2 x double> %d, ptr %pa, align 16
   ret void
 }}"
-        ));
-        vectorize(&ir, 4).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v4").unwrap()..];
+            ),
+            4,
+        );
         // Each lane's pointer, once per element, plus the element's offset.
         assert!(
             v.contains("<i64 0, i64 8, i64 0, i64 8, i64 0, i64 8, i64 0, i64 8>"),
@@ -1839,8 +1838,9 @@ entry:
 
     #[test]
     fn a_class_test_widens_on_its_operand() {
-        let ir = Ir::parse(&format!(
-            "{HEAD}
+        let v = vector_text(
+            &format!(
+                "{HEAD}
 declare i1 @llvm.is.fpclass.f64(double, i32)
 define void @k(ptr %p, ptr %q) {{
 entry:
@@ -1852,11 +1852,9 @@ entry:
   store double %r, ptr %pa, align 8
   ret void
 }}"
-        ));
-        vectorize(&ir, 8).unwrap();
-        unsafe { compiler::llvm::verify(ir.m).unwrap() };
-        let text = ir.text();
-        let v = &text[text.find("define internal void @k.v8").unwrap()..];
+            ),
+            8,
+        );
         assert!(
             v.contains("<8 x i1> @llvm.is.fpclass.v8f64(<8 x double>"),
             "{v}"
