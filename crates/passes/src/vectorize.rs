@@ -29,10 +29,11 @@
 //! left keeps its values (the header's phis take the new value only where
 //! the lane stays), and the loop's memory accesses are masked. The loop
 //! must have one exiting block, one latch, and no loop inside it. Varying
-//! values must be numbers, pointers or vectors of numbers. `run` says why it declines any other kernel,
-//! and the caller keeps the scalar path. Work-items are independent between barriers (and the
-//! kernel has none), so running instruction by instruction for all lanes,
-//! rather than work-item by work-item, changes nothing a kernel may see.
+//! values must be numbers, pointers or vectors of numbers. `run` says why
+//! it declines any other kernel, and the caller keeps the scalar path.
+//! Work-items are independent between barriers (and the kernel has none),
+//! so running instruction by instruction for all lanes, rather than
+//! work-item by work-item, changes nothing a kernel may see.
 //!
 //! Casts keep a value affine: the lanes of one vector are consecutive ids,
 //! and a 32-bit index that wraps between two of them is one the scalar
