@@ -25,6 +25,21 @@ fn optimized_ir(kernel: &str) -> String {
     ir
 }
 
+/// Fails if `ir` calls any of `callees` (each a name with its opening
+/// parenthesis): a function called one lane at a time.
+fn assert_no_call(ir: &str, callees: &[&str]) {
+    for callee in callees {
+        let called = ir.lines().any(|l| l.contains("call") && l.contains(callee));
+        assert!(!called, "a scalar call of {callee}:\n{ir}");
+    }
+}
+
+/// Whether `ir` has fused multiply-adds on vectors of `element`.
+fn has_vector_fma(ir: &str, element: &str) -> bool {
+    ir.lines()
+        .any(|l| l.contains("@llvm.fma.v") && l.contains(&format!(" x {element}>")))
+}
+
 const SRC: &str = "__kernel void k(__global const float* a, __global float* s,\n\
                    __global float* e, __global float* l) {\n\
                    size_t i = get_global_id(0);\n\
@@ -55,17 +70,17 @@ fn a_loop_calling_sin_exp_and_log_is_vectorized() {
     // ... exp and log became vector code: fused multiply-adds on vectors ...
     assert!(ir.contains("@llvm.fma.v"), "no vector arithmetic:\n{ir}");
     // ... and nothing is called one lane at a time.
-    for scalar in [
-        "@_Z3sinf(",
-        "@_Z3expf(",
-        "@_Z3logf(",
-        "@sinf(",
-        "@expf(",
-        "@logf(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z3sinf(",
+            "@_Z3expf(",
+            "@_Z3logf(",
+            "@sinf(",
+            "@expf(",
+            "@logf(",
+        ],
+    );
 }
 
 const DOUBLE_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
@@ -105,24 +120,24 @@ fn a_loop_calling_double_sin_exp_and_log_is_vectorized() {
     });
     assert!(vector_sin, "no vector call of sin:\n{ir}");
     // Fused multiply-adds on vectors of doubles ...
-    let vector_fma = ir
-        .lines()
-        .any(|l| l.contains("@llvm.fma.v") && l.contains(" x double>"));
-    assert!(vector_fma, "no vector double arithmetic:\n{ir}");
+    assert!(
+        has_vector_fma(&ir, "double"),
+        "no vector double arithmetic:\n{ir}"
+    );
     // ... and none of the three is called one lane at a time.
-    for scalar in [
-        "@_Z3sind(",
-        "@_Z3expd(",
-        "@_Z3logd(",
-        "@sin(",
-        "@exp(",
-        "@log(",
-        "@llvm.exp.f64(",
-        "@llvm.log.f64(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z3sind(",
+            "@_Z3expd(",
+            "@_Z3logd(",
+            "@sin(",
+            "@exp(",
+            "@log(",
+            "@llvm.exp.f64(",
+            "@llvm.log.f64(",
+        ],
+    );
 }
 
 /// A 16x16 group copying through local memory between barriers, as a tiled
@@ -204,35 +219,33 @@ fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
     // The functions became vector code ...
     assert!(ir.contains("@llvm.fma.v"), "no vector arithmetic:\n{ir}");
     // ... with no call of any of them, nor of the C library's, left.
-    for scalar in [
-        "@_Z4asinf(",
-        "@_Z5atan2ff(",
-        "@_Z4sinhf(",
-        "@_Z4cbrtf(",
-        "@_Z5hypotff(",
-        "@asin(",
-        "@atan2(",
-        "@sinh(",
-        "@cbrt(",
-        "@hypot(",
-        "@asinh(",
-        "@log1p(",
-        "@atan2(",
-        "@asin(",
-        "@acos(",
-        "@sin(",
-        "@tan(",
-        "@erf(",
-        "@erfc(",
-        "@asinf(",
-        "@atan2f(",
-        "@sinhf(",
-        "@cbrtf(",
-        "@hypotf(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z4asinf(",
+            "@_Z5atan2ff(",
+            "@_Z4sinhf(",
+            "@_Z4cbrtf(",
+            "@_Z5hypotff(",
+            "@asin(",
+            "@atan2(",
+            "@sinh(",
+            "@cbrt(",
+            "@hypot(",
+            "@asinh(",
+            "@log1p(",
+            "@acos(",
+            "@sin(",
+            "@tan(",
+            "@erf(",
+            "@erfc(",
+            "@asinf(",
+            "@atan2f(",
+            "@sinhf(",
+            "@cbrtf(",
+            "@hypotf(",
+        ],
+    );
 }
 
 const DOUBLE_MATH_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
@@ -291,47 +304,47 @@ fn a_loop_calling_double_pow_and_friends_is_vectorized() {
     }
     let ir = optimized_ir("md");
     // Fused multiply-adds on vectors of doubles ...
-    let vector_fma = ir
-        .lines()
-        .any(|l| l.contains("@llvm.fma.v") && l.contains(" x double>"));
-    assert!(vector_fma, "no vector double arithmetic:\n{ir}");
+    assert!(
+        has_vector_fma(&ir, "double"),
+        "no vector double arithmetic:\n{ir}"
+    );
     // ... and no call of the functions, nor of the C library's, left.
-    for scalar in [
-        "@_Z3powdd(",
-        "@_Z4powrdd(",
-        "@_Z4powndi(",
-        "@_Z5rootndi(",
-        "@_Z4cbrtd(",
-        "@_Z5hypotdd(",
-        "@_Z5asinhd(",
-        "@_Z5acoshd(",
-        "@_Z5atanhd(",
-        "@_Z5atan2dd(",
-        "@_Z4asind(",
-        "@_Z6acospid(",
-        "@_Z5sinpid(",
-        "@_Z5tanpid(",
-        "@_Z3erfd(",
-        "@_Z4erfcd(",
-        "@pow(",
-        "@cbrt(",
-        "@hypot(",
-        "@asinh(",
-        "@log1p(",
-        "@atan2(",
-        "@asin(",
-        "@acos(",
-        "@sin(",
-        "@tan(",
-        "@erf(",
-        "@erfc(",
-        "@llvm.pow.f64(",
-        "@log(",
-        "@exp(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z3powdd(",
+            "@_Z4powrdd(",
+            "@_Z4powndi(",
+            "@_Z5rootndi(",
+            "@_Z4cbrtd(",
+            "@_Z5hypotdd(",
+            "@_Z5asinhd(",
+            "@_Z5acoshd(",
+            "@_Z5atanhd(",
+            "@_Z5atan2dd(",
+            "@_Z4asind(",
+            "@_Z6acospid(",
+            "@_Z5sinpid(",
+            "@_Z5tanpid(",
+            "@_Z3erfd(",
+            "@_Z4erfcd(",
+            "@pow(",
+            "@cbrt(",
+            "@hypot(",
+            "@asinh(",
+            "@log1p(",
+            "@atan2(",
+            "@asin(",
+            "@acos(",
+            "@sin(",
+            "@tan(",
+            "@erf(",
+            "@erfc(",
+            "@llvm.pow.f64(",
+            "@log(",
+            "@exp(",
+        ],
+    );
 }
 
 const DOUBLE_REM_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
@@ -374,18 +387,18 @@ fn a_loop_calling_double_fmod_remainder_and_remquo_is_vectorized() {
         .lines()
         .any(|l| l.contains("fdiv <") && l.contains(" x double>"));
     assert!(vector, "no vector double division:\n{ir}");
-    for scalar in [
-        "@_Z4fmoddd(",
-        "@_Z9remainderdd(",
-        "@_Z6remquoddPU3AS1i(",
-        "@_Z6remquoddPi(",
-        "@fmod(",
-        "@remainder(",
-        "@remquo(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z4fmoddd(",
+            "@_Z9remainderdd(",
+            "@_Z6remquoddPU3AS1i(",
+            "@_Z6remquoddPi(",
+            "@fmod(",
+            "@remainder(",
+            "@remquo(",
+        ],
+    );
 }
 
 const DOUBLE_GAMMA_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
@@ -422,23 +435,23 @@ fn a_loop_calling_double_tgamma_and_lgamma_is_vectorized() {
         );
     }
     let ir = optimized_ir("mg");
-    let vector_fma = ir
-        .lines()
-        .any(|l| l.contains("@llvm.fma.v") && l.contains(" x double>"));
-    assert!(vector_fma, "no vector double arithmetic:\n{ir}");
-    for scalar in [
-        "@_Z6tgammad(",
-        "@_Z6lgammad(",
-        "@_Z8lgamma_rdPU3AS1i(",
-        "@_Z8lgamma_rdPi(",
-        "@tgamma(",
-        "@lgamma(",
-        "@lgamma_r(",
-        "@log(",
-        "@exp(",
-        "@pow(",
-    ] {
-        let called = ir.lines().any(|l| l.contains("call") && l.contains(scalar));
-        assert!(!called, "a scalar call of {scalar}:\n{ir}");
-    }
+    assert!(
+        has_vector_fma(&ir, "double"),
+        "no vector double arithmetic:\n{ir}"
+    );
+    assert_no_call(
+        &ir,
+        &[
+            "@_Z6tgammad(",
+            "@_Z6lgammad(",
+            "@_Z8lgamma_rdPU3AS1i(",
+            "@_Z8lgamma_rdPi(",
+            "@tgamma(",
+            "@lgamma(",
+            "@lgamma_r(",
+            "@log(",
+            "@exp(",
+            "@pow(",
+        ],
+    );
 }
