@@ -1112,51 +1112,48 @@ impl Gen {
         let lanes = self
             .lanes_of(i, false)
             .map(|m| self.spread(m, elements(ty)));
-        let w = if self.shape(ptr) == Shape::Affine(0) {
+        if self.shape(ptr) == Shape::Affine(0) {
             // One place for every lane (and some lane is running).
             let l = LLVMBuildLoad2(self.b, ty, self.scalar_of(ptr), name.as_ptr());
             LLVMSetAlignment(l, align);
             copy_metadata(i, l);
             return self.splat(l);
-        } else if self.contiguous(ptr, ty) {
-            match lanes {
+        }
+        // Each access made carries the load's metadata.
+        let whole = |g: &Self, first: LLVMValueRef| {
+            let l = match lanes {
                 None => {
-                    let l = LLVMBuildLoad2(self.b, vt, self.scalar_of(ptr), name.as_ptr());
+                    let l = LLVMBuildLoad2(g.b, vt, first, name.as_ptr());
                     LLVMSetAlignment(l, align);
                     l
                 }
                 Some(mask) => {
-                    let mut args = [self.scalar_of(ptr), mask, LLVMGetPoison(vt)];
-                    let ptr_ty = LLVMTypeOf(args[0]);
-                    let l = self.intrinsic("llvm.masked.load", &[vt, ptr_ty], &mut args);
-                    self.set_param_align(l, 0, align);
+                    let mut args = [first, mask, LLVMGetPoison(vt)];
+                    let ptr_ty = LLVMTypeOf(first);
+                    let l = g.intrinsic("llvm.masked.load", &[vt, ptr_ty], &mut args);
+                    g.set_param_align(l, 0, align);
                     l
                 }
-            }
-        } else {
-            let gather = |g: &Self| {
-                let (ptrs, align) = g.element_ptrs(ptr, ty, align);
-                let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
-                let mut args = [ptrs, mask, LLVMGetPoison(vt)];
-                let l = g.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
-                g.set_param_align(l, 0, align);
-                copy_metadata(i, l);
-                l
             };
-            if !self.may_be_consecutive(ptr, ty, lanes) {
-                gather(self)
-            } else {
-                let load = |g: &Self, first: LLVMValueRef| {
-                    let l = LLVMBuildLoad2(g.b, vt, first, name.as_ptr());
-                    LLVMSetAlignment(l, align);
-                    copy_metadata(i, l);
-                    l
-                };
-                return self.when_consecutive(ptr, ty, load, gather);
-            }
+            copy_metadata(i, l);
+            l
         };
-        copy_metadata(i, w);
-        w
+        let gather = |g: &Self| {
+            let (ptrs, align) = g.element_ptrs(ptr, ty, align);
+            let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
+            let mut args = [ptrs, mask, LLVMGetPoison(vt)];
+            let l = g.intrinsic("llvm.masked.gather", &[vt, LLVMTypeOf(ptrs)], &mut args);
+            g.set_param_align(l, 0, align);
+            copy_metadata(i, l);
+            l
+        };
+        if self.contiguous(ptr, ty) {
+            whole(self, self.scalar_of(ptr))
+        } else if self.may_be_consecutive(ptr, ty, lanes) {
+            self.when_consecutive(ptr, ty, whole, gather)
+        } else {
+            gather(self)
+        }
     }
 
     unsafe fn store(&mut self, i: LLVMValueRef) -> Result<(), String> {
@@ -1166,7 +1163,7 @@ impl Gen {
         let align = LLVMGetAlignment(i);
         let uniform_value = self.shape(value) == Shape::Uniform;
         let lanes = self.lanes_of(i, true).map(|m| self.spread(m, elements(ty)));
-        let s = match self.shape(ptr) {
+        match self.shape(ptr) {
             Shape::Uniform | Shape::Affine(0) if lanes.is_some() => {
                 return Err("a store to one place in a divergent loop".into());
             }
@@ -1184,57 +1181,48 @@ impl Gen {
                 };
                 let s = LLVMBuildStore(self.b, v, self.scalar_of(ptr));
                 LLVMSetAlignment(s, align);
-                s
+                copy_metadata(i, s);
+                return Ok(());
             }
-            _ if self.contiguous(ptr, ty) => match lanes {
+            _ => {}
+        }
+        let v = self.vector_of(value);
+        // Each access made carries the store's metadata.
+        let whole = |g: &Self, first: LLVMValueRef| {
+            let s = match lanes {
                 None => {
-                    let s = LLVMBuildStore(self.b, self.vector_of(value), self.scalar_of(ptr));
+                    let s = LLVMBuildStore(g.b, v, first);
                     LLVMSetAlignment(s, align);
                     s
                 }
                 Some(mask) => {
-                    let v = self.vector_of(value);
-                    let p = self.scalar_of(ptr);
-                    let mut args = [v, p, mask];
-                    let s = self.intrinsic(
-                        "llvm.masked.store",
-                        &[LLVMTypeOf(v), LLVMTypeOf(p)],
-                        &mut args,
-                    );
-                    self.set_param_align(s, 1, align);
-                    s
-                }
-            },
-            _ => {
-                let v = self.vector_of(value);
-                let scatter = |g: &Self| {
-                    let (ptrs, align) = g.element_ptrs(ptr, ty, align);
-                    let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
-                    let mut args = [v, ptrs, mask];
-                    let s = g.intrinsic(
-                        "llvm.masked.scatter",
-                        &[LLVMTypeOf(v), LLVMTypeOf(ptrs)],
-                        &mut args,
-                    );
+                    let mut args = [v, first, mask];
+                    let types = [LLVMTypeOf(v), LLVMTypeOf(first)];
+                    let s = g.intrinsic("llvm.masked.store", &types, &mut args);
                     g.set_param_align(s, 1, align);
-                    copy_metadata(i, s);
                     s
-                };
-                if self.may_be_consecutive(ptr, ty, lanes) {
-                    let store = |g: &Self, first: LLVMValueRef| {
-                        let s = LLVMBuildStore(g.b, v, first);
-                        LLVMSetAlignment(s, align);
-                        copy_metadata(i, s);
-                        s
-                    };
-                    self.when_consecutive(ptr, ty, store, scatter);
-                } else {
-                    scatter(self);
                 }
-                return Ok(());
-            }
+            };
+            copy_metadata(i, s);
+            s
         };
-        copy_metadata(i, s);
+        let scatter = |g: &Self| {
+            let (ptrs, align) = g.element_ptrs(ptr, ty, align);
+            let mask = lanes.unwrap_or_else(|| g.all_lanes(ty));
+            let mut args = [v, ptrs, mask];
+            let types = [LLVMTypeOf(v), LLVMTypeOf(ptrs)];
+            let s = g.intrinsic("llvm.masked.scatter", &types, &mut args);
+            g.set_param_align(s, 1, align);
+            copy_metadata(i, s);
+            s
+        };
+        if self.contiguous(ptr, ty) {
+            whole(self, self.scalar_of(ptr));
+        } else if self.may_be_consecutive(ptr, ty, lanes) {
+            self.when_consecutive(ptr, ty, whole, scatter);
+        } else {
+            scatter(self);
+        }
         Ok(())
     }
 
