@@ -939,11 +939,7 @@ fn math_float_against_mpfr() {
 /// before).
 #[test]
 fn math_double_against_mpfr() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
-        .unwrap()
-        .string();
-    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
-        eprintln!("skipped: the device does not report cl_khr_fp64");
+    if !has_fp64() {
         return;
     }
     check_type(Ty::F64);
@@ -1063,11 +1059,7 @@ fn pow_inputs(t: Ty) -> (Vec<f64>, Vec<f64>, Vec<i32>) {
 /// pow_inputs.
 #[test]
 fn pow_double_against_mpfr() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
-        .unwrap()
-        .string();
-    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
-        eprintln!("skipped: the device does not report cl_khr_fp64");
+    if !has_fp64() {
         return;
     }
     let e = Env::new();

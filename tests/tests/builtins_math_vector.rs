@@ -293,11 +293,7 @@ fn vector_forms_equal_the_scalar_form_lane_by_lane() {
 /// Runs once the device reports cl_khr_fp64.
 #[test]
 fn double_vector_forms_equal_the_scalar_form_lane_by_lane() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
-        .unwrap()
-        .string();
-    if !ext_names(&ext).iter().any(|e| e == "cl_khr_fp64") {
-        eprintln!("skipped: the device does not report cl_khr_fp64");
+    if !has_fp64() {
         return;
     }
     lanes_equal_scalar!(
