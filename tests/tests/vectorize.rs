@@ -154,6 +154,119 @@ fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
     assert!(!ir.contains("masked.gather"), "a gather:\n{ir}");
 }
 
+const GEMM_ROWS: &str = r#"
+kernel void gemm_rows(int n, global const float *a, global const float *b, global float *c) {
+    int col = get_global_id(0), row = get_global_id(1);
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++)
+        acc += a[row * n + k] * b[k * n + col];
+    c[row * n + col] = acc;
+}
+"#;
+
+#[test]
+fn rows_run_together_give_the_same_bits() {
+    const N: usize = 80;
+    let a: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 41 % 97) as f32 - 48.0) / 5.0)
+        .collect();
+    let b: Vec<f32> = (0..N * N)
+        .map(|i| ((i * 23 % 83) as f32 - 40.0) / 9.0)
+        .collect();
+    let args = [
+        Arg::Int(N as i32),
+        Arg::In(bytes(&a)),
+        Arg::In(bytes(&b)),
+        Arg::Out(N * N * 4),
+    ];
+    // Scalar; four rows at a time with whole vectors; with a scalar rest
+    // of x (40 = 32 + 8); two groups of four rows; rows apart.
+    let locals: [&[usize]; 5] = [&[1, 1], &[16, 4], &[40, 4], &[20, 8], &[80, 1]];
+    let runs = run_each(GEMM_ROWS, "gemm_rows", &args, &[N, N], &locals);
+    assert_all_equal(&runs, &locals);
+    let c = floats(&runs[0][0]);
+    for (row, col) in [(0, 0), (7, 61), (78, 79), (41, 3)] {
+        let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
+        assert_eq!(c[row * N + col], want, "c[{row}][{col}]");
+    }
+    // The rows ran together: row j's id is y + j.
+    let ir = work_group_ir("gemm_rows");
+    assert!(ir.contains("%row.id"), "no rows together:\n{ir}");
+}
+
+/// Reads ids per row under a uniform condition; `BOUND` is the loop's
+/// bound, which may differ from row to row.
+const ROW_IDS: &str = r#"
+kernel void NAME(int n, global const float *b, global float *out, global int *ids) {
+    int x = get_global_id(0), y = get_global_id(1), w = get_global_size(0);
+    float acc = 0.0f;
+    for (int k = 0; k < BOUND; k++) {
+        float v = b[k * w + x];
+        if (k % 3 == 1)
+            acc = acc * 0.5f + v * (float)(y + 1);
+        else
+            acc += v - (float)get_local_id(1);
+    }
+    int i = y * w + x;
+    out[i] = acc;
+    ids[3 * i] = get_global_id(1) * get_global_size(0) + get_global_id(0);
+    ids[3 * i + 1] = get_local_id(1) * get_local_size(0) + get_local_id(0);
+    ids[3 * i + 2] = get_local_id(1) * 1000 + get_group_id(1);
+}
+"#;
+
+#[test]
+fn rows_run_together_see_their_own_ids_and_rows_that_branch_apart_do_not() {
+    const W: usize = 64;
+    const H: usize = 8;
+    const N: usize = 12;
+    let b: Vec<f32> = (0..W * (N + 2)).map(|i| (i % 13) as f32 * 0.75).collect();
+    for (name, bound, together) in [
+        ("row_ids", "n", true),
+        ("row_ids_apart", "n + y % 3", false),
+    ] {
+        let src = ROW_IDS.replace("NAME", name).replace("BOUND", bound);
+        let args = [
+            Arg::Int(N as i32),
+            Arg::In(bytes(&b)),
+            Arg::Out(W * H * 4),
+            Arg::Out(W * H * 12),
+        ];
+        let locals: [&[usize]; 3] = [&[1, 4], &[16, 4], &[32, 8]];
+        let runs = run_each(&src, name, &args, &[W, H], &locals);
+        for (run, local) in runs.iter().zip(locals) {
+            let out = floats(&run[0]);
+            let ids = ints(&run[1]);
+            for y in 0..H {
+                for x in 0..W {
+                    let i = y * W + x;
+                    let (lx, ly) = (x % local[0], y % local[1]);
+                    let mut acc = 0.0f32;
+                    let bound = if together { N } else { N + y % 3 };
+                    for k in 0..bound {
+                        let v = b[k * W + x];
+                        acc = if k % 3 == 1 {
+                            acc * 0.5 + v * (y + 1) as f32
+                        } else {
+                            acc + (v - ly as f32)
+                        };
+                    }
+                    assert_eq!(out[i], acc, "{name} {local:?} ({x}, {y})");
+                    let want = [i, ly * local[0] + lx, ly * 1000 + y / local[1]];
+                    assert_eq!(
+                        ids[3 * i..3 * i + 3],
+                        want.map(|v| v as i32),
+                        "{name} {local:?}"
+                    );
+                }
+            }
+        }
+        let ir = work_group_ir(name);
+        assert!(ir.contains("phi <"), "{name} not vectorized:\n{ir}");
+        assert_eq!(ir.contains("%row.id"), together, "{name}:\n{ir}");
+    }
+}
+
 const MIXED: &str = r#"
 kernel void mixed(int n, global const float *a, global const int *idx, global float *out,
                   global int *iout) {

@@ -23,16 +23,25 @@ fn largest_divisor(n: usize, limit: usize) -> usize {
 /// multiple of the device's vector width where the global size allows:
 /// the x work-item loop is what vectorizes. Up to 256 work-items, enough to
 /// make a group's own cost small, but smaller where that leaves every
-/// compute unit several groups to balance the load.
-fn choose_local_size(global: [usize; 3], max: usize, width: usize, units: usize) -> [usize; 3] {
+/// compute unit several groups to balance the load. In a range of several
+/// rows, room is left in y for the `rows` the compiler runs together.
+fn choose_local_size(
+    global: [usize; 3],
+    max: usize,
+    width: usize,
+    rows: usize,
+    units: usize,
+) -> [usize; 3] {
     const ITEMS: usize = 256;
     let limit = max.min(ITEMS);
     let width = width.max(1);
     let total: usize = global.iter().product();
     let enough_groups = units.max(1) * 4;
-    // Divisors of the global x size up to `limit`, largest first.
+    let jam = rows > 1 && global[1] % rows == 0 && limit / rows >= width;
+    let x_limit = if jam { limit / rows } else { limit };
+    // Divisors of the global x size up to `x_limit`, largest first.
     let divisors = || {
-        (1..=limit.min(global[0]))
+        (1..=x_limit.min(global[0]))
             .rev()
             .filter(move |d| global[0] % d == 0)
     };
@@ -49,7 +58,12 @@ fn choose_local_size(global: [usize; 3], max: usize, width: usize, units: usize)
         }
     }
     let rest = (limit / x).max(1);
-    let y = largest_divisor(global[1], rest);
+    let y = if jam && rest >= rows {
+        // A multiple of `rows` (`rows` itself divides the size).
+        rows * largest_divisor(global[1] / rows, rest / rows)
+    } else {
+        largest_divisor(global[1], rest)
+    };
     let z = largest_divisor(global[2], (rest / y).max(1));
     [x, y, z]
 }
@@ -268,6 +282,7 @@ pub unsafe fn prepare_range(
                 global.map(|g| g.max(1)),
                 max,
                 info.native_vector_width.float as usize,
+                info.local_rows,
                 info.compute_units as usize,
             ),
         }
@@ -470,8 +485,13 @@ mod tests {
             [64, 64, 3],
             [48, 1024, 1],
         ] {
-            for (max, width, units) in [(4096, 16, 2), (64, 8, 16), (1, 4, 1)] {
-                let l = choose_local_size(g, max, width, units);
+            for (max, width, rows, units) in [
+                (4096, 16, 4, 2),
+                (4096, 16, 1, 2),
+                (64, 8, 4, 16),
+                (1, 4, 4, 1),
+            ] {
+                let l = choose_local_size(g, max, width, rows, units);
                 assert!((0..3).all(|d| g[d] % l[d] == 0), "{g:?} {l:?}");
                 assert!(l.iter().product::<usize>() <= max, "{g:?} {l:?}");
             }
@@ -481,13 +501,30 @@ mod tests {
     #[test]
     fn chosen_local_sizes_suit_the_vector_width_and_the_cores() {
         // Large ranges: whole vectors, 256 items a group.
-        assert_eq!(choose_local_size([1 << 20, 1, 1], 4096, 16, 2), [256, 1, 1]);
+        assert_eq!(
+            choose_local_size([1 << 20, 1, 1], 4096, 16, 4, 2),
+            [256, 1, 1]
+        );
         // A multiple of the width rather than the largest divisor.
-        assert_eq!(choose_local_size([48 * 5, 1, 1], 4096, 16, 1), [48, 1, 1]);
+        assert_eq!(
+            choose_local_size([48 * 5, 1, 1], 4096, 16, 4, 1),
+            [48, 1, 1]
+        );
         // Small ranges: every core still gets several groups.
-        assert_eq!(choose_local_size([1024, 1, 1], 4096, 16, 8), [32, 1, 1]);
+        assert_eq!(choose_local_size([1024, 1, 1], 4096, 16, 4, 8), [32, 1, 1]);
         // Narrow in x: rows are added along y.
-        assert_eq!(choose_local_size([16, 1024, 1], 4096, 16, 2), [16, 16, 1]);
-        assert_eq!(choose_local_size([1 << 20, 1, 1], 1, 16, 2), [1, 1, 1]);
+        assert_eq!(
+            choose_local_size([16, 1024, 1], 4096, 16, 4, 2),
+            [16, 16, 1]
+        );
+        assert_eq!(choose_local_size([1 << 20, 1, 1], 1, 16, 4, 2), [1, 1, 1]);
+        // Several rows: room for the rows the compiler runs together.
+        assert_eq!(choose_local_size([256, 256, 1], 4096, 16, 4, 2), [64, 4, 1]);
+        assert_eq!(
+            choose_local_size([256, 256, 1], 4096, 16, 1, 2),
+            [256, 1, 1]
+        );
+        // Rows that do not divide the range leave x as wide as it was.
+        assert_eq!(choose_local_size([1024, 6, 1], 4096, 16, 4, 2), [256, 1, 1]);
     }
 }

@@ -137,6 +137,7 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         max_work_item_sizes: [4096, 4096, 4096],
         preferred_vector_width: widths(v),
         native_vector_width: widths(v),
+        local_rows: passes::ROWS,
         global_mem_size: memory,
         // The spec's floor is max(1/4 of global memory, 128 MiB).
         max_mem_alloc_size: (memory / 2).max(128 << 20),

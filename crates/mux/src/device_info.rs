@@ -64,6 +64,10 @@ pub struct DeviceInfo {
     pub max_work_item_sizes: [usize; 3],
     pub preferred_vector_width: VectorWidths,
     pub native_vector_width: VectorWidths,
+    /// Rows (work-items along y) the target's compiler runs together where
+    /// they share loads; a local size it picks is a multiple of it in y
+    /// where the range allows.
+    pub local_rows: usize,
     pub global_mem_size: u64,
     pub max_mem_alloc_size: u64,
     pub global_mem_cache: Cache,

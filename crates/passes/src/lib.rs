@@ -10,7 +10,8 @@
 //! `args`. Each step is its own pass with its own tests:
 //! - [`vectorize`]: a kernel without barriers whose work lies in a loop of
 //!   its own gets a copy that runs several work-items at once, one vector
-//!   lane each;
+//!   lane each, and [`jam_rows`] first makes one that runs several rows
+//!   together where they share loads;
 //! - [`barriers`]: a kernel with barriers becomes a function per barrier
 //!   region, its values live across barriers kept in `storage`;
 //! - [`work_item_loops`]: the wrapper, argument unpacking and the loops (one
@@ -26,6 +27,7 @@
 pub mod barriers;
 pub mod constant_expr;
 pub mod inline_all;
+pub mod jam_rows;
 pub mod local_atomics;
 pub mod local_memory;
 pub mod loop_barriers;
@@ -83,7 +85,7 @@ pub unsafe fn build_work_group_function(
     let vector = if kernel.uses_barrier {
         None
     } else {
-        vector_form(m, k, local_size[0], vector_bytes, streaming)
+        vector_form(m, k, local_size, vector_bytes, streaming)
     };
     if vector.is_none() && items > 1 && loop_barriers_enabled() {
         loop_barriers::run(m, k);
@@ -121,20 +123,28 @@ pub unsafe fn build_work_group_function(
 /// FMA chain.
 const INTERLEAVE: usize = 4;
 
-/// The vector form of kernel `k` (`vectorize`) and its width, for a kernel
-/// without barriers (the caller's check, from the reflection) that needs
-/// it: one with a loop of its own or stores that stream (which LLVM's loop
+/// Rows of a work-group the vector form runs together where they share
+/// loads (`jam_rows`): each vector a row loads then feeds this many FMAs.
+/// A target that compiles with these passes asks for a local size in y
+/// that is a multiple of it.
+pub const ROWS: usize = 4;
+
+/// The vector form of kernel `k` (`vectorize`), for a kernel without
+/// barriers (the caller's check, from the reflection) that needs it: one
+/// with a loop of its own or stores that stream (which LLVM's loop
 /// vectorizer leaves scalar), and at least a vector register's worth of
-/// work-items in dimension 0. The width
-/// is `INTERLEAVE` registers of the kernel's widest scalar, or fewer to fit
-/// the local size.
+/// work-items in dimension 0. The width is `INTERLEAVE` registers of the
+/// kernel's widest scalar, or fewer to fit the local size. Where the local
+/// size in y allows and rows share loads, it is the form of `ROWS` rows
+/// jammed together (`jam_rows`).
 unsafe fn vector_form(
     m: LLVMModuleRef,
     k: LLVMValueRef,
-    local_x: usize,
+    local_size: [usize; 3],
     vector_bytes: usize,
     streaming: bool,
-) -> Option<(LLVMValueRef, usize)> {
+) -> Option<work_item_loops::VectorForm> {
+    let local_x = local_size[0];
     if !vectorize_enabled() || !(has_loop(k) || streaming) {
         return None;
     }
@@ -156,19 +166,51 @@ unsafe fn vector_form(
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit.
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
+    let explain = std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some();
+    let kname = compiler::llvm::name(k);
+    if local_size[1] % ROWS == 0 {
+        match jam_rows::run(m, k, ROWS as u32) {
+            Ok(jammed) => match vectorize::run(m, jammed, width as u32) {
+                Ok(v) => {
+                    if explain {
+                        eprintln!("ferrocl: {kname} vectorized, {width} work-items of {ROWS} rows at once");
+                    }
+                    return Some(work_item_loops::VectorForm {
+                        function: v,
+                        width,
+                        rows: ROWS,
+                        rest: jammed,
+                    });
+                }
+                Err(why) => {
+                    if explain {
+                        eprintln!("ferrocl: {kname}'s rows not vectorized together: {why}");
+                    }
+                    llvm_sys::core::LLVMDeleteFunction(jammed);
+                }
+            },
+            Err(why) => {
+                if explain {
+                    eprintln!("ferrocl: {kname}'s rows not run together: {why}");
+                }
+            }
+        }
+    }
     match vectorize::run(m, k, width as u32) {
         Ok(v) => {
-            if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
-                eprintln!(
-                    "ferrocl: {} vectorized, {width} work-items at once",
-                    compiler::llvm::name(k)
-                );
+            if explain {
+                eprintln!("ferrocl: {kname} vectorized, {width} work-items at once");
             }
-            Some((v, width))
+            Some(work_item_loops::VectorForm {
+                function: v,
+                width,
+                rows: 1,
+                rest: k,
+            })
         }
         Err(why) => {
-            if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
-                eprintln!("ferrocl: {} not vectorized: {why}", compiler::llvm::name(k));
+            if explain {
+                eprintln!("ferrocl: {kname} not vectorized: {why}");
             }
             None
         }

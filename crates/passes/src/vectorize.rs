@@ -245,7 +245,7 @@ unsafe fn divergent_loops(
 }
 
 /// The blocks reachable from the entry, each after its dominators.
-fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
+pub(crate) fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
     let n = cfg.blocks.len();
     let mut seen = vec![false; n];
     let mut post = Vec::with_capacity(n);
@@ -1517,7 +1517,7 @@ unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
 }
 
 /// The kernel's function and parameter attributes on its vector form.
-unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
+pub(crate) unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
     let params = LLVMCountParams(from);
     for idx in std::iter::once(LLVMAttributeFunctionIndex).chain(1..=params) {
         let n = LLVMGetAttributeCountAtIndex(from, idx);

@@ -45,6 +45,19 @@ pub enum XLoop {
     Unrollable,
 }
 
+/// A kernel's vector form (`crate::vectorize`) and how to call it.
+#[derive(Clone, Copy, Debug)]
+pub struct VectorForm {
+    /// Runs `width` consecutive x ids of `rows` rows at once.
+    pub function: LLVMValueRef,
+    pub width: usize,
+    /// Rows (y ids) one call runs (`crate::jam_rows`); the local size in y
+    /// is a multiple of it.
+    pub rows: usize,
+    /// Runs one x id of `rows` rows: the x ids past the last whole run.
+    pub rest: LLVMValueRef,
+}
+
 /// Adds the work-group function for `kernel` to `m` and returns it.
 ///
 /// # Safety
@@ -55,7 +68,7 @@ pub unsafe fn run(
     local_size: [usize; 3],
     regions: Option<&Regions>,
     x_loop: XLoop,
-    vector: Option<(LLVMValueRef, usize)>,
+    vector: Option<VectorForm>,
 ) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
     let k = match regions {
@@ -198,7 +211,7 @@ pub unsafe fn run(
     };
     match regions {
         None => match vector {
-            Some(v) => vector_item_loops(b, wg, &ids, v, k, &mut call_args),
+            Some(v) => vector_item_loops(b, wg, &ids, v, &mut call_args),
             None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
         },
         Some(r) => {
@@ -281,7 +294,7 @@ unsafe fn item_loops(
     ids: &Ids,
     body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
 ) {
-    outer_loops(b, wg, ids, |b, yz| {
+    outer_loops(b, wg, ids, 1, |b, yz| {
         let x = XRange {
             from: 0,
             to: ids.local_size[0],
@@ -291,12 +304,13 @@ unsafe fn item_loops(
     });
 }
 
-/// The z and y loops; `inner` builds the x part inside them, given the
-/// linear id of the row (`z * size_y + y`).
+/// The z and y loops, y stepping by `rows`; `inner` builds the x part
+/// inside them, given the linear id of the row (`z * size_y + y`).
 unsafe fn outer_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
+    rows: usize,
     inner: impl FnOnce(LLVMBuilderRef, LLVMValueRef),
 ) {
     let i64t = ids.i64t;
@@ -317,7 +331,8 @@ unsafe fn outer_loops(
     }
     inner(b, linear);
     for (d, head, block, id) in latches.into_iter().rev() {
-        loop_latch(b, wg, ids, (head, block, id), 1, ids.local_size[d]);
+        let step = if d == 1 { rows } else { 1 };
+        loop_latch(b, wg, ids, (head, block, id), step, ids.local_size[d]);
     }
 }
 
@@ -407,20 +422,20 @@ unsafe fn loop_latch(
     branch
 }
 
-/// The work-items of a kernel without barriers when it has a vector form
-/// (`crate::vectorize`): each row's x ids in runs of `width` through it,
-/// then the rest one at a time through the kernel.
+/// The work-items of a kernel without barriers when it has a vector form:
+/// in each group of `rows` rows, the x ids in runs of `width` through it,
+/// then the rest one at a time through `rest`.
 unsafe fn vector_item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
-    (vector, width): (LLVMValueRef, usize),
-    kernel: LLVMValueRef,
+    v: VectorForm,
     args: &mut [LLVMValueRef],
 ) {
+    let (vector, width, kernel) = (v.function, v.width, v.rest);
     let lx = ids.local_size[0];
     let whole = lx / width * width;
-    outer_loops(b, wg, ids, |b, yz| {
+    outer_loops(b, wg, ids, v.rows, |b, yz| {
         if whole > 0 {
             let runs = XRange {
                 from: 0,
@@ -610,7 +625,14 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
 }}"
         ));
         let v = ir.function("k.v8");
-        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some((v, 8))).unwrap() };
+        let k = ir.function("k");
+        let form = VectorForm {
+            function: v,
+            width: 8,
+            rows: 1,
+            rest: k,
+        };
+        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some(form)).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         // x = 0, 8 through the vector form (while x + 8 < 16) ...
