@@ -117,29 +117,58 @@ kernel void gemm(int n, global const float *a, global const float *b, global flo
 }
 "#;
 
+/// Two N x N matrices of small fractions, and the product's element
+/// (`row`, `col`) as the kernel's loop computes it.
+struct Matrices {
+    a: Vec<f32>,
+    b: Vec<f32>,
+}
+
+impl Matrices {
+    const N: usize = 80;
+
+    fn new() -> Matrices {
+        let n = Self::N;
+        Matrices {
+            a: (0..n * n)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+                .collect(),
+            b: (0..n * n)
+                .map(|i| ((i * 53 % 89) as f32 - 40.0) / 3.0)
+                .collect(),
+        }
+    }
+
+    fn product(&self, row: usize, col: usize) -> f32 {
+        let n = Self::N;
+        (0..n).fold(0.0, |acc, k| {
+            self.a[row * n + k].mul_add(self.b[k * n + col], acc)
+        })
+    }
+
+    fn args(&self) -> [Arg<'_>; 4] {
+        let n = Self::N;
+        [
+            Arg::Int(n as i32),
+            Arg::In(bytes(&self.a)),
+            Arg::In(bytes(&self.b)),
+            Arg::Out(n * n * 4),
+        ]
+    }
+}
+
 #[test]
 fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
-    const N: usize = 80;
-    let a: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
-        .collect();
-    let b: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 53 % 89) as f32 - 40.0) / 3.0)
-        .collect();
-    let args = [
-        Arg::Int(N as i32),
-        Arg::In(bytes(&a)),
-        Arg::In(bytes(&b)),
-        Arg::Out(N * N * 4),
-    ];
+    const N: usize = Matrices::N;
+    let m = Matrices::new();
+    let args = m.args();
     let locals: [&[usize]; 4] = [&[1, 1], &[16, 1], &[80, 1], &[40, 2]];
     let runs = run_each(GEMM, "gemm", &args, &[N, N], &locals);
     assert_all_equal(&runs, &locals);
     // And the bits are the product's.
     let c = floats(&runs[0][0]);
     let (row, col) = (7, 61);
-    let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
-    assert_eq!(c[row * N + col], want);
+    assert_eq!(c[row * N + col], m.product(row, col));
     // Work-groups 80 wide ran 64 work-items at once (four registers of
     // floats), then 16 one at a time.
     let ir = work_group_ir("gemm");
@@ -154,40 +183,21 @@ fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
     assert!(!ir.contains("masked.gather"), "a gather:\n{ir}");
 }
 
-const GEMM_ROWS: &str = r#"
-kernel void gemm_rows(int n, global const float *a, global const float *b, global float *c) {
-    int col = get_global_id(0), row = get_global_id(1);
-    float acc = 0.0f;
-    for (int k = 0; k < n; k++)
-        acc += a[row * n + k] * b[k * n + col];
-    c[row * n + col] = acc;
-}
-"#;
-
 #[test]
 fn rows_run_together_give_the_same_bits() {
-    const N: usize = 80;
-    let a: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 41 % 97) as f32 - 48.0) / 5.0)
-        .collect();
-    let b: Vec<f32> = (0..N * N)
-        .map(|i| ((i * 23 % 83) as f32 - 40.0) / 9.0)
-        .collect();
-    let args = [
-        Arg::Int(N as i32),
-        Arg::In(bytes(&a)),
-        Arg::In(bytes(&b)),
-        Arg::Out(N * N * 4),
-    ];
+    const N: usize = Matrices::N;
+    let m = Matrices::new();
+    let args = m.args();
     // Scalar; four rows at a time with whole vectors; with a scalar rest
     // of x (40 = 32 + 8); two groups of four rows; rows apart.
     let locals: [&[usize]; 5] = [&[1, 1], &[16, 4], &[40, 4], &[20, 8], &[80, 1]];
-    let runs = run_each(GEMM_ROWS, "gemm_rows", &args, &[N, N], &locals);
+    // Its own name, so that its IR is told apart from the test above's.
+    let src = GEMM.replace("void gemm(", "void gemm_rows(");
+    let runs = run_each(&src, "gemm_rows", &args, &[N, N], &locals);
     assert_all_equal(&runs, &locals);
     let c = floats(&runs[0][0]);
     for (row, col) in [(0, 0), (7, 61), (78, 79), (41, 3)] {
-        let want: f32 = (0..N).fold(0.0, |acc, k| a[row * N + k].mul_add(b[k * N + col], acc));
-        assert_eq!(c[row * N + col], want, "c[{row}][{col}]");
+        assert_eq!(c[row * N + col], m.product(row, col), "c[{row}][{col}]");
     }
     // The rows ran together: row j's id is y + j.
     let ir = work_group_ir("gemm_rows");

@@ -23,7 +23,7 @@
 
 use crate::barriers::Cfg;
 use crate::loop_barriers::natural_loops;
-use crate::vectorize::{copy_attributes, reverse_post_order};
+use crate::vectorize::{copy_attributes, kept_if_verified, reverse_post_order};
 use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use llvm_sys::core::*;
@@ -79,18 +79,8 @@ pub unsafe fn run(
     }
     let j = Jam::new(m, kernel, rows);
     let f = j.f;
-    let made = j.emit(&cfg, &order, &per_row).and_then(|()| {
-        let broken = llvm_sys::analysis::LLVMVerifyFunction(
-            f,
-            llvm_sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
-        );
-        if broken != 0 {
-            Err("its copy for several rows does not verify".into())
-        } else {
-            Ok(f)
-        }
-    });
-    made.inspect_err(|_| LLVMDeleteFunction(f))
+    let made = j.emit(&cfg, &order, &per_row);
+    kept_if_verified(f, made, "its copy for several rows does not verify")
 }
 
 /// The instructions that `seed` picks and everything computed from them

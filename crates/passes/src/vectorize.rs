@@ -145,19 +145,30 @@ pub unsafe fn run(
     }
     let gen = Gen::new(m, kernel, width, shapes, divergent);
     let v = gen.v;
-    let made = gen.emit(&cfg, &order).and_then(|v| {
-        // A form this pass got wrong is dropped, and the kernel runs scalar.
-        let broken = llvm_sys::analysis::LLVMVerifyFunction(
-            v,
+    let made = gen.emit(&cfg, &order).map(|_| ());
+    kept_if_verified(v, made, "its vector form does not verify")
+}
+
+/// `f`, a function a pass made, if making it went well and it verifies;
+/// otherwise it is deleted (`broken` says why), and the kernel goes on
+/// without it.
+pub(crate) unsafe fn kept_if_verified(
+    f: LLVMValueRef,
+    made: Result<(), String>,
+    broken: &str,
+) -> Result<LLVMValueRef, String> {
+    let checked = made.and_then(|()| {
+        let failed = llvm_sys::analysis::LLVMVerifyFunction(
+            f,
             llvm_sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
         );
-        if broken != 0 {
-            Err("its vector form does not verify".into())
+        if failed != 0 {
+            Err(broken.to_string())
         } else {
-            Ok(v)
+            Ok(f)
         }
     });
-    made.inspect_err(|_| LLVMDeleteFunction(v))
+    checked.inspect_err(|_| LLVMDeleteFunction(f))
 }
 
 /// A loop that work-items leave at different iterations.
