@@ -23,7 +23,7 @@
 
 use crate::barriers::Cfg;
 use crate::loop_barriers::natural_loops;
-use crate::vectorize::{copy_attributes, kept_if_verified, reverse_post_order};
+use crate::vectorize::{copy_of, kept_if_verified, reverse_post_order};
 use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use llvm_sys::core::*;
@@ -181,17 +181,10 @@ impl Drop for Jam {
 impl Jam {
     unsafe fn new(m: LLVMModuleRef, kernel: LLVMValueRef, rows: u32) -> Jam {
         let ctx = LLVMGetModuleContext(m);
-        let name = cstr(&format!("{}.rows{rows}", llvm::name(kernel)));
-        let f = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
-        LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        LLVMSetFunctionCallConv(f, LLVMGetFunctionCallConv(kernel));
-        copy_attributes(kernel, f);
+        let f = copy_of(m, kernel, &format!("rows{rows}"));
         let mut values = HashMap::new();
         for k in 0..LLVMCountParams(kernel) {
-            let (from, to) = (LLVMGetParam(kernel, k), LLVMGetParam(f, k));
-            let name = llvm::name(from);
-            LLVMSetValueName2(to, name.as_ptr() as *const _, name.len());
-            values.insert(from, Copy::Shared(to));
+            values.insert(LLVMGetParam(kernel, k), Copy::Shared(LLVMGetParam(f, k)));
         }
         Jam {
             b: LLVMCreateBuilderInContext(ctx),
@@ -300,11 +293,7 @@ mod tests {
     use super::*;
     use crate::test_support::Ir;
 
-    const HEAD: &str = r#"
-target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
-declare i64 @__mux_get_local_id(i32)
-declare float @llvm.fmuladd.f32(float, float, float)
-"#;
+    use crate::test_support::HEAD;
 
     /// `c[y * 64 + x] = sum over k < n of a[y * n + k] * b[k * 64 + x]`,
     /// with `extra` before the loop's latch.

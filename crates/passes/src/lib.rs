@@ -280,6 +280,13 @@ pub(crate) mod test_support {
     use llvm_sys::core::*;
     use llvm_sys::prelude::*;
 
+    /// What the kernels of the vectorizer's tests declare.
+    pub const HEAD: &str = r#"
+target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
+declare i64 @__mux_get_local_id(i32)
+declare float @llvm.fmuladd.f32(float, float, float)
+"#;
+
     /// A context and a module parsed from IR text, disposed of together.
     pub struct Ir {
         pub ctx: LLVMContextRef,

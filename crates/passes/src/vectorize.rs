@@ -662,11 +662,7 @@ impl Gen {
         divergent: Vec<DivergentLoop>,
     ) -> Gen {
         let ctx = LLVMGetModuleContext(m);
-        let name = cstr(&format!("{}.v{width}", llvm::name(kernel)));
-        let v = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
-        LLVMSetLinkage(v, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        LLVMSetFunctionCallConv(v, LLVMGetFunctionCallConv(kernel));
-        copy_attributes(kernel, v);
+        let v = copy_of(m, kernel, &format!("v{width}"));
         let mut scalar = HashMap::new();
         for k in 0..LLVMCountParams(kernel) {
             scalar.insert(LLVMGetParam(kernel, k), LLVMGetParam(v, k));
@@ -1528,7 +1524,22 @@ unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
 }
 
 /// The kernel's function and parameter attributes on its vector form.
-pub(crate) unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
+/// An empty internal function `<kernel>.<suffix>` to hold a form of
+/// `kernel`: its type, calling convention, attributes and parameter names.
+pub(crate) unsafe fn copy_of(m: LLVMModuleRef, kernel: LLVMValueRef, suffix: &str) -> LLVMValueRef {
+    let name = cstr(&format!("{}.{suffix}", llvm::name(kernel)));
+    let f = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
+    LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+    LLVMSetFunctionCallConv(f, LLVMGetFunctionCallConv(kernel));
+    copy_attributes(kernel, f);
+    for k in 0..LLVMCountParams(kernel) {
+        let name = llvm::name(LLVMGetParam(kernel, k));
+        LLVMSetValueName2(LLVMGetParam(f, k), name.as_ptr() as *const _, name.len());
+    }
+    f
+}
+
+unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
     let params = LLVMCountParams(from);
     for idx in std::iter::once(LLVMAttributeFunctionIndex).chain(1..=params) {
         let n = LLVMGetAttributeCountAtIndex(from, idx);
@@ -1545,11 +1556,7 @@ mod tests {
     use super::*;
     use crate::test_support::Ir;
 
-    const HEAD: &str = r#"
-target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
-declare i64 @__mux_get_local_id(i32)
-declare float @llvm.fmuladd.f32(float, float, float)
-"#;
+    use crate::test_support::HEAD;
 
     /// `c[lid] = sum over k < n of a[k] * b[k * 64 + lid]`.
     fn gemm_row() -> String {
