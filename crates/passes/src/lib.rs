@@ -136,7 +136,7 @@ pub const ROWS: usize = 4;
 /// work-items in dimension 0. The width is `INTERLEAVE` registers of the
 /// kernel's widest scalar, or fewer to fit the local size. Where the local
 /// size in y allows and rows share loads, it is the form of `ROWS` rows
-/// jammed together (`jam_rows`).
+/// jammed together (`jam_rows`), `ROWS` times narrower.
 unsafe fn vector_form(
     m: LLVMModuleRef,
     k: LLVMValueRef,
@@ -158,26 +158,30 @@ unsafe fn vector_form(
     // A work-item's widest value (a `float8` is 32 bytes) sets how many
     // fill `interleave` registers.
     let (element, elements) = widest_value(m, k);
-    let most = (vector_bytes * interleave / (element * elements)).min(local_x);
-    if most < 2 {
-        return None;
-    }
-    let width = 1 << most.ilog2();
+    let width_for = |interleave: usize| {
+        let most = (vector_bytes * interleave / (element * elements)).min(local_x);
+        (most >= 2).then(|| 1 << most.ilog2())
+    };
+    let width: usize = width_for(interleave)?;
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit.
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
     let explain = std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some();
     let kname = compiler::llvm::name(k);
-    if local_size[1] % ROWS == 0 {
+    // Rows run together are the independent chains the interleave was
+    // for: they take its place, so that a value of the kernel's still
+    // fills as many registers.
+    let jam_width = width_for((interleave / ROWS).max(1));
+    if let (0, Some(jam_width)) = (local_size[1] % ROWS, jam_width) {
         match jam_rows::run(m, k, ROWS as u32) {
-            Ok(jammed) => match vectorize::run(m, jammed, width as u32) {
+            Ok(jammed) => match vectorize::run(m, jammed, jam_width as u32) {
                 Ok(v) => {
                     if explain {
-                        eprintln!("ferrocl: {kname} vectorized, {width} work-items of {ROWS} rows at once");
+                        eprintln!("ferrocl: {kname} vectorized, {jam_width} work-items of {ROWS} rows at once");
                     }
                     return Some(work_item_loops::VectorForm {
                         function: v,
-                        width,
+                        width: jam_width,
                         rows: ROWS,
                         rest: jammed,
                     });
