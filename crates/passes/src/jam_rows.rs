@@ -11,11 +11,11 @@
 //! A value is per row when it depends on the y local id, on private
 //! memory (an alloca) or on something with side effects; it is then
 //! computed once per row, with the row's id `y + j`. Everything else is
-//! computed once, for all the rows. Stores, atomics and calls run once per
-//! row, each row's in the kernel's own order; only the interleaving of
-//! different work-items changes, which work-items without barriers between
-//! them cannot tell. A load no row depends on runs once: a row sees its own
-//! earlier stores there as before.
+//! computed once, for all the rows. Stores, atomics and calls that touch
+//! memory run once per row, each row's in the kernel's own order; only
+//! the interleaving of different work-items changes, which work-items
+//! without barriers between them cannot tell. A load no row depends on
+//! runs once: a row sees its own earlier stores there as before.
 //!
 //! It takes a kernel whose branches every row takes alike, and only when
 //! the rows share a load that differs along x inside a loop, the case the
@@ -28,7 +28,7 @@ use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAtomicOrdering, LLVMOpcode};
+use llvm_sys::{LLVMAtomicOrdering, LLVMAttributeFunctionIndex, LLVMOpcode};
 use std::collections::{HashMap, HashSet};
 
 /// Adds `<kernel>.rows<rows>` to `m`: the kernel for the work-items of
@@ -139,13 +139,27 @@ unsafe fn must_repeat(i: LLVMValueRef) -> bool {
                 || LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
         }
         // The work-item builtins other than the y id are the same for
-        // every row; any other call runs per row (one without side effects
-        // and the same arguments is merged again by LLVM).
+        // every row, and so is what a call that touches no memory gives
+        // for the same arguments; any other call runs per row.
         LLVMCall => {
-            !llvm::called_function(i).is_some_and(|f| llvm::name(f).starts_with("__mux_get_"))
+            !(touches_no_memory(i)
+                || llvm::called_function(i).is_some_and(|f| {
+                    llvm::name(f).starts_with("__mux_get_") || touches_no_memory(f)
+                }))
         }
         _ => false,
     }
+}
+
+/// Whether a function or call is `memory(none)`.
+unsafe fn touches_no_memory(v: LLVMValueRef) -> bool {
+    let kind = LLVMGetEnumAttributeKindForName(c"memory".as_ptr(), 6);
+    let a = if LLVMIsAFunction(v).is_null() {
+        LLVMGetCallSiteEnumAttribute(v, LLVMAttributeFunctionIndex, kind)
+    } else {
+        LLVMGetEnumAttributeAtIndex(v, LLVMAttributeFunctionIndex, kind)
+    };
+    !a.is_null() && LLVMGetEnumAttributeValue(a) == 0
 }
 
 /// The condition `bb` branches on, if any.
@@ -380,15 +394,32 @@ out:
         let extra = "%p = alloca float, align 4
   store float %vb, ptr %p, align 4
   %old = atomicrmw add ptr %count, i32 1 monotonic
-  call void @llvm.donothing()";
-        let src = format!("{}\ndeclare void @llvm.donothing()", gemm(extra));
+  call void @effect(ptr %count)";
+        let src = format!("{}\ndeclare void @effect(ptr)", gemm(extra));
         let t = jammed_text(&src, 2);
         // The atomic adds for every row, though its operands are shared.
         assert_eq!(count(&t, "atomicrmw add ptr %count"), 2, "{t}");
         assert_eq!(count(&t, "alloca float"), 2, "{t}");
         assert_eq!(count(&t, "store float %vb"), 2, "{t}");
-        assert_eq!(count(&t, "call void @llvm.donothing()"), 2, "{t}");
+        assert_eq!(count(&t, "call void @effect(ptr %count)"), 2, "{t}");
         assert_eq!(count(&t, "load float, ptr %pb"), 1, "{t}");
+    }
+
+    #[test]
+    fn a_call_that_touches_no_memory_is_shared_and_may_be_branched_on() {
+        // The loop runs while sqrt(b) is below n: the same for every row.
+        let src = gemm(
+            "%root = call float @llvm.sqrt.f32(float %vb)
+  %nf = sitofp i64 %n64 to float
+  %small = fcmp olt float %root, %nf",
+        )
+        .replace(
+            "%more = icmp slt i64 %k1, %n64",
+            "%more0 = icmp slt i64 %k1, %n64\n  %more = and i1 %more0, %small",
+        );
+        let t = jammed_text(&format!("{src}\ndeclare float @llvm.sqrt.f32(float)"), 4);
+        assert_eq!(count(&t, "call float @llvm.sqrt.f32"), 1, "{t}");
+        assert_eq!(count(&t, "call float @llvm.fmuladd.f32"), 4, "{t}");
     }
 
     #[test]
