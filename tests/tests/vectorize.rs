@@ -636,3 +636,67 @@ fn computed_indices_that_turn_out_consecutive_give_the_same_bits() {
         "{ir}"
     );
 }
+
+/// Four sums per work-item in a private array: indexed by the counter of
+/// a loop of four iterations in `private_unrolled`, by a value known only
+/// at run time in `private_indexed`.
+const PRIVATE: &str = r#"
+kernel void private_unrolled(int n, global const float *in, global float *out) {
+    int x = get_global_id(0), w = get_global_size(0);
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < n; k++) {
+        float v = in[k * w + x];
+        #pragma unroll
+        for (int r = 0; r < 4; r++)
+            acc[r] = acc[r] * 0.5f + v * (float)(r + 1);
+    }
+    #pragma unroll
+    for (int r = 0; r < 4; r++)
+        out[4 * x + r] = acc[r];
+}
+
+kernel void private_indexed(int n, global const float *in, global float *out) {
+    int x = get_global_id(0), w = get_global_size(0);
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int k = 0; k < n; k++) {
+        float v = in[k * w + x];
+        acc[(x + k) % 4] = acc[(x + k) % 4] * 0.5f + v;
+    }
+    for (int r = 0; r < 4; r++)
+        out[4 * x + r] = acc[r];
+}
+"#;
+
+#[test]
+fn private_arrays_give_the_same_bits_and_unrolled_ones_vectorize() {
+    const W: usize = 96;
+    const N: usize = 9;
+    let input: Vec<f32> = (0..W * N)
+        .map(|i| (i * 29 % 67) as f32 * 0.125 - 4.0)
+        .collect();
+    for name in ["private_unrolled", "private_indexed"] {
+        let args = [Arg::Int(N as i32), Arg::In(bytes(&input)), Arg::Out(W * 16)];
+        let locals: [&[usize]; 3] = [&[1], &[32], &[96]];
+        let runs = run_each(PRIVATE, name, &args, &[W], &locals);
+        assert_all_equal(&runs, &locals);
+        let out = floats(&runs[0][0]);
+        for x in 0..W {
+            let mut acc = [0.0f32; 4];
+            for k in 0..N {
+                let v = input[k * W + x];
+                if name == "private_unrolled" {
+                    for (r, a) in acc.iter_mut().enumerate() {
+                        *a = *a * 0.5 + v * (r + 1) as f32;
+                    }
+                } else {
+                    let r = (x + k) % 4;
+                    acc[r] = acc[r] * 0.5 + v;
+                }
+            }
+            assert_eq!(out[4 * x..4 * x + 4], acc, "{name} out[{x}]");
+        }
+    }
+    // The unrolled array is four values, vectorized across work-items.
+    let ir = work_group_ir("private_unrolled");
+    assert!(ir.contains("phi <32 x float>"), "not vectorized:\n{ir}");
+}

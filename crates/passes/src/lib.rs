@@ -148,6 +148,16 @@ unsafe fn vector_form(
     if !vectorize_enabled() || !(has_loop(k) || streaming) {
         return None;
     }
+    // A private array indexed by the counter of a loop of a few constant
+    // iterations (`acc[r]` under `#pragma unroll`) is one value per element
+    // once that loop is unrolled; as memory, the vectorizer declines it.
+    if has_private_memory(k) {
+        let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
+        compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
+        if !(has_loop(k) || streaming) {
+            return None;
+        }
+    }
     // Math calls have vector variants one register wide; wider, they
     // would run once per lane.
     let interleave = if calls_vector_variant(k) {
@@ -226,6 +236,12 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
         .any(|f| compiler::vector_variants::stays_a_call(f))
+}
+
+unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .any(|i| !llvm_sys::core::LLVMIsAAllocaInst(i).is_null())
 }
 
 unsafe fn has_loop(k: LLVMValueRef) -> bool {
