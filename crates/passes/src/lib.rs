@@ -154,6 +154,17 @@ unsafe fn vector_form(
     if has_private_memory(k) {
         let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
         compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
+        if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
+            let left = if has_private_memory(k) {
+                "some left"
+            } else {
+                "none left"
+            };
+            eprintln!(
+                "ferrocl: {}'s private arrays unrolled into values, {left}",
+                compiler::llvm::name(k)
+            );
+        }
         if !(has_loop(k) || streaming) {
             return None;
         }
