@@ -154,14 +154,14 @@ unsafe fn vector_form(
     if has_private_memory(k) {
         let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
         compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
-        if std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some() {
+        if explaining() {
             let left = if has_private_memory(k) {
-                "some left"
+                "some"
             } else {
-                "none left"
+                "none"
             };
             eprintln!(
-                "ferrocl: {}'s private arrays unrolled into values, {left}",
+                "ferrocl: {}'s private arrays unrolled into values, {left} left",
                 compiler::llvm::name(k)
             );
         }
@@ -187,59 +187,69 @@ unsafe fn vector_form(
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit.
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
-    let explain = std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some();
-    let kname = compiler::llvm::name(k);
     // Rows run together are the independent chains the interleave was
     // for: they take its place, so that a value of the kernel's still
     // fills as many registers.
-    let jam_width = width_for((interleave / ROWS).max(1));
-    if let (0, Some(jam_width)) = (local_size[1] % ROWS, jam_width) {
-        match jam_rows::run(m, k, ROWS as u32) {
-            Ok(jammed) => match vectorize::run(m, jammed, jam_width as u32) {
-                Ok(v) => {
-                    if explain {
-                        eprintln!("ferrocl: {kname} vectorized, {jam_width} work-items of {ROWS} rows at once");
-                    }
-                    return Some(work_item_loops::VectorForm {
-                        function: v,
-                        width: jam_width,
-                        rows: ROWS,
-                        rest: jammed,
-                    });
+    let jammed = width_for((interleave / ROWS).max(1))
+        .filter(|_| local_size[1] % ROWS == 0)
+        .map(|w| (w, ROWS));
+    let kname = compiler::llvm::name(k);
+    for (width, rows) in jammed.into_iter().chain([(width, 1)]) {
+        let together = if rows > 1 {
+            format!(" of {rows} rows")
+        } else {
+            String::new()
+        };
+        match form_of(m, k, width, rows) {
+            Ok(form) => {
+                if explaining() {
+                    eprintln!("ferrocl: {kname} vectorized, {width} work-items{together} at once");
                 }
-                Err(why) => {
-                    if explain {
-                        eprintln!("ferrocl: {kname}'s rows not vectorized together: {why}");
-                    }
-                    llvm_sys::core::LLVMDeleteFunction(jammed);
-                }
-            },
+                return Some(form);
+            }
             Err(why) => {
-                if explain {
-                    eprintln!("ferrocl: {kname}'s rows not run together: {why}");
+                if explaining() {
+                    eprintln!("ferrocl: {kname} not vectorized{together}: {why}");
                 }
             }
         }
     }
-    match vectorize::run(m, k, width as u32) {
-        Ok(v) => {
-            if explain {
-                eprintln!("ferrocl: {kname} vectorized, {width} work-items at once");
-            }
-            Some(work_item_loops::VectorForm {
-                function: v,
-                width,
-                rows: 1,
-                rest: k,
-            })
-        }
+    None
+}
+
+/// The vector form of `k` at `width` lanes, for `rows` rows together
+/// (`jam_rows` first where more than one); nothing is left of a form
+/// that fails.
+unsafe fn form_of(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    width: usize,
+    rows: usize,
+) -> Result<work_item_loops::VectorForm, String> {
+    let rest = if rows > 1 {
+        jam_rows::run(m, k, rows as u32)?
+    } else {
+        k
+    };
+    match vectorize::run(m, rest, width as u32) {
+        Ok(function) => Ok(work_item_loops::VectorForm {
+            function,
+            width,
+            rows,
+            rest,
+        }),
         Err(why) => {
-            if explain {
-                eprintln!("ferrocl: {kname} not vectorized: {why}");
+            if rest != k {
+                llvm_sys::core::LLVMDeleteFunction(rest);
             }
-            None
+            Err(why)
         }
     }
+}
+
+/// `FERROCL_VECTORIZE_EXPLAIN=1` prints what became of each kernel.
+fn explaining() -> bool {
+    std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some()
 }
 
 unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
