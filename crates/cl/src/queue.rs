@@ -6,7 +6,9 @@
 //! they wait on something outside the queue; in an out-of-order queue each
 //! command is its own dispatch, so independent ones overlap. Each command's
 //! event is run through SUBMITTED, RUNNING and COMPLETE (or a failure) as
-//! its buffer runs; signal semaphores are reused once their dispatch ends.
+//! its buffer runs. Each dispatch signals a semaphore of its own: a
+//! recorded command may still hold it to wait on after the dispatch
+//! ended, so it is never reset and handed out again.
 
 use crate::context::Context;
 use crate::device::Device;
@@ -67,8 +69,6 @@ struct State {
     running: Vec<SemaphoreRef>,
     /// Out of order: the latest barrier, which later commands wait on.
     barrier: Option<SemaphoreRef>,
-    /// Signal semaphores of ended dispatches, reset for reuse.
-    free: Vec<SemaphoreRef>,
 }
 
 pub struct Queue {
@@ -114,9 +114,8 @@ impl Queue {
     }
 
     /// Hands `batch` to the device: after the previous dispatch (in order)
-    /// and whatever it waits on. Called with the state locked, so that a
-    /// semaphore is never handed out after its dispatch ended and it was
-    /// reused.
+    /// and whatever it waits on. Called with the state locked, so that
+    /// the queue's view of what still runs changes in one step.
     fn dispatch(&self, st: &mut State, batch: Batch) {
         if batch.commands.is_empty() {
             return;
@@ -125,10 +124,7 @@ impl Queue {
         if self.in_order() {
             waits.extend(st.last.take());
         }
-        let signal = st
-            .free
-            .pop()
-            .unwrap_or_else(|| self.device.mux.create_semaphore());
+        let signal = self.device.mux.create_semaphore();
         if self.in_order() {
             st.last = Some(signal.clone());
         } else {
@@ -157,8 +153,9 @@ impl Queue {
             for e in &events {
                 Event::set_status(e, status);
             }
-            // The semaphore has been signalled and its waiters run: no
-            // one holds it any more, so it can serve again.
+            // The dispatch ended: later commands need not wait for it.
+            // Commands recorded earlier may still hold its semaphore, which
+            // stays signalled for them.
             let mut st = state.lock().unwrap();
             if st.last.as_ref().is_some_and(|l| Arc::ptr_eq(l, &sem)) {
                 st.last = None;
@@ -167,8 +164,6 @@ impl Queue {
             if st.barrier.as_ref().is_some_and(|b| Arc::ptr_eq(b, &sem)) {
                 st.barrier = None;
             }
-            sem.reset();
-            st.free.push(sem);
         });
         self.mux.dispatch(batch.commands, waits, signal, None, done);
     }
