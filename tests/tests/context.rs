@@ -170,6 +170,26 @@ fn context_unknown_property_is_invalid_property() {
 }
 
 #[test]
+fn context_interop_user_sync_takes_only_a_cl_bool() {
+    let k = CL_CONTEXT_INTEROP_USER_SYNC as cl_context_properties;
+    for bad in [-1, 2, 0x100] {
+        let props: [cl_context_properties; 3] = [k, bad, 0];
+        assert_err(
+            create_context(props.as_ptr()),
+            CL_INVALID_PROPERTY,
+            &format!("CL_CONTEXT_INTEROP_USER_SYNC = {bad}"),
+        );
+    }
+    for good in [CL_TRUE, CL_FALSE] {
+        let props: [cl_context_properties; 3] = [k, good as cl_context_properties, 0];
+        ok(
+            create_context(props.as_ptr()),
+            &format!("CL_CONTEXT_INTEROP_USER_SYNC = {good}"),
+        );
+    }
+}
+
+#[test]
 fn context_duplicate_property_is_invalid_property() {
     let p = platform() as cl_context_properties;
     let k = CL_CONTEXT_PLATFORM as cl_context_properties;

@@ -162,6 +162,28 @@ fn device_version_is_opencl_3_0() {
 }
 
 #[test]
+fn device_latest_conformance_version_is_a_cts_release_tag() {
+    // vYYYY-MM-DD-XX, with a real month and day.
+    let v = dstr(CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED);
+    let parts: Vec<&str> = v.strip_prefix('v').unwrap_or("").split('-').collect();
+    let number = |s: &str, len: usize| {
+        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().unwrap())
+    };
+    let fields = match parts.as_slice() {
+        [y, m, d, x] => (number(y, 4), number(m, 2), number(d, 2), number(x, 2)),
+        _ => (None, None, None, None),
+    };
+    let (Some(year), Some(month), Some(day), Some(_)) = fields else {
+        panic!("CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED {v:?} is not vYYYY-MM-DD-XX");
+    };
+    assert!(year >= 2020, "{v:?}: no CTS release of that year");
+    assert!(
+        (1..=12).contains(&month) && (1..=31).contains(&day),
+        "{v:?}: no such date"
+    );
+}
+
+#[test]
 fn device_numeric_version_is_3_0() {
     let (maj, min, _) = version_parts(dinfo(CL_DEVICE_NUMERIC_VERSION).u32());
     assert_eq!((maj, min), (3, 0));

@@ -881,3 +881,74 @@ fn opencl3_execute_kernel() {
     unsafe { q.enqueue_read_buffer(&out, CL_TRUE, 0, &mut back, &[]) }.unwrap();
     assert_eq!(back, vec![42; 64]);
 }
+
+static ARG_BUFFER_DESTROYED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" fn on_arg_buffer_destroyed(_m: cl_mem, _user_data: *mut c_void) {
+    ARG_BUFFER_DESTROYED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+#[test]
+fn a_kernel_argument_does_not_keep_a_released_buffer_alive() {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    let e = Env::new();
+    let (_p, k) = e.kernel(FILL_SRC, "fillv");
+    // A buffer still running in a command stays valid for that command.
+    let out = e.buffer(64 * 4);
+    ok(set_mem(k.get(), 0, &out), "arg 0");
+    ok(set_arg(k.get(), 1, &7i32), "arg 1");
+    let m = e.buffer(64 * 4).into_raw();
+    check(
+        cl!(clSetMemObjectDestructorCallback(
+            m,
+            Some(on_arg_buffer_destroyed),
+            null_mut()
+        )),
+        "clSetMemObjectDestructorCallback",
+    );
+    check(
+        cl!(clSetKernelArg(
+            k.get(),
+            0,
+            std::mem::size_of::<cl_mem>(),
+            (&m as *const cl_mem).cast()
+        )),
+        "clSetKernelArg(buffer)",
+    );
+    e.run(&k, &[64], None);
+    e.finish();
+    check(cl!(clReleaseMemObject(m)), "clReleaseMemObject");
+    let t = Instant::now();
+    while ARG_BUFFER_DESTROYED.load(Ordering::SeqCst) == 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the destructor callback of a buffer released by the application \
+             never ran while it was a kernel argument"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // The argument now names a released buffer: the launch is refused,
+    // nothing runs on freed memory.
+    let rc = cl!(clEnqueueNDRangeKernel(
+        e.q(),
+        k.get(),
+        1,
+        null(),
+        [64usize].as_ptr(),
+        null(),
+        0,
+        null(),
+        null_mut()
+    ));
+    assert_code(
+        rc,
+        CL_INVALID_MEM_OBJECT,
+        "launch with a released buffer argument",
+    );
+    // Set again, the kernel runs.
+    ok(set_mem(k.get(), 0, &out), "arg 0 again");
+    e.run(&k, &[64], None);
+    assert_eq!(e.read::<i32>(&out, 0, 64), vec![7; 64]);
+}

@@ -1092,3 +1092,35 @@ fn denormals_are_kept_unless_the_program_allows_flushing() {
         );
     }
 }
+
+#[test]
+fn specialization_constants_need_a_device_that_takes_il() {
+    let e = Env::new();
+    let p = e.program(THREE_KERNELS, "");
+    let il = ok(
+        device_info(e.device, CL_DEVICE_IL_VERSION),
+        "CL_DEVICE_IL_VERSION",
+    )
+    .string();
+    let value = 1u32;
+    let rc = cl!(clSetProgramSpecializationConstant(
+        p.get(),
+        0,
+        4,
+        (&value as *const u32).cast()
+    ));
+    if il.is_empty() {
+        assert_code(
+            rc,
+            CL_INVALID_OPERATION,
+            "clSetProgramSpecializationConstant without IL",
+        );
+    } else {
+        // A program from source has no specialization constants.
+        assert_code(
+            rc,
+            CL_INVALID_PROGRAM,
+            "clSetProgramSpecializationConstant on source",
+        );
+    }
+}

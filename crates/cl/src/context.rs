@@ -71,7 +71,13 @@ unsafe fn parse_properties(
                 object::get::<platform::Platform>(value as *mut c_void)
                     .map_err(|_| CL_INVALID_PLATFORM)?;
             }
-            CL_CONTEXT_INTEROP_USER_SYNC => {}
+            CL_CONTEXT_INTEROP_USER_SYNC => {
+                ensure(
+                    value == CL_TRUE as cl_context_properties
+                        || value == CL_FALSE as cl_context_properties,
+                    CL_INVALID_PROPERTY,
+                )?;
+            }
             _ => return Err(CL_INVALID_PROPERTY),
         }
         out.extend([name, value]);

@@ -276,10 +276,14 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
             Info::value::<cl_device_device_enqueue_capabilities>(0)
         }
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::value::<usize>(nw.float as usize),
-        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string("v0000-00-00-00"),
+        // The Khronos CTS release ferrocl's conformance runs are made with.
+        CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string(CTS_VERSION),
         _ => return Err(CL_INVALID_VALUE),
     })
 }
+
+/// The Khronos OpenCL CTS release (its tag) the conformance runs use.
+pub const CTS_VERSION: &str = "v2026-07-09-00";
 
 pub unsafe extern "C" fn get_device_info(
     device: cl_device_id,

@@ -105,12 +105,17 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
         let word;
         let bytes: &[u8] = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
             ArgValue::Buffer(m) => {
+                // Released by the application since it was set.
+                let m = match m {
+                    Some(weak) => Some(weak.upgrade().ok_or(CL_INVALID_MEM_OBJECT)?),
+                    None => None,
+                };
                 let address = m.as_ref().map_or(0, |m| m.buffer.device_address());
                 if let Some(m) = m {
                     if i < 64 && m.size as u64 > cache_bytes {
                         streaming |= 1 << i;
                     }
-                    keep.push(m.clone());
+                    keep.push(m);
                 }
                 word = address.to_ne_bytes();
                 &word

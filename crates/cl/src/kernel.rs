@@ -11,11 +11,14 @@ use compiler::{AddressSpace, ArgKind, KernelInfo, ProgramModule};
 use opencl_sys::*;
 use std::ffi::{c_char, c_void};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 #[derive(Clone)]
 pub enum ArgValue {
-    Buffer(Option<Arc<ClObject<Mem>>>),
+    /// A kernel argument does not keep its memory object alive: once the
+    /// application releases it, its destructor callbacks run (commands
+    /// already enqueued hold references of their own).
+    Buffer(Option<Weak<ClObject<Mem>>>),
     Local(usize),
     Bytes(Vec<u8>),
 }
@@ -169,7 +172,7 @@ pub unsafe extern "C" fn set_kernel_arg(
                         Arc::ptr_eq(&m.context, &k.program.context),
                         CL_INVALID_MEM_OBJECT,
                     )?;
-                    ArgValue::Buffer(Some(m))
+                    ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
             }
             ArgKind::Local => {

@@ -548,9 +548,10 @@ pub unsafe extern "C" fn set_program_specialization_constant(
     _spec_size: usize,
     _spec_value: *const c_void,
 ) -> cl_int {
-    // Only programs made from an IL have specialization constants.
+    // The device takes no IL (CL_DEVICE_IL_VERSION is empty), and the
+    // spec gives CL_INVALID_OPERATION when no device of the context does.
     status(|| {
         object::get::<Program>(program)?;
-        Err(CL_INVALID_PROGRAM)
+        Err(CL_INVALID_OPERATION)
     })
 }
