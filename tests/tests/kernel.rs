@@ -952,3 +952,64 @@ fn a_kernel_argument_does_not_keep_a_released_buffer_alive() {
     e.run(&k, &[64], None);
     assert_eq!(e.read::<i32>(&out, 0, 64), vec![7; 64]);
 }
+
+#[test]
+fn a_local_struct_declared_after_a_statement_gives_its_layout() {
+    // pyopencl learns a struct's layout this way for every custom dtype.
+    let src = r#"
+struct s { char a; int b; };
+__kernel void k(__global uint *r) {
+    r[0] = sizeof(struct s);
+    __local struct s dummy;
+    r[1] = (uint)((__local char *)&dummy.b - (__local char *)&dummy);
+}
+"#;
+    let e = Env::new();
+    let (_p, k) = e.kernel(src, "k");
+    let out = e.buffer(8);
+    e.run_with(&k, &[&out], &[1], Some(&[1]));
+    assert_eq!(e.read::<u32>(&out, 0, 2), vec![8, 4]);
+}
+
+#[test]
+fn every_local_object_is_aligned_to_its_type_size() {
+    // Variables and arguments of each width of long and double, after a
+    // char that would misalign them if packed.
+    let mut src = String::from(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         __kernel void k(__global ulong *r, __local char *c, __local long16 *arg16, __local double3 *arg3) {\n\
+         __local char pad[3];\n",
+    );
+    let types = ["long", "long2", "long3", "long4", "long8", "long16"];
+    for t in types {
+        src += &format!("__local {t} v_{t}[3];\n");
+    }
+    src += "r[0] = (ulong)pad; r[1] = (ulong)c; r[2] = (ulong)arg16; r[3] = (ulong)arg3;\n";
+    for (i, t) in types.iter().enumerate() {
+        src += &format!(
+            "r[{}] = (ulong)&v_{t}[1]; v_{t}[0] = ({t})(pad[0]);\n",
+            4 + i
+        );
+    }
+    src += "}\n";
+    let e = Env::new();
+    if !has_fp64() {
+        return;
+    }
+    let (_p, k) = e.kernel(&src, "k");
+    let out = e.buffer(10 * 8);
+    ok(set_mem(k.get(), 0, &out), "arg 0");
+    ok(set_local(k.get(), 1, 1), "arg 1");
+    ok(set_local(k.get(), 2, 128), "arg 2");
+    ok(set_local(k.get(), 3, 32), "arg 3");
+    e.run(&k, &[1], Some(&[1]));
+    let r = e.read::<u64>(&out, 0, 10);
+    let sizes = [1u64, 1, 128, 32, 8, 16, 32, 32, 64, 128];
+    for (i, (&addr, &size)) in r.iter().zip(&sizes).enumerate() {
+        assert_eq!(
+            addr % size,
+            0,
+            "object {i} at {addr:#x} is not aligned to {size}"
+        );
+    }
+}

@@ -363,7 +363,14 @@ fn specialize(
     let compiled = device
         .compiler
         .specialize(&k.module, &k.info, spec)
-        .map_err(|_| CL_OUT_OF_RESOURCES)?;
+        .map_err(|e| {
+            // The application's context callback hears why.
+            k.program.context.report(&format!(
+                "kernel {} could not be compiled for local size {:?}: {e}",
+                k.info.name, spec.local_size
+            ));
+            CL_OUT_OF_RESOURCES
+        })?;
     k.program
         .specialized
         .lock()

@@ -25,5 +25,6 @@ pub fn arg_layout(args: &[ArgInfo]) -> (Vec<usize>, usize) {
 /// Alignment of the packed block itself.
 pub const ARG_BLOCK_ALIGN: usize = 128;
 
-/// Alignment of every `__local` allocation (a whole AVX-512 register).
-pub const LOCAL_ALIGN: usize = 64;
+/// Alignment of every `__local` allocation: the size of the largest
+/// OpenCL C type (`long16`, `double16`), to which every object is aligned.
+pub const LOCAL_ALIGN: usize = 128;

@@ -44,8 +44,8 @@ fn with_scratch<R>(
 ) -> R {
     LOCAL.with(|cell| {
         let mut slot = cell.borrow_mut();
-        // [local memory][work-item storage], each 64-byte aligned.
-        let storage_at = local_bytes.next_multiple_of(64);
+        // [local memory][work-item storage], each aligned as `__local` memory is.
+        let storage_at = local_bytes.next_multiple_of(compiler::LOCAL_ALIGN);
         let bytes = storage_at + storage_bytes;
         if slot.as_ref().is_none_or(|a| a.size() < bytes) {
             *slot = mux::Allocation::host(bytes.max(1024), compiler::LOCAL_ALIGN);

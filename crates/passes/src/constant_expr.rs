@@ -62,7 +62,17 @@ unsafe fn rebuild(
         op @ (LLVMOpcode::LLVMAddrSpaceCast
         | LLVMOpcode::LLVMBitCast
         | LLVMOpcode::LLVMPtrToInt
-        | LLVMOpcode::LLVMIntToPtr) => LLVMBuildCast(b, op, ops[0], ty, name.as_ptr()),
+        | LLVMOpcode::LLVMIntToPtr
+        | LLVMOpcode::LLVMTrunc
+        | LLVMOpcode::LLVMZExt
+        | LLVMOpcode::LLVMSExt) => LLVMBuildCast(b, op, ops[0], ty, name.as_ptr()),
+        // The distance between two fields of a `__local` struct,
+        // `(char *)&s.b - (char *)&s`, folds into `sub (ptrtoint ..)`.
+        op @ (LLVMOpcode::LLVMAdd
+        | LLVMOpcode::LLVMSub
+        | LLVMOpcode::LLVMMul
+        | LLVMOpcode::LLVMXor
+        | LLVMOpcode::LLVMShl) => LLVMBuildBinOp(b, op, ops[0], ops[1], name.as_ptr()),
         op => {
             return Err(format!(
                 "unsupported constant expression {op:?} on a __local variable"
@@ -157,6 +167,32 @@ define void @f(ptr addrspace(3) %new) {
         assert!(!text.contains("@g,") && !text.contains("@g\n"), "{text}");
         assert!(
             text.contains("getelementptr inbounds [4 x i32], ptr addrspace(3) %new, i64 0, i64 2"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_distance_between_two_fields_becomes_instructions() {
+        let ir = Ir::parse(
+            r#"
+@s = internal addrspace(3) global { i8, i32 } undef
+define i32 @f(ptr addrspace(3) %new) {
+  ret i32 trunc (i64 sub (i64 ptrtoint (ptr addrspace(3) getelementptr inbounds (i8, ptr addrspace(3) @s, i64 4) to i64), i64 ptrtoint (ptr addrspace(3) @s to i64)) to i32)
+}
+"#,
+        );
+        unsafe {
+            let f = ir.function("f");
+            let g = LLVMGetNamedGlobal(ir.m, c"s".as_ptr());
+            replace_in_function(f, g, LLVMGetParam(f, 0)).unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let body = &text[text.find("define").unwrap()..];
+        assert!(!body.contains("@s"), "{text}");
+        assert!(body.contains("sub i64"), "{text}");
+        assert!(
+            text.contains("ptrtoint ptr addrspace(3) %new to i64"),
             "{text}"
         );
     }

@@ -107,9 +107,11 @@ define void @wg(ptr %args, ptr %sched, ptr %local, i64 %first, i64 %last) {
             text.contains("getelementptr inbounds i8, ptr addrspace(3) %local.as3, i64 16"),
             "{text}"
         );
-        assert_eq!(size, 64);
+        assert_eq!(size, LOCAL_ALIGN);
         assert!(
-            text.contains("getelementptr inbounds i8, ptr %local, i64 64"),
+            text.contains(&format!(
+                "getelementptr inbounds i8, ptr %local, i64 {LOCAL_ALIGN}"
+            )),
             "{text}"
         );
         assert!(!text.contains("@__ferrocl_dynamic_local"), "{text}");
