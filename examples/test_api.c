@@ -232,6 +232,21 @@ int main(void)
     /* Answered by the loader: neither an output array nor a count. */
     CHECK_ERR(clGetPlatformIDs(0, NULL, NULL), CL_INVALID_VALUE);
 
+    /* Extension functions of a program linked against the loader, whose
+     * own clGetExtensionFunctionAddress shares the name of the ICD's. */
+    {
+        static const char *const names[] = {
+            "clCreateCommandBufferKHR", "clUpdateMutableCommandsKHR", "clGetMutableCommandInfoKHR",
+        };
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            void *fn = clGetExtensionFunctionAddressForPlatform(platform, names[i]);
+            CHECK(fn != NULL, "clGetExtensionFunctionAddressForPlatform finds an extension function",
+                  "%s is NULL", names[i]);
+        }
+        CHECK(clGetExtensionFunctionAddressForPlatform(platform, "clNoSuchFunctionKHR") == NULL,
+              "clGetExtensionFunctionAddressForPlatform of an unknown name", "is not NULL");
+    }
+
     CHECK_ERR(clGetPlatformInfo(platform, 0xdead, sizeof buf, buf, NULL), CL_INVALID_VALUE);
     CHECK_ERR(clGetPlatformInfo(platform, CL_PLATFORM_NAME, 1, buf, NULL), CL_INVALID_VALUE);
     /* Size query protocol: NULL value returns the size (with the NUL), and

@@ -1,45 +1,57 @@
-//! `cl_khr_command_buffer` (provisional 0.9): commands recorded once into a
-//! command buffer, then enqueued as often as wanted. Each enqueue is one
-//! command of its queue, with one event, and runs in a mux command buffer
-//! of its own (seed 001: nothing else joins it). Recorded commands run in
-//! the order recorded, which satisfies any sync-point wait list; a kernel's
-//! arguments are those it had when it was recorded.
+//! `cl_khr_command_buffer` (provisional 0.9.8) and its mutable dispatch
+//! layer: commands recorded once into a command buffer, then enqueued as
+//! often as wanted, also while earlier enqueues still run. Each enqueue is
+//! one command of its queue, with one event, and runs in a mux command
+//! buffer of its own (seed 001: nothing else joins it), made from the
+//! recorded commands as they are at that moment, so that later updates
+//! touch only later enqueues. Recorded commands run in the order recorded,
+//! which satisfies any sync-point wait list; a kernel's arguments are those
+//! it had when it was recorded, or those an update gave it
+//! (`mutable_command.rs`).
 
 use crate::context::Context;
 use crate::enqueue_buffer::{
     copy_buffer_action, copy_buffer_rect_action, fill_buffer_action, Action,
 };
-use crate::enqueue_kernel::prepare_range;
 use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
+use crate::mutable_command::MutableCommand;
 use crate::object::{self, ClObject, Kind};
 use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use opencl_sys::*;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use std::sync::{Arc, Mutex};
 
-/// `cl_ndrange_kernel_command_properties_khr` (cl_ext.h 2023 and later).
-type NdRangeCommandProperties = cl_properties;
+/// The extensions' names and versions, as the device reports them.
+pub const EXTENSIONS: [(&str, (u32, u32, u32)); 2] = [
+    ("cl_khr_command_buffer", (0, 9, 8)),
+    ("cl_khr_command_buffer_mutable_dispatch", (0, 9, 5)),
+];
 
-/// The extension's name and version, as the device reports them.
-pub const EXTENSION: (&str, (u32, u32, u32)) = ("cl_khr_command_buffer", (0, 9, 1));
-
-/// What a command buffer can do beyond the base: be pending more than once.
+/// What a command buffer can do beyond the base: run several enqueues of
+/// one command buffer at once, each with the commands as they were when
+/// it was enqueued.
 pub const CAPABILITIES: cl_device_command_buffer_capabilities_khr =
     CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR;
 
-/// Queue properties a command buffer's queue may have.
-pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties = CL_QUEUE_PROFILING_ENABLE;
+/// Queue properties a command buffer's queue may have. Out of order, the
+/// recorded commands still run in the order recorded.
+pub const SUPPORTED_QUEUE_PROPERTIES: cl_command_queue_properties =
+    CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+
+/// Flags a command buffer may be created with.
+const FLAGS: cl_command_buffer_flags_khr =
+    CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR | CL_COMMAND_BUFFER_MUTABLE_KHR;
+
+/// `CL_COMMAND_BUFFER_MUTABLE_DISPATCH_ASSERTS_KHR` as cl_ext.h defines it
+/// (opencl-sys 0.6 has another value).
+const MUTABLE_DISPATCH_ASSERTS: cl_command_buffer_properties_khr = 0x12B7;
 
 enum Recorded {
     Action(Action),
-    Range {
-        kernel: mux::KernelRef,
-        args: Arc<mux::Allocation>,
-        range: mux::NdRange,
-        keep: Arc<Vec<Arc<ClObject<crate::memory::Mem>>>>,
-    },
+    /// An ND-range, registered as a mutable command while the command
+    /// buffer lives (whether or not the application asked for its handle).
+    Range(Arc<ClObject<MutableCommand>>),
     /// Nothing to run: recorded commands run in order anyway.
     Barrier,
 }
@@ -53,23 +65,33 @@ pub struct CommandBuffer {
     pub context: Arc<ClObject<Context>>,
     pub queue: Arc<ClObject<Queue>>,
     properties: Vec<cl_command_buffer_properties_khr>,
-    simultaneous: bool,
+    mutable: bool,
     recording: Mutex<Recording>,
-    /// Enqueues not yet finished.
-    pending: Arc<AtomicUsize>,
 }
 
 impl Kind for CommandBuffer {
     const INVALID: cl_int = CL_INVALID_COMMAND_BUFFER_KHR;
 }
 
-/// Decrements the pending count when an enqueue's commands are dropped:
-/// after they ran, or when a failure made the queue skip them.
-struct PendingGuard(Arc<AtomicUsize>);
-
-impl Drop for PendingGuard {
+impl Drop for CommandBuffer {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, AtomicOrdering::AcqRel);
+        // Its mutable commands go with it.
+        let r = self.recording.get_mut().unwrap();
+        for c in &r.commands {
+            if let Recorded::Range(m) = c {
+                object::unregister(m);
+            }
+        }
+    }
+}
+
+impl Recording {
+    /// Every ND-range has all its arguments: the buffer can be enqueued.
+    fn executable(&self) -> bool {
+        self.commands.iter().all(|c| match c {
+            Recorded::Range(m) => m.dispatch.lock().unwrap().prepared.is_some(),
+            _ => true,
+        })
     }
 }
 
@@ -91,15 +113,22 @@ pub unsafe extern "C" fn create_command_buffer(
         let mut array = Vec::new();
         if !properties.is_null() {
             let mut p = properties;
+            let mut seen = Vec::new();
             while *p != 0 {
                 let (name, value) = (*p, *p.add(1));
+                ensure(!seen.contains(&name), CL_INVALID_VALUE)?;
+                seen.push(name);
                 match name {
                     CL_COMMAND_BUFFER_FLAGS_KHR => {
+                        ensure(value & !FLAGS == 0, CL_INVALID_VALUE)?;
+                        flags = value;
+                    }
+                    // Only an assertion the application makes.
+                    MUTABLE_DISPATCH_ASSERTS => {
                         ensure(
-                            value & !CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR == 0,
+                            value & !CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR == 0,
                             CL_INVALID_VALUE,
                         )?;
-                        flags = value;
                     }
                     _ => return Err(CL_INVALID_VALUE),
                 }
@@ -112,12 +141,11 @@ pub unsafe extern "C" fn create_command_buffer(
             context: q.context.clone(),
             queue: q,
             properties: array,
-            simultaneous: flags & CL_COMMAND_BUFFER_SIMULTANEOUS_USE_KHR != 0,
+            mutable: flags & CL_COMMAND_BUFFER_MUTABLE_KHR != 0,
             recording: Mutex::new(Recording {
                 finalized: false,
                 commands: Vec::new(),
             }),
-            pending: Arc::default(),
         });
         Ok(object::handle(&cb))
     })
@@ -141,11 +169,18 @@ pub unsafe extern "C" fn finalize_command_buffer(cb: cl_command_buffer_khr) -> c
     })
 }
 
+/// Properties of a command other than an ND-range: none are defined.
+unsafe fn no_properties(properties: *const cl_command_properties_khr) -> Result<(), cl_int> {
+    ensure(properties.is_null() || *properties == 0, CL_INVALID_VALUE)
+}
+
 /// The checks every recording entry point shares; records what `make`
-/// returns and hands out its sync point.
+/// returns and hands out its sync point. Only ND-ranges are mutable.
+#[allow(clippy::too_many_arguments)]
 unsafe fn record(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
     num_sync_points: cl_uint,
     sync_points: *const cl_sync_point_khr,
     sync_point: *mut cl_sync_point_khr,
@@ -155,8 +190,19 @@ unsafe fn record(
     let cb = object::get::<CommandBuffer>(cb)?;
     // The queue is the command buffer's own: NULL says so.
     ensure(queue.is_null(), CL_INVALID_COMMAND_QUEUE)?;
-    // Mutable commands are another extension.
     ensure(mutable_handle.is_null(), CL_INVALID_VALUE)?;
+    no_properties(properties)?;
+    record_into(&cb, num_sync_points, sync_points, sync_point, make)
+}
+
+/// Records what `make` returns into `cb` after the sync-point checks.
+unsafe fn record_into(
+    cb: &Arc<ClObject<CommandBuffer>>,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    make: impl FnOnce(&Arc<ClObject<Queue>>) -> Result<Recorded, cl_int>,
+) -> Result<(), cl_int> {
     let mut r = cb.recording.lock().unwrap();
     ensure(!r.finalized, CL_INVALID_OPERATION)?;
     ensure(
@@ -180,6 +226,7 @@ unsafe fn record(
 pub unsafe extern "C" fn command_barrier_with_wait_list(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
     num_sync_points: cl_uint,
     sync_points: *const cl_sync_point_khr,
     sync_point: *mut cl_sync_point_khr,
@@ -189,6 +236,7 @@ pub unsafe extern "C" fn command_barrier_with_wait_list(
         record(
             cb,
             queue,
+            properties,
             num_sync_points,
             sync_points,
             sync_point,
@@ -202,6 +250,7 @@ pub unsafe extern "C" fn command_barrier_with_wait_list(
 pub unsafe extern "C" fn command_copy_buffer(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
     src: cl_mem,
     dst: cl_mem,
     src_offset: usize,
@@ -216,6 +265,7 @@ pub unsafe extern "C" fn command_copy_buffer(
         record(
             cb,
             queue,
+            properties,
             num_sync_points,
             sync_points,
             sync_point,
@@ -229,6 +279,7 @@ pub unsafe extern "C" fn command_copy_buffer(
 pub unsafe extern "C" fn command_copy_buffer_rect(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
     src: cl_mem,
     dst: cl_mem,
     src_origin: *const usize,
@@ -247,6 +298,7 @@ pub unsafe extern "C" fn command_copy_buffer_rect(
         record(
             cb,
             queue,
+            properties,
             num_sync_points,
             sync_points,
             sync_point,
@@ -269,6 +321,7 @@ pub unsafe extern "C" fn command_copy_buffer_rect(
 pub unsafe extern "C" fn command_fill_buffer(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
     buffer: cl_mem,
     pattern: *const c_void,
     pattern_size: usize,
@@ -283,6 +336,7 @@ pub unsafe extern "C" fn command_fill_buffer(
         record(
             cb,
             queue,
+            properties,
             num_sync_points,
             sync_points,
             sync_point,
@@ -299,7 +353,7 @@ pub unsafe extern "C" fn command_fill_buffer(
 pub unsafe extern "C" fn command_nd_range_kernel(
     cb: cl_command_buffer_khr,
     queue: cl_command_queue,
-    properties: *const NdRangeCommandProperties,
+    properties: *const cl_command_properties_khr,
     kernel: cl_kernel,
     work_dim: cl_uint,
     global_work_offset: *const usize,
@@ -311,33 +365,210 @@ pub unsafe extern "C" fn command_nd_range_kernel(
     mutable_handle: *mut cl_mutable_command_khr,
 ) -> cl_int {
     status(|| {
-        // No properties are defined without the mutable-dispatch extension.
-        ensure(properties.is_null() || *properties == 0, CL_INVALID_VALUE)?;
+        let buffer = object::get::<CommandBuffer>(cb)?;
+        ensure(queue.is_null(), CL_INVALID_COMMAND_QUEUE)?;
+        // What may be updated: every field unless the properties say.
+        let mut updatable = crate::mutable_command::CAPABILITIES;
+        let mut array = Vec::new();
+        if !properties.is_null() {
+            let mut p = properties;
+            let mut seen = Vec::new();
+            while *p != 0 {
+                let (name, value) = (*p, *p.add(1));
+                ensure(!seen.contains(&name), CL_INVALID_VALUE)?;
+                seen.push(name);
+                match name {
+                    CL_MUTABLE_DISPATCH_UPDATABLE_FIELDS_KHR => {
+                        ensure(
+                            value & !crate::mutable_command::CAPABILITIES == 0,
+                            CL_INVALID_VALUE,
+                        )?;
+                        updatable = value;
+                    }
+                    CL_MUTABLE_DISPATCH_ASSERTS_KHR => ensure(
+                        value & !CL_MUTABLE_DISPATCH_ASSERT_NO_ADDITIONAL_WORK_GROUPS_KHR == 0,
+                        CL_INVALID_VALUE,
+                    )?,
+                    _ => return Err(CL_INVALID_VALUE),
+                }
+                array.extend([name, value]);
+                p = p.add(2);
+            }
+            array.push(0);
+        }
+        // Nothing of an immutable buffer's commands can change.
+        if !buffer.mutable {
+            updatable = 0;
+        }
+        let handle = object::handle(&buffer) as usize;
+        let mut command = None;
+        record_into(&buffer, num_sync_points, sync_points, sync_point, |q| {
+            let m = MutableCommand::record(
+                handle,
+                q,
+                array,
+                updatable,
+                kernel,
+                work_dim,
+                global_work_offset,
+                global_work_size,
+                local_work_size,
+            )?;
+            let m = object::create(m);
+            command = Some(m.clone());
+            Ok(Recorded::Range(m))
+        })?;
+        if !mutable_handle.is_null() {
+            if let Some(m) = command {
+                *mutable_handle = object::handle(&m) as cl_mutable_command_khr;
+            }
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn update_mutable_commands(
+    cb: cl_command_buffer_khr,
+    num_configs: cl_uint,
+    config_types: *const cl_command_buffer_update_type_khr,
+    configs: *const *const c_void,
+) -> cl_int {
+    status(|| {
+        let cb = object::get::<CommandBuffer>(cb)?;
+        let r = cb.recording.lock().unwrap();
+        ensure(r.finalized, CL_INVALID_OPERATION)?;
+        ensure(cb.mutable, CL_INVALID_OPERATION)?;
+        ensure(
+            (num_configs == 0) == config_types.is_null(),
+            CL_INVALID_VALUE,
+        )?;
+        ensure((num_configs == 0) == configs.is_null(), CL_INVALID_VALUE)?;
+        // Every update is made first; none is kept unless all succeed.
+        let mut updates = Vec::with_capacity(num_configs as usize);
+        for i in 0..num_configs as usize {
+            ensure(
+                *config_types.add(i) == CL_STRUCTURE_TYPE_MUTABLE_DISPATCH_CONFIG_KHR,
+                CL_INVALID_VALUE,
+            )?;
+            let config = *configs.add(i) as *const cl_mutable_dispatch_config_khr;
+            ensure(!config.is_null(), CL_INVALID_VALUE)?;
+            let config = &*config;
+            let m = object::get::<MutableCommand>(config.command as *mut c_void)?;
+            ensure(
+                m.command_buffer == object::handle(&cb) as usize,
+                CL_INVALID_MUTABLE_COMMAND_KHR,
+            )?;
+            let next = m.updated(config)?;
+            updates.push((m, next));
+        }
+        for (m, next) in updates {
+            *m.dispatch.lock().unwrap() = next;
+        }
+        Ok(())
+    })
+}
+
+/// A host address the recorded command uses when it runs.
+#[derive(Clone, Copy)]
+struct Address(usize);
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_svm_memcpy(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
         record(
             cb,
             queue,
+            properties,
             num_sync_points,
             sync_points,
             sync_point,
             mutable_handle,
-            |q| {
-                let p = prepare_range(
-                    q,
-                    kernel,
-                    work_dim,
-                    global_work_offset,
-                    global_work_size,
-                    local_work_size,
+            |_| {
+                ensure(!dst.is_null() && !src.is_null(), CL_INVALID_VALUE)?;
+                let (d, s) = (dst as usize, src as usize);
+                ensure(
+                    d.checked_add(size).is_some() && s.checked_add(size).is_some(),
+                    CL_INVALID_VALUE,
                 )?;
-                Ok(match p.kernel {
-                    None => Recorded::Barrier,
-                    Some(kernel) => Recorded::Range {
-                        kernel,
-                        args: p.args,
-                        range: p.range,
-                        keep: Arc::new(p.buffers),
+                ensure(d + size <= s || s + size <= d, CL_MEM_COPY_OVERLAP)?;
+                let (d, s) = (Address(d), Address(s));
+                Ok(Recorded::Action(Arc::new(
+                    move |commands: &mut mux::CommandBuffer| {
+                        commands.host(Box::new(move || {
+                            // SAFETY: SVM memory the application keeps valid while
+                            // its commands use it.
+                            std::ptr::copy_nonoverlapping(s.0 as *const u8, d.0 as *mut u8, size);
+                            Ok(())
+                        }));
+                        Ok(())
                     },
-                })
+                )))
+            },
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_svm_mem_fill(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    svm_ptr: *mut c_void,
+    pattern: *const c_void,
+    pattern_size: usize,
+    size: usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        record(
+            cb,
+            queue,
+            properties,
+            num_sync_points,
+            sync_points,
+            sync_point,
+            mutable_handle,
+            |_| {
+                ensure(!svm_ptr.is_null() && !pattern.is_null(), CL_INVALID_VALUE)?;
+                ensure(
+                    pattern_size.is_power_of_two() && pattern_size <= 128,
+                    CL_INVALID_VALUE,
+                )?;
+                ensure(
+                    (svm_ptr as usize) % pattern_size == 0 && size % pattern_size == 0,
+                    CL_INVALID_VALUE,
+                )?;
+                // The pattern as it is now: the application may reuse its memory.
+                let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
+                let at = Address(svm_ptr as usize);
+                Ok(Recorded::Action(Arc::new(
+                    move |commands: &mut mux::CommandBuffer| {
+                        let bytes = bytes.clone();
+                        commands.host(Box::new(move || {
+                            // SAFETY: as for the copy above; `size` bytes from `at`.
+                            let dst = std::slice::from_raw_parts_mut(at.0 as *mut u8, size);
+                            for chunk in dst.chunks_exact_mut(bytes.len()) {
+                                chunk.copy_from_slice(&bytes);
+                            }
+                            Ok(())
+                        }));
+                        Ok(())
+                    },
+                )))
             },
         )
     })
@@ -350,6 +581,7 @@ macro_rules! image_command {
         pub unsafe extern "C" fn $name(
             cb: cl_command_buffer_khr,
             queue: cl_command_queue,
+            _properties: *const cl_command_properties_khr,
             $($arg: $ty,)*
             _num_sync_points: cl_uint,
             _sync_points: *const cl_sync_point_khr,
@@ -385,22 +617,19 @@ pub unsafe extern "C" fn enqueue_command_buffer(
         let queue = if num_queues == 0 {
             cb.queue.clone()
         } else {
+            // Another queue may stand in for the recorded one: of the same
+            // device and context, with properties command buffers support.
             let q = object::get::<Queue>(*queues)?;
-            // Another queue may stand in for the recorded one if it is alike.
             ensure(
-                Arc::ptr_eq(&q.context, &cb.context)
-                    && Arc::ptr_eq(&q.device, &cb.queue.device)
-                    && q.properties == cb.queue.properties,
+                q.properties & !SUPPORTED_QUEUE_PROPERTIES == 0,
                 CL_INCOMPATIBLE_COMMAND_QUEUE_KHR,
             )?;
+            ensure(Arc::ptr_eq(&q.device, &cb.queue.device), CL_INVALID_DEVICE)?;
+            ensure(Arc::ptr_eq(&q.context, &cb.context), CL_INVALID_CONTEXT)?;
             q
         };
         let r = cb.recording.lock().unwrap();
-        ensure(r.finalized, CL_INVALID_OPERATION)?;
-        ensure(
-            cb.simultaneous || cb.pending.load(AtomicOrdering::Acquire) == 0,
-            CL_INVALID_OPERATION,
-        )?;
+        ensure(r.finalized && r.executable(), CL_INVALID_OPERATION)?;
         let mut commands = mux::CommandBuffer::new();
         // Checked when recorded: replaying them cannot fail.
         let replay = |e: mux::Error| match e {
@@ -410,16 +639,15 @@ pub unsafe extern "C" fn enqueue_command_buffer(
         for c in &r.commands {
             match c {
                 Recorded::Action(a) => a(&mut commands).map_err(replay)?,
-                Recorded::Range {
-                    kernel,
-                    args,
-                    range,
-                    keep,
-                } => {
+                Recorded::Range(m) => {
+                    let d = m.dispatch.lock().unwrap();
+                    let Some(p) = &d.prepared else { continue };
+                    let Some(kernel) = &p.kernel else { continue };
                     commands
-                        .nd_range(kernel.clone(), args.clone(), *range)
+                        .nd_range(kernel.clone(), p.args.clone(), p.range)
                         .map_err(replay)?;
-                    let keep = keep.clone();
+                    // The memory its arguments name lives until it has run.
+                    let keep = p.buffers.clone();
                     commands.host(Box::new(move || {
                         drop(keep);
                         Ok(())
@@ -429,12 +657,6 @@ pub unsafe extern "C" fn enqueue_command_buffer(
             }
         }
         drop(r);
-        cb.pending.fetch_add(1, AtomicOrdering::AcqRel);
-        let guard = PendingGuard(cb.pending.clone());
-        commands.host(Box::new(move || {
-            drop(guard);
-            Ok(())
-        }));
         enqueue_payload(
             &queue,
             CL_COMMAND_COMMAND_BUFFER_KHR,
@@ -463,10 +685,11 @@ pub unsafe extern "C" fn get_command_buffer_info(
             CL_COMMAND_BUFFER_NUM_QUEUES_KHR => Info::value::<cl_uint>(1),
             CL_COMMAND_BUFFER_REFERENCE_COUNT_KHR => Info::value::<cl_uint>(cb.ref_count()),
             CL_COMMAND_BUFFER_STATE_KHR => {
-                let state = if !cb.recording.lock().unwrap().finalized {
+                let r = cb.recording.lock().unwrap();
+                let state = if !r.finalized {
                     CL_COMMAND_BUFFER_STATE_RECORDING_KHR
-                } else if cb.pending.load(AtomicOrdering::Acquire) > 0 {
-                    2 // CL_COMMAND_BUFFER_STATE_PENDING_KHR
+                } else if !r.executable() {
+                    CL_COMMAND_BUFFER_STATE_FINALIZED_KHR
                 } else {
                     CL_COMMAND_BUFFER_STATE_EXECUTABLE_KHR
                 };
@@ -497,7 +720,13 @@ pub fn function(name: &str) -> Option<*mut c_void> {
         "clCommandCopyBufferToImageKHR" => command_copy_buffer_to_image as *mut c_void,
         "clCommandCopyImageToBufferKHR" => command_copy_image_to_buffer as *mut c_void,
         "clCommandFillImageKHR" => command_fill_image as *mut c_void,
+        "clCommandSVMMemcpyKHR" => command_svm_memcpy as *mut c_void,
+        "clCommandSVMMemFillKHR" => command_svm_mem_fill as *mut c_void,
         "clGetCommandBufferInfoKHR" => get_command_buffer_info as *mut c_void,
+        "clUpdateMutableCommandsKHR" => update_mutable_commands as *mut c_void,
+        "clGetMutableCommandInfoKHR" => {
+            crate::mutable_command::get_mutable_command_info as *mut c_void
+        }
         _ => return None,
     })
 }

@@ -41,8 +41,9 @@ impl Device {
                 .map(|e| (e.name.clone(), e.version)),
         );
         // The runtime's own extensions, beside the compiler's.
-        let (name, (major, minor, patch)) = crate::command_buffer::EXTENSION;
-        v.push((name.to_string(), make_version(major, minor, patch)));
+        for (name, (major, minor, patch)) in crate::command_buffer::EXTENSIONS {
+            v.push((name.to_string(), make_version(major, minor, patch)));
+        }
         v
     }
 }
@@ -212,6 +213,9 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => Info::value::<
             cl_device_command_buffer_capabilities_khr,
         >(crate::command_buffer::CAPABILITIES),
+        CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => {
+            Info::value::<cl_mutable_dispatch_fields_khr>(crate::mutable_command::CAPABILITIES)
+        }
         CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES_KHR => {
             Info::value::<cl_command_queue_properties>(0)
         }

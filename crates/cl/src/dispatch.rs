@@ -171,17 +171,22 @@ pub unsafe extern "C" fn clGetExtensionFunctionAddress(name: *const c_char) -> *
 }
 
 unsafe extern "C" fn get_extension_function_address(name: *const c_char) -> *mut c_void {
-    clGetExtensionFunctionAddress(name)
+    if name.is_null() {
+        return std::ptr::null_mut();
+    }
+    extension_function(&CStr::from_ptr(name).to_string_lossy())
 }
 
 unsafe extern "C" fn get_extension_function_address_for_platform(
     platform: cl_platform_id,
     name: *const c_char,
 ) -> *mut c_void {
-    if platform::resolve(platform).is_err() {
+    if name.is_null() || platform::resolve(platform).is_err() {
         return std::ptr::null_mut();
     }
-    clGetExtensionFunctionAddress(name)
+    // Not through the exported `clGetExtensionFunctionAddress`: in a
+    // program linked against the ICD loader, that name is the loader's.
+    extension_function(&CStr::from_ptr(name).to_string_lossy())
 }
 
 /// The loader's way in (`cl_khr_icd`).

@@ -15,6 +15,7 @@ mod image;
 mod info;
 mod kernel;
 mod memory;
+mod mutable_command;
 mod object;
 mod pipe;
 mod platform;

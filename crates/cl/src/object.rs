@@ -112,6 +112,13 @@ pub fn register<T: Kind>(obj: &Arc<ClObject<T>>) -> *mut c_void {
     h
 }
 
+/// Makes `obj`'s handle invalid, whatever the application's references:
+/// for objects that live only as long as their parent (a command buffer's
+/// mutable commands).
+pub fn unregister<T: Kind>(obj: &Arc<ClObject<T>>) {
+    REGISTRY.write().unwrap().remove(&(handle(obj) as usize));
+}
+
 /// The handle the application gets for `obj`.
 pub fn handle<T>(obj: &Arc<ClObject<T>>) -> *mut c_void {
     Arc::as_ptr(obj) as *mut c_void
