@@ -109,6 +109,44 @@ def main():
     check(f"saxpy on {N} float32 elements matches numpy", bad == 0,
           f"{bad} elements differ, max error {err.max():.3g}")
 
+    check_binary_cache(ctx)
+    check_struct_layout(device)
+
+
+def check_binary_cache(ctx):
+    """pyopencl keeps each program's binary (CL_PROGRAM_BINARIES) in its own
+    on-disk cache and builds later copies of the source from it."""
+    import tempfile
+    src = "__kernel void twice(__global float *a) { a[get_global_id(0)] *= 2.0f; }"
+    with tempfile.TemporaryDirectory() as cache:
+        first = cl.Program(ctx, src).build(cache_dir=cache)
+        entries = os.listdir(cache)
+        check("pyopencl's binary cache holds the built program", len(entries) >= 1, repr(entries))
+        second = cl.Program(ctx, src).build(cache_dir=cache)
+        how = second._build_duration_info[0]
+        check("a second build is read from pyopencl's binary cache", how == "cache retrieval", how)
+        queue = cl.CommandQueue(ctx)
+        data = np.arange(16, dtype=np.float32)
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=data)
+        second.twice(queue, (16,), None, buf)
+        out = np.empty_like(data)
+        cl.enqueue_copy(queue, out, buf).wait()
+        check("the program read from the cache runs", np.array_equal(out, data * 2), repr(out))
+        del first
+
+
+def check_struct_layout(device):
+    """pyopencl learns a struct's layout on the device with a kernel that
+    declares a __local variable of it."""
+    import pyopencl.tools
+    dtype = np.dtype([("a", np.int8), ("b", np.int32), ("c", np.float64)])
+    try:
+        matched, decl = pyopencl.tools.match_dtype_to_c_struct(device, "pair_t", dtype)
+        ok = matched.itemsize == 16 and matched.fields["b"][1] == 4 and matched.fields["c"][1] == 8
+        check("match_dtype_to_c_struct gets the device's struct layout", ok, repr(matched))
+    except Exception as e:  # the failure is the check's result
+        check("match_dtype_to_c_struct gets the device's struct layout", False, repr(e))
+
 
 if __name__ == "__main__":
     try:
