@@ -722,3 +722,68 @@ __kernel void k(__global float* out, __global const float* in, __global int* bot
         );
     }
 }
+
+#[test]
+fn the_suggested_local_size_is_the_one_a_null_local_size_gets() {
+    type Suggest = unsafe extern "C" fn(
+        cl_command_queue,
+        cl_kernel,
+        cl_uint,
+        *const usize,
+        *const usize,
+        *mut usize,
+    ) -> cl_int;
+    let name = std::ffi::CString::new("clGetKernelSuggestedLocalWorkSizeKHR").unwrap();
+    let f = cl!(clGetExtensionFunctionAddressForPlatform(
+        platform(),
+        name.as_ptr()
+    ));
+    assert!(!f.is_null());
+    // SAFETY: the extension's function, of the type its header gives it.
+    let suggest: Suggest = unsafe { std::mem::transmute(f) };
+    let e = Env::new();
+    let src = "__kernel void k(__global uint* out) { \
+               if (get_global_id(0) + get_global_id(1) + get_global_id(2) == 0) { \
+               out[0] = get_local_size(0); out[1] = get_local_size(1); \
+               out[2] = get_local_size(2); } }";
+    let (_p, k) = e.kernel(src, "k");
+    for global in [[1024usize, 1, 1], [256, 256, 1], [6, 10, 14], [7, 1, 1]] {
+        let mut local = [0usize; 3];
+        check(
+            unsafe {
+                suggest(
+                    e.q(),
+                    k.get(),
+                    3,
+                    null(),
+                    global.as_ptr(),
+                    local.as_mut_ptr(),
+                )
+            },
+            "clGetKernelSuggestedLocalWorkSizeKHR",
+        );
+        assert!(
+            (0..3).all(|d| local[d] > 0 && global[d] % local[d] == 0),
+            "{global:?} -> {local:?}"
+        );
+        let out = e.buffer(3 * 4);
+        ok(set_mem(k.get(), 0, &out), "arg");
+        e.run(&k, &global, None);
+        let got = e.read::<u32>(&out, 0, 3);
+        assert_eq!(got, local.map(|l| l as u32).to_vec(), "global {global:?}");
+    }
+    let mut local = [0usize; 3];
+    let rc = unsafe {
+        suggest(
+            e.q(),
+            k.get(),
+            4,
+            null(),
+            [1usize; 4].as_ptr(),
+            local.as_mut_ptr(),
+        )
+    };
+    assert_code(rc, CL_INVALID_WORK_DIMENSION, "work_dim 4");
+    let rc = unsafe { suggest(e.q(), k.get(), 1, null(), null(), local.as_mut_ptr()) };
+    assert_code(rc, CL_INVALID_GLOBAL_WORK_SIZE, "NULL global size");
+}

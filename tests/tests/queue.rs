@@ -357,3 +357,41 @@ fn opencl3_command_queue_create_default_with_properties() {
     assert_eq!(q.device().unwrap(), device());
     q.finish().unwrap();
 }
+
+#[test]
+fn create_command_queue_khr_is_clcreatecommandqueuewithproperties() {
+    type CreateKhr = unsafe extern "C" fn(
+        cl_context,
+        cl_device_id,
+        *const cl_queue_properties,
+        *mut cl_int,
+    ) -> cl_command_queue;
+    let exts = ext_names(&ok(device_info(device(), CL_DEVICE_EXTENSIONS), "extensions").string());
+    assert!(
+        exts.iter().any(|e| e == "cl_khr_create_command_queue"),
+        "{exts:?}"
+    );
+    let name = std::ffi::CString::new("clCreateCommandQueueWithPropertiesKHR").unwrap();
+    let f = cl!(clGetExtensionFunctionAddressForPlatform(
+        platform(),
+        name.as_ptr()
+    ));
+    assert!(!f.is_null());
+    // SAFETY: the extension's function, of the type its header gives it.
+    let create: CreateKhr = unsafe { std::mem::transmute(f) };
+    let e = Env::new();
+    let props = [
+        CL_QUEUE_PROPERTIES as cl_queue_properties,
+        CL_QUEUE_PROFILING_ENABLE,
+        0,
+    ];
+    let mut rc = 0;
+    let q = Queue(unsafe { create(e.c(), e.device, props.as_ptr(), &mut rc) });
+    check(rc, "clCreateCommandQueueWithPropertiesKHR");
+    let got = ok(queue_info(q.get(), CL_QUEUE_PROPERTIES), "properties").u64();
+    assert_eq!(got, CL_QUEUE_PROFILING_ENABLE);
+    let bad = [CL_QUEUE_PROPERTIES as cl_queue_properties, 1 << 40, 0];
+    let q2 = unsafe { create(e.c(), e.device, bad.as_ptr(), &mut rc) };
+    assert!(q2.is_null());
+    assert_code(rc, CL_INVALID_VALUE, "unknown queue property bits");
+}

@@ -41,7 +41,10 @@ impl Device {
                 .map(|e| (e.name.clone(), e.version)),
         );
         // The runtime's own extensions, beside the compiler's.
-        for (name, (major, minor, patch)) in crate::command_buffer::EXTENSIONS {
+        for &(name, (major, minor, patch)) in RUNTIME_EXTENSIONS
+            .iter()
+            .chain(&crate::command_buffer::EXTENSIONS)
+        {
             v.push((name.to_string(), make_version(major, minor, patch)));
         }
         v
@@ -285,6 +288,12 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         _ => return Err(CL_INVALID_VALUE),
     })
 }
+
+/// Extensions of the runtime alone, with their versions.
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 2] = [
+    ("cl_khr_create_command_queue", (1, 0, 0)),
+    ("cl_khr_suggested_local_work_size", (1, 0, 0)),
+];
 
 /// The Khronos OpenCL CTS release (its tag) the conformance runs use.
 pub const CTS_VERSION: &str = "v2026-07-09-00";

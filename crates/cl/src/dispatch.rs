@@ -156,6 +156,12 @@ fn extension_function(name: &str) -> *mut c_void {
     match name {
         "clIcdGetPlatformIDsKHR" => clIcdGetPlatformIDsKHR as *mut c_void,
         "clGetPlatformInfo" => platform::get_platform_info as *mut c_void,
+        "clGetKernelSuggestedLocalWorkSizeKHR" => {
+            enqueue_kernel::get_kernel_suggested_local_work_size as *mut c_void
+        }
+        "clCreateCommandQueueWithPropertiesKHR" => {
+            queue::create_command_queue_with_properties as *mut c_void
+        }
         _ => command_buffer::function(name).unwrap_or(std::ptr::null_mut()),
     }
 }

@@ -68,6 +68,75 @@ fn choose_local_size(
     [x, y, z]
 }
 
+/// The local size of a range given none: the kernel's required size, its
+/// hint where that fits the range and the device, else the runtime's
+/// choice (`choose_local_size`).
+fn default_local_size(
+    k: &Kernel,
+    device: &crate::device::Device,
+    global: [usize; 3],
+) -> [usize; 3] {
+    let info = device.info();
+    let max = k.max_work_group_size(device);
+    let hint = k.info.work_group_size_hint.filter(|h| {
+        (0..3).all(|d| h[d] > 0 && global[d].max(1) % h[d] == 0)
+            && h.iter().product::<usize>() <= max
+    });
+    match k.info.reqd_work_group_size.or(hint) {
+        Some(r) => r,
+        None => choose_local_size(
+            global.map(|g| g.max(1)),
+            max,
+            info.native_vector_width.float as usize,
+            info.local_rows,
+            info.compute_units as usize,
+        ),
+    }
+}
+
+/// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`):
+/// the local size a NULL `local_work_size` would get.
+pub unsafe extern "C" fn get_kernel_suggested_local_work_size(
+    queue: cl_command_queue,
+    kernel: cl_kernel,
+    work_dim: cl_uint,
+    global_work_offset: *const usize,
+    global_work_size: *const usize,
+    suggested_local_work_size: *mut usize,
+) -> cl_int {
+    status(|| {
+        let q = object::get::<Queue>(queue)?;
+        let k = object::get::<Kernel>(kernel)?;
+        ensure(
+            Arc::ptr_eq(&q.context, &k.program.context),
+            CL_INVALID_CONTEXT,
+        )?;
+        ensure((1..=3).contains(&work_dim), CL_INVALID_WORK_DIMENSION)?;
+        ensure(!global_work_size.is_null(), CL_INVALID_GLOBAL_WORK_SIZE)?;
+        ensure(!suggested_local_work_size.is_null(), CL_INVALID_VALUE)?;
+        let dims = work_dim as usize;
+        let mut global = [1usize; 3];
+        for d in 0..dims {
+            global[d] = *global_work_size.add(d);
+            ensure(global[d] > 0, CL_INVALID_GLOBAL_WORK_SIZE)?;
+            let offset = if global_work_offset.is_null() {
+                0
+            } else {
+                *global_work_offset.add(d)
+            };
+            ensure(
+                global[d].checked_add(offset).is_some(),
+                CL_INVALID_GLOBAL_OFFSET,
+            )?;
+        }
+        let local = default_local_size(&k, &q.device, global);
+        for (d, l) in local.iter().enumerate().take(dims) {
+            *suggested_local_work_size.add(d) = *l;
+        }
+        Ok(())
+    })
+}
+
 /// A kernel's argument values, packed for one launch.
 struct Packed {
     block: Arc<mux::Allocation>,
@@ -276,21 +345,7 @@ pub unsafe fn prepare_range(
     }
     let max = k.max_work_group_size(device);
     let local = if local_work_size.is_null() {
-        // The kernel's own hint, where it fits the range and the device.
-        let hint = k.info.work_group_size_hint.filter(|h| {
-            (0..3).all(|d| h[d] > 0 && global[d].max(1) % h[d] == 0)
-                && h.iter().product::<usize>() <= max
-        });
-        match k.info.reqd_work_group_size.or(hint) {
-            Some(r) => r,
-            None => choose_local_size(
-                global.map(|g| g.max(1)),
-                max,
-                info.native_vector_width.float as usize,
-                info.local_rows,
-                info.compute_units as usize,
-            ),
-        }
+        default_local_size(&k, device, global)
     } else {
         let mut l = [1usize; 3];
         for d in 0..dims {
