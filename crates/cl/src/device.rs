@@ -216,6 +216,14 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR => Info::value::<
             cl_device_command_buffer_capabilities_khr,
         >(crate::command_buffer::CAPABILITIES),
+        // Binary semaphores, none imported or exported.
+        CL_DEVICE_SEMAPHORE_TYPES_KHR => {
+            Info::slice::<cl_semaphore_type_khr>(&[CL_SEMAPHORE_TYPE_BINARY_KHR])
+        }
+        CL_DEVICE_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR
+        | CL_DEVICE_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR => {
+            Info::slice::<cl_external_semaphore_handle_type_khr>(&[])
+        }
         CL_DEVICE_MUTABLE_DISPATCH_CAPABILITIES_KHR => {
             Info::value::<cl_mutable_dispatch_fields_khr>(crate::mutable_command::CAPABILITIES)
         }
@@ -290,8 +298,9 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
 }
 
 /// Extensions of the runtime alone, with their versions.
-const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 2] = [
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 3] = [
     ("cl_khr_create_command_queue", (1, 0, 0)),
+    ("cl_khr_semaphore", (1, 0, 0)),
     ("cl_khr_suggested_local_work_size", (1, 0, 0)),
 ];
 

@@ -162,7 +162,9 @@ fn extension_function(name: &str) -> *mut c_void {
         "clCreateCommandQueueWithPropertiesKHR" => {
             queue::create_command_queue_with_properties as *mut c_void
         }
-        _ => command_buffer::function(name).unwrap_or(std::ptr::null_mut()),
+        _ => command_buffer::function(name)
+            .or_else(|| semaphore::function(name))
+            .unwrap_or(std::ptr::null_mut()),
     }
 }
 

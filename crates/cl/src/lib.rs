@@ -22,6 +22,7 @@ mod platform;
 mod program;
 mod queue;
 mod sampler;
+mod semaphore;
 mod svm;
 mod util;
 

@@ -96,6 +96,14 @@ pub unsafe extern "C" fn get_platform_info(
             CL_PLATFORM_EXTENSIONS_WITH_VERSION => Info::name_versions(&extensions),
             CL_PLATFORM_HOST_TIMER_RESOLUTION => Info::value::<cl_ulong>(1),
             CL_PLATFORM_ICD_SUFFIX_KHR => Info::string(ICD_SUFFIX),
+            // cl_khr_semaphore: binary semaphores, none imported or exported.
+            CL_PLATFORM_SEMAPHORE_TYPES_KHR => {
+                Info::slice::<cl_semaphore_type_khr>(&[CL_SEMAPHORE_TYPE_BINARY_KHR])
+            }
+            CL_PLATFORM_SEMAPHORE_IMPORT_HANDLE_TYPES_KHR
+            | CL_PLATFORM_SEMAPHORE_EXPORT_HANDLE_TYPES_KHR => {
+                Info::slice::<cl_external_semaphore_handle_type_khr>(&[])
+            }
             _ => return Err(CL_INVALID_VALUE),
         })
     });
