@@ -6,6 +6,7 @@
 #   make test         build, then run every test suite and print a summary
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
 #   make bench        run benches/ on ferrocl and PoCL side by side
+#   make test-memcheck  the tests under valgrind (no leak, no invalid access)
 #   make clean
 #
 # The test-* targets (test-cargo, test-c, test-clinfo, test-python) run one
@@ -50,7 +51,7 @@ EXAMPLE_HDR := $(wildcard examples/*.h)
 
 RESULTS     := $(BUILD)/test-results
 
-.PHONY: all build deps demo test test-cargo test-c test-clinfo test-python \
+.PHONY: all build deps demo test test-cargo test-c test-clinfo test-python test-memcheck \
         python-venv icd-install clean bench
 
 all: build
@@ -117,6 +118,13 @@ test-python: python-venv
 
 python-venv:
 	FERROCL_VENV=$(VENV) scripts/deps.sh --python
+
+# The C programs and the Rust API suites under valgrind's memcheck: no
+# invalid access, no uninitialised use, no leak (scripts/memcheck.sh).
+# Not part of `make test`: valgrind runs them many times slower.
+test-memcheck: build $(C_TESTS) $(EXAMPLES)/vecadd
+	scripts/deps.sh --memcheck
+	$(ICD_ENV) CARGO="$(CARGO)" scripts/memcheck.sh $(EXAMPLES)/vecadd $(C_TESTS)
 
 # ---- install / clean ------------------------------------------------------
 

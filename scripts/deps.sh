@@ -7,6 +7,7 @@
 #                                 only the benchmarks compare against
 #   scripts/deps.sh --python      also the Python venv at build/venv with
 #                                 pyopencl and numpy (for the pyopencl test)
+#   scripts/deps.sh --memcheck    also valgrind (for `make test-memcheck`)
 #
 # Exit status 0 when everything is in place.  As a normal user nothing is
 # installed: the missing packages are printed as one `sudo apt-get install`
@@ -40,7 +41,8 @@ for arg in "$@"; do
     case "$arg" in
         --with-pocl) PACKAGES+=(pocl-opencl-icd) ;;
         --python) want_python=1 ;;
-        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --memcheck) PACKAGES+=(valgrind) ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
