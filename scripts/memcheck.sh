@@ -17,6 +17,9 @@ SUITES="${MEMCHECK_SUITES:-handles context queue buffer event kernel program run
 CARGO="${CARGO:-cargo}"
 mkdir -p "$LOGS"
 
+# Every build compiles, so that the compiler's paths are checked too.
+export FERROCL_CACHE=0
+
 VALGRIND=(valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite
           --error-exitcode=99 --suppressions="$ROOT/scripts/memcheck.supp"
           --fair-sched=yes)
