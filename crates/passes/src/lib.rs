@@ -22,7 +22,8 @@
 //!   become plain reads and writes;
 //! - [`local_memory`]: `__local` variables move into the work-group's block;
 //! - [`vector_stores`]: a vector assembled from scalars is stored lane by
-//!   lane, so that the work-item loop vectorizes.
+//!   lane, so that the work-item loop vectorizes;
+//! - [`safe_division`]: integer division and remainder never trap.
 
 pub mod barriers;
 pub mod constant_expr;
@@ -32,6 +33,7 @@ pub mod local_atomics;
 pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
+pub mod safe_division;
 pub mod streaming_stores;
 pub mod uniformity;
 pub mod vector_stores;
@@ -75,6 +77,8 @@ pub unsafe fn build_work_group_function(
     }
     // Barriers in called functions become barriers in the kernel.
     inline_all::run(m, k)?;
+    // Before anything folds a division by zero or copies the kernel.
+    safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then
     // keeps only what truly lives across a barrier, and computes ids
     // and sizes again rather than storing them.
