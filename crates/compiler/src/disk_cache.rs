@@ -44,6 +44,7 @@ impl KeyBuilder {
                 .as_bytes(),
         );
         k.add(llvm_version().as_bytes());
+        k.add(crate::knobs::code_key().as_bytes());
         k
     }
 
@@ -97,12 +98,10 @@ impl DiskCache {
     /// The cache the environment asks for (see the module's notes).
     pub fn from_env() -> DiskCache {
         let var = |name| std::env::var_os(name).filter(|v| !v.is_empty());
-        if let Some(v) = var("FERROCL_CACHE") {
-            if v == "0" || v.eq_ignore_ascii_case("off") {
-                return DiskCache::off();
-            }
+        if crate::knobs::cache_off() {
+            return DiskCache::off();
         }
-        if let Some(dir) = var("FERROCL_CACHE_DIR") {
+        if let Some(dir) = crate::knobs::cache_dir() {
             return DiskCache::at(dir);
         }
         if let Some(xdg) = var("XDG_CACHE_HOME") {

@@ -5,6 +5,7 @@
 mod arg_layout;
 mod build_id;
 pub mod disk_cache;
+pub mod knobs;
 mod kernel_info;
 pub mod llvm;
 mod options;

@@ -236,8 +236,8 @@ unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &
 /// passes left it, to feed `opt`), to see what the passes and LLVM made of
 /// a kernel (vectorized or not, what stayed in memory).
 unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
-    if let Some(dir) = std::env::var_os("FERROCL_DUMP_DIR") {
-        let path = std::path::Path::new(&dir).join(format!("{symbol}.ll"));
+    if let Some(dir) = compiler::knobs::dump_dir() {
+        let path = dir.join(format!("{symbol}.ll"));
         // A debugging aid: a directory that cannot be written is ignored.
         let _ = std::fs::write(path, llvm::print_module(m));
     }

@@ -253,7 +253,7 @@ unsafe fn form_of(
 
 /// `FERROCL_VECTORIZE_EXPLAIN=1` prints what became of each kernel.
 fn explaining() -> bool {
-    std::env::var_os("FERROCL_VECTORIZE_EXPLAIN").is_some()
+    compiler::knobs::vectorize_explain()
 }
 
 unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
@@ -306,17 +306,15 @@ unsafe fn widest_value(m: LLVMModuleRef, k: LLVMValueRef) -> (usize, usize) {
     (element, elements)
 }
 
-/// `FERROCL_VECTORIZE=0` turns the whole-kernel vectorizer off, to compare
-/// (with `FERROCL_CACHE=0`, as for the loop barriers).
+/// `FERROCL_VECTORIZE=0` turns the whole-kernel vectorizer off, to compare.
 fn vectorize_enabled() -> bool {
-    std::env::var_os("FERROCL_VECTORIZE").is_none_or(|v| v != "0")
+    compiler::knobs::vectorize()
 }
 
 /// `FERROCL_LOOP_BARRIERS=0` turns the implicit loop barriers off, to
-/// compare (the kernel cache key does not see it: use with
-/// `FERROCL_CACHE=0`).
+/// compare.
 fn loop_barriers_enabled() -> bool {
-    std::env::var_os("FERROCL_LOOP_BARRIERS").is_none_or(|v| v != "0")
+    compiler::knobs::loop_barriers()
 }
 
 #[cfg(test)]

@@ -1,0 +1,65 @@
+//! Every `FERROCL_*` environment variable the library reads, read here and
+//! nowhere else. Those that change the code a kernel compiles to are part
+//! of every on-disk cache key ([`code_key`]), so that an entry made with
+//! one setting is never loaded under another.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+fn var(name: &str) -> Option<OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}
+
+fn is_off(name: &str) -> bool {
+    var(name).is_some_and(|v| v == "0" || v.eq_ignore_ascii_case("off"))
+}
+
+/// `FERROCL_CACHE=0` (or `off`): no on-disk cache.
+pub fn cache_off() -> bool {
+    is_off("FERROCL_CACHE")
+}
+
+/// `FERROCL_CACHE_DIR`: where the on-disk cache lives.
+pub fn cache_dir() -> Option<PathBuf> {
+    var("FERROCL_CACHE_DIR").map(PathBuf::from)
+}
+
+/// `FERROCL_VECTORIZE=0`: no whole-kernel vectorization (to compare).
+pub fn vectorize() -> bool {
+    !is_off("FERROCL_VECTORIZE")
+}
+
+/// `FERROCL_VECTORIZE_EXPLAIN=1`: say what became of each kernel.
+pub fn vectorize_explain() -> bool {
+    var("FERROCL_VECTORIZE_EXPLAIN").is_some()
+}
+
+/// `FERROCL_LOOP_BARRIERS=0`: no implicit barriers in uniform inner loops.
+pub fn loop_barriers() -> bool {
+    !is_off("FERROCL_LOOP_BARRIERS")
+}
+
+/// `FERROCL_DUMP_DIR`: write each kernel's IR there as it is compiled.
+pub fn dump_dir() -> Option<PathBuf> {
+    var("FERROCL_DUMP_DIR").map(PathBuf::from)
+}
+
+/// `FERROCL_THREADS=N`: run work-groups on N threads (the device's compute
+/// units), whatever the affinity mask and the cgroup's quota allow.
+pub fn threads() -> Option<usize> {
+    var("FERROCL_THREADS")?
+        .to_str()?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|&n| n > 0)
+}
+
+/// The settings above that change compiled code, as cache-key bytes.
+pub fn code_key() -> String {
+    format!(
+        "vectorize={} loop_barriers={}",
+        vectorize(),
+        loop_barriers()
+    )
+}
