@@ -4,6 +4,7 @@ use crate::entry::{ensure, status};
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
 use crate::platform::{self, make_version};
+use crate::sub_device;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -13,6 +14,11 @@ pub struct Device {
     pub mux: Arc<dyn mux::Device>,
     pub compiler: Arc<dyn compiler::Target>,
     platform: AtomicPtr<c_void>,
+    /// A sub-device's parent; `None` for a root device.
+    parent: Option<Arc<ClObject<Device>>>,
+    /// The properties a sub-device was made with, 0-terminated
+    /// (`CL_DEVICE_PARTITION_TYPE`); empty for a root device.
+    partition_type: Vec<cl_device_partition_property>,
 }
 
 impl Kind for Device {
@@ -26,6 +32,22 @@ impl Device {
 
     pub fn info(&self) -> &mux::DeviceInfo {
         self.mux.info()
+    }
+
+    /// A sub-device of `parent` (this device) running on `mux`.
+    pub fn sub_device(
+        &self,
+        mux: Arc<dyn mux::Device>,
+        partition_type: Vec<cl_device_partition_property>,
+        parent: &Arc<ClObject<Device>>,
+    ) -> Device {
+        Device {
+            mux,
+            compiler: self.compiler.clone(),
+            platform: AtomicPtr::new(self.platform.load(Ordering::Acquire)),
+            parent: Some(parent.clone()),
+            partition_type,
+        }
     }
 
     /// Extensions as reported: the platform's plus the device's own.
@@ -68,6 +90,8 @@ pub fn create_host_device() -> Arc<ClObject<Device>> {
         mux: mux::validating(Arc::new(host::HostDevice::new())),
         compiler: Arc::new(host::HostTarget::new()),
         platform: AtomicPtr::new(std::ptr::null_mut()),
+        parent: None,
+        partition_type: Vec::new(),
     })
 }
 
@@ -120,7 +144,8 @@ pub unsafe extern "C" fn get_device_ids(
 }
 
 /// Every `clGetDeviceInfo` query of OpenCL 3.0, answered from the device.
-fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
+fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> {
+    let d = &obj.body;
     let i = d.info();
     let pw = i.preferred_vector_width;
     let nw = i.native_vector_width;
@@ -243,12 +268,21 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_ILS_WITH_VERSION => Info::name_versions(&[]),
         CL_DEVICE_PRINTF_BUFFER_SIZE => Info::value::<usize>(i.printf_buffer_size),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
-        CL_DEVICE_PARENT_DEVICE => Info::value::<cl_device_id>(std::ptr::null_mut()),
-        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => Info::value::<cl_uint>(0),
-        CL_DEVICE_PARTITION_PROPERTIES => Info::slice::<cl_device_partition_property>(&[0]),
-        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => Info::value::<cl_device_affinity_domain>(0),
-        CL_DEVICE_PARTITION_TYPE => Info::slice::<cl_device_partition_property>(&[]),
-        CL_DEVICE_REFERENCE_COUNT => Info::value::<cl_uint>(1),
+        CL_DEVICE_PARENT_DEVICE => Info::value::<cl_device_id>(
+            d.parent.as_ref().map_or(std::ptr::null_mut(), object::handle),
+        ),
+        CL_DEVICE_PARTITION_MAX_SUB_DEVICES => Info::value::<cl_uint>(i.compute_units),
+        CL_DEVICE_PARTITION_PROPERTIES => {
+            Info::slice::<cl_device_partition_property>(&sub_device::partition_properties(i))
+        }
+        CL_DEVICE_PARTITION_AFFINITY_DOMAIN => {
+            Info::value::<cl_device_affinity_domain>(sub_device::affinity_domains(i))
+        }
+        CL_DEVICE_PARTITION_TYPE => Info::slice::<cl_device_partition_property>(&d.partition_type),
+        CL_DEVICE_REFERENCE_COUNT => Info::value::<cl_uint>(match d.parent {
+            Some(_) => obj.ref_count(),
+            None => 1,
+        }),
         CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
         CL_DEVICE_MAX_READ_IMAGE_ARGS
         | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
@@ -319,28 +353,28 @@ pub unsafe extern "C" fn get_device_info(
     answer(result, size, value, size_ret)
 }
 
+// Root devices are not reference counted (the spec: a no-op); sub-devices
+// are, as other objects.
 pub unsafe extern "C" fn retain_device(device: cl_device_id) -> cl_int {
-    // Root devices are not reference counted (the spec: a no-op).
-    status(|| object::get::<Device>(device).map(|_| ()))
+    status(|| match object::get::<Device>(device)?.parent {
+        Some(_) => result(object::retain::<Device>(device)),
+        None => Ok(()),
+    })
 }
 
 pub unsafe extern "C" fn release_device(device: cl_device_id) -> cl_int {
-    status(|| object::get::<Device>(device).map(|_| ()))
+    status(|| match object::get::<Device>(device)?.parent {
+        Some(_) => result(object::release::<Device>(device)),
+        None => Ok(()),
+    })
 }
 
-pub unsafe extern "C" fn create_sub_devices(
-    device: cl_device_id,
-    properties: *const cl_device_partition_property,
-    _num_devices: cl_uint,
-    _out_devices: *mut cl_device_id,
-    _num_devices_ret: *mut cl_uint,
-) -> cl_int {
-    status(|| {
-        object::get::<Device>(device)?;
-        ensure(!properties.is_null(), CL_INVALID_VALUE)?;
-        // CL_DEVICE_PARTITION_PROPERTIES lists no partition type.
-        Err(CL_INVALID_VALUE)
-    })
+fn result(code: cl_int) -> Result<(), cl_int> {
+    if code == CL_SUCCESS {
+        Ok(())
+    } else {
+        Err(code)
+    }
 }
 
 /// Nanoseconds on the clock profiling and host timers share.

@@ -79,7 +79,7 @@ static DISPATCH: LazyLock<Table> = LazyLock::new(|| {
     d.clEnqueueWriteBufferRect = Some(enqueue_buffer::enqueue_write_buffer_rect);
     d.clEnqueueCopyBufferRect = Some(enqueue_buffer::enqueue_copy_buffer_rect);
     // OpenCL 1.2
-    d.clCreateSubDevices = Some(device::create_sub_devices);
+    d.clCreateSubDevices = Some(sub_device::create_sub_devices);
     d.clRetainDevice = Some(device::retain_device);
     d.clReleaseDevice = Some(device::release_device);
     d.clCreateProgramWithBuiltInKernels = Some(program::create_program_with_built_in_kernels);

@@ -23,6 +23,7 @@ mod program;
 mod queue;
 mod sampler;
 mod semaphore;
+mod sub_device;
 mod svm;
 mod util;
 

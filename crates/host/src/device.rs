@@ -2,9 +2,10 @@
 
 use crate::executable::HostExecutable;
 use crate::memory::{image_layout, HostBuffer, HostImage, HostMemory};
-use crate::queue::{Executor, HostQueue, HostSemaphore};
+use crate::queue::{Executor, ExecutorHandle, HostQueue, HostSemaphore};
 use crate::sync::{HostFence, HostQueryPool};
 use crate::thread_pool::ThreadPool;
+use crate::topology;
 use mux::{
     BufferRef, DeviceInfo, ExecutableRef, FenceRef, ImageDesc, ImageLayout, ImageRef, Kernel,
     MemoryRef, NdRange, QueryPoolRef,
@@ -13,19 +14,47 @@ use std::sync::Arc;
 
 pub struct HostDevice {
     info: DeviceInfo,
-    executor: Arc<Executor>,
+    executor: Arc<ExecutorHandle>,
+    /// The CPU each compute unit runs on.
+    cpus: Vec<usize>,
 }
 
 impl HostDevice {
+    /// The whole machine, or as much of it as the process may use: a
+    /// compute unit per allowed CPU, cut to the cgroup's CPU quota, or
+    /// `FERROCL_THREADS` of them. Its threads go where the OS puts them.
     pub fn new() -> HostDevice {
-        let info = crate::device_info::probe(crate::jit::host_cpu().0);
+        let allowed = topology::allowed_cpus();
+        let units = topology::compute_units(
+            allowed.len(),
+            topology::cgroup_cpu_limit(),
+            compiler::knobs::threads(),
+        );
+        let cpus: Vec<usize> = (0..units).map(|i| allowed[i % allowed.len()]).collect();
+        let info = crate::device_info::probe(crate::jit::host_cpu().0, &cpus);
+        HostDevice::start(info, cpus, false)
+    }
+
+    /// A device on `cpus` (one compute unit each), its threads `pinned` to
+    /// them or not.
+    fn start(info: DeviceInfo, cpus: Vec<usize>, pinned: bool) -> HostDevice {
+        let bind = pinned.then(|| {
+            let mut set = cpus.clone();
+            set.sort_unstable();
+            set.dedup();
+            set
+        });
         // The thread that runs an ND-range works too: one worker fewer than cores.
-        let workers = (info.compute_units as usize).saturating_sub(1);
-        let pool = Arc::new(ThreadPool::new(workers));
+        let workers = cpus.len().saturating_sub(1);
+        let pool = Arc::new(ThreadPool::new(workers, bind.clone()));
         // Command buffers run on a few threads of their own, so that
         // independent ones overlap (a copy beside a kernel).
-        let executor = Executor::new(2, pool, info.local_mem_size);
-        HostDevice { executor, info }
+        let executor = Executor::new(2, pool, info.local_mem_size, bind);
+        HostDevice {
+            executor,
+            info,
+            cpus,
+        }
     }
 }
 
@@ -100,6 +129,14 @@ impl mux::Device for HostDevice {
 
     fn create_query_pool(&self, count: usize) -> mux::Result<QueryPoolRef> {
         Ok(Arc::new(HostQueryPool::new(count)))
+    }
+
+    fn create_sub_device(&self, units: &[u32]) -> mux::Result<Arc<dyn mux::Device>> {
+        let cpus: Vec<usize> = units.iter().map(|&u| self.cpus[u as usize]).collect();
+        let mut info = self.info.clone();
+        info.compute_units = cpus.len() as u32;
+        info.affinity_domains = topology::domains(&cpus);
+        Ok(Arc::new(HostDevice::start(info, cpus, true)))
     }
 }
 

@@ -96,11 +96,10 @@ fn widths(bytes: u32) -> VectorWidths {
     }
 }
 
-/// Everything the device reports, read off this machine.
-pub fn probe(target_cpu: String) -> DeviceInfo {
-    let units = std::thread::available_parallelism()
-        .map(|n| n.get() as u32)
-        .unwrap_or(1);
+/// Everything the device reports, read off this machine, for a device with
+/// a compute unit on each of `cpus`.
+pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
+    let units = cpus.len() as u32;
     let memory = physical_memory();
     let caches = caches();
     let last_level = caches
@@ -164,6 +163,7 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         opencl_c_features: name_versions(compiler::OPENCL_C_FEATURES),
         printf_buffer_size: 1 << 20,
         target_cpu,
+        affinity_domains: crate::topology::domains(cpus),
     }
 }
 
@@ -190,11 +190,9 @@ mod tests {
 
     #[test]
     fn the_probe_reports_this_machine() {
-        let info = probe("x86-64".into());
-        assert_eq!(
-            info.compute_units as usize,
-            std::thread::available_parallelism().unwrap().get()
-        );
+        let cpus = crate::topology::allowed_cpus();
+        let info = probe("x86-64".into(), &cpus);
+        assert_eq!(info.compute_units as usize, cpus.len());
         assert!(info.global_mem_size > 0 && info.max_mem_alloc_size <= info.global_mem_size);
         assert!(info.global_mem_cache.size > 0);
         assert!(info.native_vector_width.float >= 4);

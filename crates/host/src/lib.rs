@@ -14,6 +14,7 @@ mod queue;
 mod sync;
 mod target;
 mod thread_pool;
+mod topology;
 
 pub use device::HostDevice;
 pub use target::HostTarget;

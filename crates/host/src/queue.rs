@@ -90,26 +90,62 @@ impl Pending {
 pub struct Executor {
     ready: Mutex<VecDeque<Ready>>,
     wake: Condvar,
+    /// No handle is left: threads end when `ready` is empty.
+    closing: AtomicBool,
     pool: Arc<ThreadPool>,
     local_mem_size: u64,
 }
 
+/// What the device, its queues and the dispatches waiting on semaphores
+/// hold of an executor: when the last of them goes, nothing can hand it
+/// work any more, and its threads end once they have run what is ready (a
+/// released sub-device leaves no thread behind).
+pub struct ExecutorHandle(Arc<Executor>);
+
+impl std::ops::Deref for ExecutorHandle {
+    type Target = Executor;
+    fn deref(&self) -> &Executor {
+        &self.0
+    }
+}
+
+impl Drop for ExecutorHandle {
+    fn drop(&mut self) {
+        let _ready = self.0.ready.lock().unwrap();
+        self.0.closing.store(true, Ordering::Release);
+        self.0.wake.notify_all();
+    }
+}
+
 impl Executor {
-    pub fn new(threads: usize, pool: Arc<ThreadPool>, local_mem_size: u64) -> Arc<Executor> {
+    /// Starts `threads` executor threads, bound to `cpus` if given.
+    pub fn new(
+        threads: usize,
+        pool: Arc<ThreadPool>,
+        local_mem_size: u64,
+        cpus: Option<Vec<usize>>,
+    ) -> Arc<ExecutorHandle> {
         let e = Arc::new(Executor {
             ready: Mutex::new(VecDeque::new()),
             wake: Condvar::new(),
+            closing: AtomicBool::new(false),
             pool,
             local_mem_size,
         });
         for i in 0..threads.max(1) {
             let e = e.clone();
+            let cpus = cpus.clone();
             std::thread::Builder::new()
                 .name(format!("ferrocl-queue-{i}"))
-                .spawn(move || e.serve())
+                .spawn(move || {
+                    if let Some(cpus) = cpus {
+                        crate::topology::pin_current_thread(&cpus);
+                    }
+                    e.serve()
+                })
                 .expect("spawning a queue thread");
         }
-        e
+        Arc::new(ExecutorHandle(e))
     }
 
     fn submit(&self, r: Ready) {
@@ -172,6 +208,9 @@ impl Executor {
                     if let Some(r) = ready.pop_front() {
                         break r;
                     }
+                    if self.closing.load(Ordering::Acquire) {
+                        return;
+                    }
                     ready = self.wake.wait(ready).unwrap();
                 }
             };
@@ -201,12 +240,12 @@ impl Executor {
 }
 
 pub struct HostQueue {
-    executor: Arc<Executor>,
+    executor: Arc<ExecutorHandle>,
     pending: Arc<Pending>,
 }
 
 impl HostQueue {
-    pub fn new(executor: Arc<Executor>) -> HostQueue {
+    pub fn new(executor: Arc<ExecutorHandle>) -> HostQueue {
         HostQueue {
             executor,
             pending: Arc::default(),
@@ -268,7 +307,7 @@ struct Gate {
     remaining: AtomicUsize,
     failed: AtomicBool,
     ready: Mutex<Option<Ready>>,
-    executor: Arc<Executor>,
+    executor: Arc<ExecutorHandle>,
 }
 
 impl Gate {
@@ -292,8 +331,8 @@ mod tests {
     use std::sync::mpsc::channel;
 
     fn queue() -> HostQueue {
-        let pool = Arc::new(ThreadPool::new(1));
-        HostQueue::new(Executor::new(2, pool, 1 << 16))
+        let pool = Arc::new(ThreadPool::new(1, None));
+        HostQueue::new(Executor::new(2, pool, 1 << 16, None))
     }
 
     fn host(f: impl FnOnce() -> mux::Result<()> + Send + 'static) -> CommandBuffer {

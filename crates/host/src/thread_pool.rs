@@ -104,8 +104,9 @@ pub struct ThreadPool {
 }
 
 impl ThreadPool {
-    /// Starts `workers` threads (the caller of [`run`](Self::run) is one more).
-    pub fn new(workers: usize) -> ThreadPool {
+    /// Starts `workers` threads (the caller of [`run`](Self::run) is one
+    /// more), bound to `cpus` if given (a sub-device's cores).
+    pub fn new(workers: usize, cpus: Option<Vec<usize>>) -> ThreadPool {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 job: None,
@@ -117,10 +118,16 @@ impl ThreadPool {
         });
         for i in 0..workers {
             let s = shared.clone();
+            let cpus = cpus.clone();
             thread::Builder::new()
                 .name(format!("ferrocl-worker-{i}"))
                 .stack_size(8 << 20)
-                .spawn(move || worker(s))
+                .spawn(move || {
+                    if let Some(cpus) = cpus {
+                        crate::topology::pin_current_thread(&cpus);
+                    }
+                    worker(s)
+                })
                 .expect("spawning a worker thread");
         }
         ThreadPool {

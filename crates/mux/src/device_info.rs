@@ -50,6 +50,17 @@ pub enum DeviceKind {
     Custom,
 }
 
+/// What compute units of a device may share, to partition it by
+/// (`CL_DEVICE_AFFINITY_DOMAIN_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AffinityDomain {
+    Numa,
+    L4Cache,
+    L3Cache,
+    L2Cache,
+    L1Cache,
+}
+
 /// What a device reports about itself. The API layer answers
 /// `clGetDeviceInfo` from this; nothing in it is guessed by the API layer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,4 +99,8 @@ pub struct DeviceInfo {
     pub printf_buffer_size: usize,
     /// The target CPU name the compiler tunes for (e.g. `znver4`).
     pub target_cpu: String,
+    /// For each affinity domain the device can be partitioned by, its
+    /// compute units (indices below `compute_units`) grouped by what they
+    /// share; no entry for a domain the device knows nothing of.
+    pub affinity_domains: Vec<(AffinityDomain, Vec<Vec<u32>>)>,
 }

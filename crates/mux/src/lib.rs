@@ -75,4 +75,9 @@ pub trait Device: Send + Sync {
 
     /// A pool of `count` duration queries.
     fn create_query_pool(&self, count: usize) -> Result<QueryPoolRef>;
+
+    /// A device of its own made of `units`, distinct indices of this
+    /// device's compute units (a sub-device): its own threads, on those
+    /// units alone. Memory and executables of either device work on both.
+    fn create_sub_device(&self, units: &[u32]) -> Result<Arc<dyn Device>>;
 }

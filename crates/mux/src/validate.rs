@@ -108,6 +108,15 @@ impl Device for Validating {
         check(count > 0)?;
         self.inner.create_query_pool(count)
     }
+
+    fn create_sub_device(&self, units: &[u32]) -> Result<Arc<dyn Device>> {
+        let total = self.info().compute_units;
+        let mut seen = units.to_vec();
+        seen.sort_unstable();
+        seen.dedup();
+        check(!units.is_empty() && seen.len() == units.len() && seen.iter().all(|&u| u < total))?;
+        Ok(validating(self.inner.create_sub_device(units)?))
+    }
 }
 
 /// Memory whose mappings are checked against its size.
