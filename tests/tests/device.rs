@@ -492,3 +492,21 @@ fn device_info_string_buffer_too_small_is_invalid_value() {
     ));
     assert_code(rc, CL_INVALID_VALUE, "CL_DEVICE_VERSION into 3 bytes");
 }
+
+#[test]
+fn device_and_driver_uuids_are_stable_rfc_4122_ids() {
+    let exts = ext_names(&dinfo(CL_DEVICE_EXTENSIONS).string());
+    assert!(exts.iter().any(|e| e == "cl_khr_device_uuid"), "{exts:?}");
+    for (name, what) in [(CL_DEVICE_UUID_KHR, "device"), (CL_DRIVER_UUID_KHR, "driver")] {
+        let a = dinfo(name).0;
+        assert_eq!(a.len(), 16, "{what} UUID size");
+        assert_eq!(dinfo(name).0, a, "{what} UUID changes between queries");
+        assert!(a.iter().any(|&b| b != 0), "{what} UUID is all zeros");
+        assert_eq!(a[6] >> 4, 5, "{what} UUID is name-based");
+        assert_eq!(a[8] >> 6, 0b10, "{what} UUID has the RFC 4122 variant");
+    }
+    assert_ne!(dinfo(CL_DEVICE_UUID_KHR).0, dinfo(CL_DRIVER_UUID_KHR).0);
+    assert!(!dinfo(CL_DEVICE_LUID_VALID_KHR).bool());
+    assert_eq!(dinfo(CL_DEVICE_LUID_KHR).0.len(), 8);
+    assert_eq!(dinfo(CL_DEVICE_NODE_MASK_KHR).0.len(), 4);
+}

@@ -327,13 +327,20 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::value::<usize>(nw.float as usize),
         // The Khronos CTS release ferrocl's conformance runs are made with.
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string(CTS_VERSION),
+        // cl_khr_device_uuid; no Windows LUID on this platform.
+        CL_DEVICE_UUID_KHR => Info::slice::<u8>(&i.uuid),
+        CL_DRIVER_UUID_KHR => Info::slice::<u8>(&i.driver_uuid),
+        CL_DEVICE_LUID_VALID_KHR => Info::bool(false),
+        CL_DEVICE_LUID_KHR => Info::slice::<u8>(&[0; 8]),
+        CL_DEVICE_NODE_MASK_KHR => Info::value::<cl_uint>(0),
         _ => return Err(CL_INVALID_VALUE),
     })
 }
 
 /// Extensions of the runtime alone, with their versions.
-const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 3] = [
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 4] = [
     ("cl_khr_create_command_queue", (1, 0, 0)),
+    ("cl_khr_device_uuid", (1, 0, 0)),
     ("cl_khr_semaphore", (1, 0, 0)),
     ("cl_khr_suggested_local_work_size", (1, 0, 0)),
 ];

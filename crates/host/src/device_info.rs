@@ -164,7 +164,36 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
         printf_buffer_size: 1 << 20,
         target_cpu,
         affinity_domains: crate::topology::domains(cpus),
+        uuid: name_uuid(&[
+            b"ferrocl host device",
+            read_trimmed("/etc/machine-id").unwrap_or_default().as_bytes(),
+            cpuinfo_field("model name").unwrap_or_default().as_bytes(),
+        ]),
+        driver_uuid: name_uuid(&[
+            b"ferrocl driver",
+            env!("CARGO_PKG_VERSION").as_bytes(),
+            compiler::build_id().unwrap_or("").as_bytes(),
+        ]),
     }
+}
+
+/// `names` hashed into an RFC 4122 name-based UUID: the device's from the
+/// machine (`/etc/machine-id`) and its CPU model, the same on every run;
+/// the driver's from the library's build.
+fn name_uuid(names: &[&[u8]]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for n in names {
+        h.update((n.len() as u64).to_le_bytes());
+        h.update(n);
+    }
+    let digest = h.finalize();
+    let mut uuid = [0u8; 16];
+    uuid.copy_from_slice(&digest[..16]);
+    // Version 5-style name-based, RFC 4122 variant.
+    uuid[6] = (uuid[6] & 0x0f) | 0x50;
+    uuid[8] = (uuid[8] & 0x3f) | 0x80;
+    uuid
 }
 
 fn name_versions(list: &[(&str, (u32, u32, u32))]) -> Vec<NameVersion> {

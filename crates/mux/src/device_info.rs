@@ -103,4 +103,9 @@ pub struct DeviceInfo {
     /// compute units (indices below `compute_units`) grouped by what they
     /// share; no entry for a domain the device knows nothing of.
     pub affinity_domains: Vec<(AffinityDomain, Vec<Vec<u32>>)>,
+    /// The same for this device on every run (`CL_DEVICE_UUID_KHR`).
+    pub uuid: [u8; 16],
+    /// The same for every device of this build of the library, different
+    /// for another build (`CL_DRIVER_UUID_KHR`).
+    pub driver_uuid: [u8; 16],
 }
