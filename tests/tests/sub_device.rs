@@ -83,7 +83,7 @@ fn equal_parts_are_devices_of_their_own() {
         assert_eq!(ok(device_info(s, CL_DEVICE_TYPE), "type").u64(), CL_DEVICE_TYPE_CPU);
         assert_eq!(ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(), 1);
         // One unit does not split further.
-        assert_err(partition(s, &[EQUALLY, 2, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY 2 of 1");
+        assert_err(partition(s, &[EQUALLY, 1, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY 1 of 1");
     }
     // Sub-devices count their references; the last release ends the handle.
     let s = subs[0];
@@ -139,7 +139,18 @@ fn bad_partitions_get_the_spec_codes() {
         "no properties",
     );
     assert_err(partition(root, &[EQUALLY, 0, 0]), CL_INVALID_VALUE, "EQUALLY 0");
-    assert_err(partition(root, &[EQUALLY, n + 1, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY n+1");
+    assert_err(
+        partition(root, &[EQUALLY, n + 1, 0]),
+        CL_INVALID_DEVICE_PARTITION_COUNT,
+        "EQUALLY n+1",
+    );
+    // One sub-device of every unit would be the device itself.
+    assert_err(partition(root, &[EQUALLY, n, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY n");
+    assert_err(
+        partition(root, &[BY_COUNTS, n, end, 0]),
+        CL_DEVICE_PARTITION_FAILED,
+        "one count of every unit",
+    );
     assert_err(partition(root, &[0x7777, 1, 0]), CL_INVALID_VALUE, "unknown partition");
     assert_err(
         partition(root, &[BY_COUNTS, n, 1, end, 0]),

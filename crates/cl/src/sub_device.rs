@@ -98,8 +98,9 @@ fn split(info: &mux::DeviceInfo, partition: &Partition) -> Result<Vec<Vec<u32>>,
     let units = info.compute_units as usize;
     match partition {
         Partition::Equally(n) => {
+            // More units than the device has is a bad count, not a failure.
+            ensure(*n <= units, CL_INVALID_DEVICE_PARTITION_COUNT)?;
             let count = units / n;
-            ensure(count > 0, CL_DEVICE_PARTITION_FAILED)?;
             Ok((0..count)
                 .map(|i| (i * n..(i + 1) * n).map(|u| u as u32).collect())
                 .collect())
@@ -160,6 +161,11 @@ pub unsafe extern "C" fn create_sub_devices(
         ensure(!properties.is_null(), CL_INVALID_VALUE)?;
         let (partition, given) = read(properties)?;
         let groups = split(parent.info(), &partition)?;
+        // One sub-device of every unit is the device itself: no partition.
+        ensure(
+            !(groups.len() == 1 && groups[0].len() == parent.info().compute_units as usize),
+            CL_DEVICE_PARTITION_FAILED,
+        )?;
         ensure(
             out_devices.is_null() || num_devices as usize >= groups.len(),
             CL_INVALID_VALUE,
@@ -200,7 +206,10 @@ mod tests {
         let i = info(7, vec![]);
         let g = split(&i, &Partition::Equally(3)).unwrap();
         assert_eq!(g, vec![vec![0, 1, 2], vec![3, 4, 5]]);
-        assert_eq!(split(&i, &Partition::Equally(8)), Err(CL_DEVICE_PARTITION_FAILED));
+        assert_eq!(
+            split(&i, &Partition::Equally(8)),
+            Err(CL_INVALID_DEVICE_PARTITION_COUNT)
+        );
     }
 
     #[test]
