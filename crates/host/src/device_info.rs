@@ -164,6 +164,16 @@ pub fn probe(target_cpu: String) -> DeviceInfo {
         opencl_c_features: name_versions(compiler::OPENCL_C_FEATURES),
         printf_buffer_size: 1 << 20,
         target_cpu,
+        // Kernels run on this CPU in this process: every address is the
+        // host's, and caches are coherent. Atomics between host and kernels
+        // need OpenCL C 2.0 atomics (memory_scope_all_svm_devices), which
+        // the builtins do not have yet.
+        shared_memory: mux::SharedMemory {
+            buffers: true,
+            fine_grain: true,
+            system: true,
+            host_atomics: false,
+        },
     }
 }
 
