@@ -23,7 +23,9 @@ mod program;
 mod queue;
 mod sampler;
 mod semaphore;
+mod shared_memory;
 mod svm;
+mod usm;
 mod util;
 
 pub use dispatch::{clGetExtensionFunctionAddress, clIcdGetPlatformIDsKHR};
