@@ -358,7 +358,10 @@ unsafe fn check_pointer_list(
     if size == 0 {
         return Ok(());
     }
-    ensure(!value.is_null() && size.is_multiple_of(word), CL_INVALID_VALUE)?;
+    ensure(
+        !value.is_null() && size.is_multiple_of(word),
+        CL_INVALID_VALUE,
+    )?;
     let list = std::slice::from_raw_parts(value as *const usize, size / word);
     ensure(
         list.iter()
