@@ -1,10 +1,9 @@
 //! Features OpenCL 3.0 makes optional and the device does not report
-//! (images, samplers, pipes, SVM, sub-groups, on-device queues): the device
+//! (images, samplers, pipes, sub-groups, on-device queues): the device
 //! queries say so, and every entry point answers with the spec's code for a
 //! device without the feature, after checking its handles.
 
 use ferrocl_tests::*;
-use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 fn dinfo(name: cl_device_info) -> Info {
@@ -15,7 +14,6 @@ fn dinfo(name: cl_device_info) -> Info {
 fn device_queries_report_the_features_absent() {
     assert!(!dinfo(CL_DEVICE_IMAGE_SUPPORT).bool());
     assert!(!dinfo(CL_DEVICE_PIPE_SUPPORT).bool());
-    assert_eq!(dinfo(CL_DEVICE_SVM_CAPABILITIES).u64(), 0);
     assert_eq!(dinfo(CL_DEVICE_MAX_NUM_SUB_GROUPS).u32(), 0);
     assert_eq!(dinfo(CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES).u64(), 0);
 }
@@ -285,120 +283,6 @@ fn pipes_cannot_be_created() {
     ));
     assert!(p.is_null());
     assert_code(rc, CL_INVALID_CONTEXT, "clCreatePipe without a context");
-}
-
-#[test]
-fn svm_allocation_fails_and_svm_commands_are_invalid_operation() {
-    let e = Env::new();
-    let p = cl!(clSVMAlloc(e.c(), CL_MEM_READ_WRITE, 4096, 0));
-    assert!(p.is_null(), "clSVMAlloc must fail without SVM capabilities");
-    cl!(clSVMFree(e.c(), null_mut()));
-    let mut host = [0u8; 64];
-    let pattern = 0u32;
-    for (q, want) in [
-        (e.q(), CL_INVALID_OPERATION),
-        (null_mut(), CL_INVALID_COMMAND_QUEUE),
-    ] {
-        assert_code(
-            cl!(clEnqueueSVMMemcpy(
-                q,
-                CL_TRUE,
-                host.as_mut_ptr().cast(),
-                host.as_ptr().cast(),
-                16,
-                0,
-                null(),
-                null_mut()
-            )),
-            want,
-            "clEnqueueSVMMemcpy",
-        );
-        assert_code(
-            cl!(clEnqueueSVMMemFill(
-                q,
-                host.as_mut_ptr().cast(),
-                (&pattern as *const u32).cast(),
-                4,
-                16,
-                0,
-                null(),
-                null_mut()
-            )),
-            want,
-            "clEnqueueSVMMemFill",
-        );
-        assert_code(
-            cl!(clEnqueueSVMMap(
-                q,
-                CL_TRUE,
-                CL_MAP_READ,
-                host.as_mut_ptr().cast(),
-                16,
-                0,
-                null(),
-                null_mut()
-            )),
-            want,
-            "clEnqueueSVMMap",
-        );
-        assert_code(
-            cl!(clEnqueueSVMUnmap(
-                q,
-                host.as_mut_ptr().cast(),
-                0,
-                null(),
-                null_mut()
-            )),
-            want,
-            "clEnqueueSVMUnmap",
-        );
-    }
-}
-
-#[test]
-fn svm_kernel_arguments_and_exec_info_are_refused() {
-    let e = Env::new();
-    let (_p, k) = e.kernel("__kernel void k(__global int* p) { p[0] = 1; }", "k");
-    let mut host = [0u8; 16];
-    assert_code(
-        cl!(clSetKernelArgSVMPointer(
-            k.get(),
-            0,
-            host.as_mut_ptr() as *const c_void
-        )),
-        CL_INVALID_OPERATION,
-        "clSetKernelArgSVMPointer",
-    );
-    assert_code(
-        cl!(clSetKernelArgSVMPointer(
-            null_mut(),
-            0,
-            host.as_mut_ptr() as *const c_void
-        )),
-        CL_INVALID_KERNEL,
-        "clSetKernelArgSVMPointer without a kernel",
-    );
-    let ptrs = [host.as_mut_ptr() as *mut c_void];
-    assert_code(
-        cl!(clSetKernelExecInfo(
-            k.get(),
-            CL_KERNEL_EXEC_INFO_SVM_PTRS,
-            std::mem::size_of_val(&ptrs),
-            ptrs.as_ptr().cast()
-        )),
-        CL_INVALID_OPERATION,
-        "clSetKernelExecInfo(SVM_PTRS)",
-    );
-    assert_code(
-        cl!(clSetKernelExecInfo(
-            k.get(),
-            0x7777,
-            4,
-            host.as_ptr().cast()
-        )),
-        CL_INVALID_VALUE,
-        "clSetKernelExecInfo with an unknown name",
-    );
 }
 
 #[test]

@@ -18,6 +18,7 @@ use crate::info::{answer, Info};
 use crate::mutable_command::MutableCommand;
 use crate::object::{self, ClObject, Kind};
 use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
+use crate::shared_memory;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -468,10 +469,6 @@ pub unsafe extern "C" fn update_mutable_commands(
     })
 }
 
-/// A host address the recorded command uses when it runs.
-#[derive(Clone, Copy)]
-struct Address(usize);
-
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn command_svm_memcpy(
     cb: cl_command_buffer_khr,
@@ -494,26 +491,10 @@ pub unsafe extern "C" fn command_svm_memcpy(
             sync_points,
             sync_point,
             mutable_handle,
-            |_| {
-                ensure(!dst.is_null() && !src.is_null(), CL_INVALID_VALUE)?;
-                let (d, s) = (dst as usize, src as usize);
-                ensure(
-                    d.checked_add(size).is_some() && s.checked_add(size).is_some(),
-                    CL_INVALID_VALUE,
-                )?;
-                ensure(d + size <= s || s + size <= d, CL_MEM_COPY_OVERLAP)?;
-                let (d, s) = (Address(d), Address(s));
-                Ok(Recorded::Action(Arc::new(
-                    move |commands: &mut mux::CommandBuffer| {
-                        commands.host(Box::new(move || {
-                            // SAFETY: SVM memory the application keeps valid while
-                            // its commands use it.
-                            std::ptr::copy_nonoverlapping(s.0 as *const u8, d.0 as *mut u8, size);
-                            Ok(())
-                        }));
-                        Ok(())
-                    },
-                )))
+            |q| {
+                ensure(shared_memory::supported(&q.device), CL_INVALID_OPERATION)?;
+                let action = shared_memory::memcpy_action(q, dst as usize, src as usize, size)?;
+                Ok(Recorded::Action(action))
             },
         )
     })
@@ -542,33 +523,16 @@ pub unsafe extern "C" fn command_svm_mem_fill(
             sync_points,
             sync_point,
             mutable_handle,
-            |_| {
-                ensure(!svm_ptr.is_null() && !pattern.is_null(), CL_INVALID_VALUE)?;
-                ensure(
-                    pattern_size.is_power_of_two() && pattern_size <= 128,
-                    CL_INVALID_VALUE,
+            |q| {
+                ensure(shared_memory::supported(&q.device), CL_INVALID_OPERATION)?;
+                let action = shared_memory::fill_action(
+                    q,
+                    svm_ptr as usize,
+                    pattern as *const u8,
+                    pattern_size,
+                    size,
                 )?;
-                ensure(
-                    (svm_ptr as usize) % pattern_size == 0 && size % pattern_size == 0,
-                    CL_INVALID_VALUE,
-                )?;
-                // The pattern as it is now: the application may reuse its memory.
-                let bytes = std::slice::from_raw_parts(pattern as *const u8, pattern_size).to_vec();
-                let at = Address(svm_ptr as usize);
-                Ok(Recorded::Action(Arc::new(
-                    move |commands: &mut mux::CommandBuffer| {
-                        let bytes = bytes.clone();
-                        commands.host(Box::new(move || {
-                            // SAFETY: as for the copy above; `size` bytes from `at`.
-                            let dst = std::slice::from_raw_parts_mut(at.0 as *mut u8, size);
-                            for chunk in dst.chunks_exact_mut(bytes.len()) {
-                                chunk.copy_from_slice(&bytes);
-                            }
-                            Ok(())
-                        }));
-                        Ok(())
-                    },
-                )))
+                Ok(Recorded::Action(action))
             },
         )
     })

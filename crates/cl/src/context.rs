@@ -19,6 +19,8 @@ pub struct Context {
     error_callback: Option<(ErrorCallback, usize)>,
     destructors: Mutex<Vec<(DestructorCallback, usize)>>,
     handle: OnceLock<usize>,
+    /// SVM and USM allocations, found by address.
+    pub shared: crate::shared_memory::Registry,
 }
 
 impl Kind for Context {
@@ -104,6 +106,7 @@ unsafe fn make(
         error_callback: pfn_notify.map(|f| (f, user_data as usize)),
         destructors: Mutex::new(Vec::new()),
         handle: OnceLock::new(),
+        shared: Default::default(),
     });
     let h = object::handle(&ctx);
     let _ = ctx.handle.set(h as usize);

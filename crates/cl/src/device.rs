@@ -303,7 +303,14 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
             Info::value::<usize>(0)
         }
-        CL_DEVICE_SVM_CAPABILITIES => Info::value::<cl_device_svm_capabilities>(0),
+        CL_DEVICE_SVM_CAPABILITIES
+        | CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_DEVICE_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_SINGLE_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_CROSS_DEVICE_SHARED_MEM_CAPABILITIES_INTEL
+        | CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL => {
+            crate::shared_memory::device_query(d, param).ok_or(CL_INVALID_VALUE)?
+        }
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::value::<cl_uint>(0),
@@ -338,7 +345,8 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
 }
 
 /// Extensions of the runtime alone, with their versions.
-const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 4] = [
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 5] = [
+    ("cl_intel_unified_shared_memory", (1, 1, 0)),
     ("cl_khr_create_command_queue", (1, 0, 0)),
     ("cl_khr_device_uuid", (1, 0, 0)),
     ("cl_khr_semaphore", (1, 0, 0)),

@@ -108,9 +108,10 @@ static DISPATCH: LazyLock<Table> = LazyLock::new(|| {
     Table(d)
 });
 
-/// The entry points of features the device does not offer (images,
-/// samplers, pipes, SVM, sub-groups, on-device queues): each checks its
-/// handles and answers as the spec says for a device without the feature.
+/// The entry points of optional features: SVM, and those the device does
+/// not offer (images, samplers, pipes, sub-groups, on-device queues), each
+/// of which checks its handles and answers as the spec says for a device
+/// without the feature.
 fn optional_features(d: &mut opencl_sys::cl_icd::_cl_icd_dispatch) {
     d.clCreateImage2D = Some(image::create_image_2d);
     d.clCreateImage3D = Some(image::create_image_3d);
@@ -164,6 +165,7 @@ fn extension_function(name: &str) -> *mut c_void {
         }
         _ => command_buffer::function(name)
             .or_else(|| semaphore::function(name))
+            .or_else(|| usm::function(name))
             .unwrap_or(std::ptr::null_mut()),
     }
 }

@@ -196,6 +196,10 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
                 &word
             }
             ArgValue::Bytes(b) => b,
+            ArgValue::Pointer(p) => {
+                word = (*p as u64).to_ne_bytes();
+                &word
+            }
         };
         // SAFETY: the layout gives each argument room for its bytes.
         unsafe {

@@ -21,6 +21,9 @@ pub enum ArgValue {
     Buffer(Option<Weak<ClObject<Mem>>>),
     Local(usize),
     Bytes(Vec<u8>),
+    /// An address kernels use as it is: SVM or USM memory, or (a device
+    /// sharing all host memory) any host memory.
+    Pointer(usize),
 }
 
 pub struct Kernel {

@@ -24,7 +24,9 @@ mod queue;
 mod sampler;
 mod semaphore;
 mod sub_device;
+mod shared_memory;
 mod svm;
+mod usm;
 mod util;
 
 pub use dispatch::{clGetExtensionFunctionAddress, clIcdGetPlatformIDsKHR};

@@ -7,6 +7,7 @@ use crate::context::Context;
 use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
+use crate::shared_memory::Origin;
 use opencl_sys::*;
 use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,9 @@ pub struct Mem {
     host_ptr: usize,
     /// What commands and kernel arguments name.
     pub buffer: mux::BufferRef,
+    /// Made over an SVM allocation (`CL_MEM_USE_HOST_PTR`), or a sub-buffer
+    /// of one.
+    uses_svm_pointer: bool,
     /// A sub-buffer's parent, and where it starts in it.
     parent: Option<(Arc<ClObject<Mem>>, usize)>,
     /// Live mappings.
@@ -105,7 +109,18 @@ unsafe fn create(
     let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
     ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
     let device = &ctx.devices[0].mux;
-    let memory = if flags & CL_MEM_USE_HOST_PTR != 0 {
+    // Host memory inside an SVM or USM allocation: that allocation's memory.
+    let shared = if flags & CL_MEM_USE_HOST_PTR != 0 {
+        ctx.shared.find(host_ptr as usize)
+    } else {
+        None
+    };
+    if let Some((a, offset)) = &shared {
+        ensure(size <= a.size - offset, CL_INVALID_BUFFER_SIZE)?;
+    }
+    let memory = if let Some((a, _)) = &shared {
+        Ok(a.memory.clone())
+    } else if flags & CL_MEM_USE_HOST_PTR != 0 {
         device.memory_from_host(host_ptr as *mut u8, size)
     } else {
         let align = ctx.devices[0].info().mem_base_addr_align_bits as usize / 8;
@@ -117,11 +132,14 @@ unsafe fn create(
         std::ptr::copy_nonoverlapping(host_ptr as *const u8, p, size);
         memory.unmap(0, size).map_err(|_| CL_OUT_OF_RESOURCES)?;
     }
+    let at = shared.as_ref().map_or(0, |(_, offset)| *offset);
     let buffer = device
-        .create_buffer(memory, 0, size)
+        .create_buffer(memory, at, size)
         .map_err(|_| CL_OUT_OF_RESOURCES)?;
+    let uses_svm_pointer = shared.is_some_and(|(a, _)| a.origin == Origin::Svm);
     let m = object::create(Mem {
         context: ctx,
+        uses_svm_pointer,
         flags,
         size,
         host_ptr: if flags & CL_MEM_USE_HOST_PTR != 0 {
@@ -238,6 +256,7 @@ pub unsafe extern "C" fn create_sub_buffer(
             .map_err(|_| CL_OUT_OF_RESOURCES)?;
         let m = object::create(Mem {
             context: parent.context.clone(),
+            uses_svm_pointer: parent.uses_svm_pointer,
             flags: own,
             size: region.size,
             host_ptr,
@@ -284,7 +303,7 @@ pub unsafe extern "C" fn get_mem_object_info(
             CL_MEM_CONTEXT => Info::value::<cl_context>(object::handle(&m.context)),
             CL_MEM_ASSOCIATED_MEMOBJECT => Info::value::<cl_mem>(parent),
             CL_MEM_OFFSET => Info::value::<usize>(offset),
-            CL_MEM_USES_SVM_POINTER => Info::bool(false),
+            CL_MEM_USES_SVM_POINTER => Info::bool(m.uses_svm_pointer),
             CL_MEM_PROPERTIES => Info::slice::<cl_mem_properties>(&m.properties),
             _ => return Err(CL_INVALID_VALUE),
         })

@@ -436,6 +436,7 @@ fn make(
         mux,
         state: Arc::default(),
     });
+    q.context.shared.add_queue(&q);
     Ok(object::handle(&q))
 }
 

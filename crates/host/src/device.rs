@@ -73,6 +73,11 @@ impl mux::Device for HostDevice {
         Ok(Arc::new(HostMemory::allocate(size, align)?))
     }
 
+    /// All of the host's memory is the device's, at the same address.
+    fn allocate_shared(&self, size: usize, align: usize) -> mux::Result<MemoryRef> {
+        Ok(Arc::new(HostMemory::allocate(size, align)?))
+    }
+
     unsafe fn memory_from_host(&self, ptr: *mut u8, size: usize) -> mux::Result<MemoryRef> {
         Ok(Arc::new(HostMemory::Borrowed {
             ptr: ptr as usize,

@@ -174,6 +174,16 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
             env!("CARGO_PKG_VERSION").as_bytes(),
             compiler::build_id().unwrap_or("").as_bytes(),
         ]),
+        // Kernels run on this CPU in this process: every address is the
+        // host's, and caches are coherent. Atomics between host and kernels
+        // need OpenCL C 2.0 atomics (memory_scope_all_svm_devices), which
+        // the builtins do not have yet.
+        shared_memory: mux::SharedMemory {
+            buffers: true,
+            fine_grain: true,
+            system: true,
+            host_atomics: false,
+        },
     }
 }
 

@@ -61,6 +61,25 @@ pub enum AffinityDomain {
     L1Cache,
 }
 
+/// How the host and kernels share memory by address (OpenCL's shared
+/// virtual memory, Intel's unified shared memory). Memory made by
+/// [`Device::allocate_shared`](crate::Device::allocate_shared) is reached
+/// by the host and by kernels at one address.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SharedMemory {
+    /// Shared allocations exist; host and kernels agree on their contents
+    /// at command boundaries and at map and unmap (coarse grain).
+    pub buffers: bool,
+    /// They agree at any time, also while a kernel runs (fine grain).
+    pub fine_grain: bool,
+    /// Any host memory (`malloc`, the stack) is reached by kernels at its
+    /// host address, with the same guarantees as `fine_grain`.
+    pub system: bool,
+    /// Kernels' atomics on shared memory are atomic towards the host's
+    /// own atomics while both run.
+    pub host_atomics: bool,
+}
+
 /// What a device reports about itself. The API layer answers
 /// `clGetDeviceInfo` from this; nothing in it is guessed by the API layer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,4 +127,6 @@ pub struct DeviceInfo {
     /// The same for every device of this build of the library, different
     /// for another build (`CL_DRIVER_UUID_KHR`).
     pub driver_uuid: [u8; 16],
+    /// What memory the host and kernels share by address.
+    pub shared_memory: SharedMemory,
 }

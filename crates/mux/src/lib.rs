@@ -52,6 +52,12 @@ pub trait Device: Send + Sync {
     /// `ptr` must stay valid for `size` bytes while the memory lives.
     unsafe fn memory_from_host(&self, ptr: *mut u8, size: usize) -> Result<MemoryRef>;
 
+    /// Zeroed memory of `size` bytes that the host and kernels reach at
+    /// one address, its device address (`align`-aligned), which is also a
+    /// host pointer valid while the memory lives. Only for a device whose
+    /// `DeviceInfo::shared_memory` has `buffers`.
+    fn allocate_shared(&self, size: usize, align: usize) -> Result<MemoryRef>;
+
     /// A buffer over `[offset, offset + size)` of `memory`.
     fn create_buffer(&self, memory: MemoryRef, offset: usize, size: usize) -> Result<BufferRef>;
 

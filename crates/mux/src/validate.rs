@@ -53,6 +53,17 @@ impl Device for Validating {
         Ok(Arc::new(CheckedMemory(memory)))
     }
 
+    fn allocate_shared(&self, size: usize, align: usize) -> Result<MemoryRef> {
+        if !self.info().shared_memory.buffers {
+            return Err(Error::Unsupported);
+        }
+        check(
+            size > 0 && size as u64 <= self.info().max_mem_alloc_size && align.is_power_of_two(),
+        )?;
+        let memory = self.inner.allocate_shared(size, align)?;
+        Ok(Arc::new(CheckedMemory(memory)))
+    }
+
     unsafe fn memory_from_host(&self, ptr: *mut u8, size: usize) -> Result<MemoryRef> {
         check(!ptr.is_null() && size > 0)?;
         let memory = self.inner.memory_from_host(ptr, size)?;
