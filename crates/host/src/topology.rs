@@ -85,10 +85,17 @@ pub fn compute_units(allowed: usize, quota: Option<f64>, threads: Option<usize>)
 }
 
 /// Groups of compute units sharing a NUMA node or a cache, for each domain
-/// this machine describes: `cpus[i]` is the CPU compute unit `i` runs on.
-/// Each group lists compute-unit indices in order; groups are in the order
-/// of their first unit.
+/// this machine describes that splits the units (all units on one node is
+/// no partition): `cpus[i]` is the CPU compute unit `i` runs on. Each group
+/// lists compute-unit indices in order; groups are in the order of their
+/// first unit.
 pub fn domains(cpus: &[usize]) -> Vec<(AffinityDomain, Vec<Vec<u32>>)> {
+    let mut all = described_domains(cpus);
+    all.retain(|(_, groups)| groups.len() > 1);
+    all
+}
+
+fn described_domains(cpus: &[usize]) -> Vec<(AffinityDomain, Vec<Vec<u32>>)> {
     let mut out = Vec::new();
     let node_of = numa_nodes();
     if !node_of.is_empty() {
@@ -221,7 +228,11 @@ mod tests {
     fn this_machine_has_its_allowed_cpus_and_an_l1_per_cpu() {
         let cpus = allowed_cpus();
         assert!(!cpus.is_empty());
-        let domains = domains(&cpus);
+        let domains = described_domains(&cpus);
+        // Each CPU has an L1 of its own (sysfs describes it on x86 Linux).
+        let l1 = domains.iter().find(|(d, _)| *d == AffinityDomain::L1Cache);
+        assert_eq!(l1.map(|(_, g)| g.len()), Some(cpus.len()), "{domains:?}");
+        assert!(super::domains(&cpus).iter().all(|(_, g)| g.len() > 1));
         // Every domain covers every unit exactly once.
         for (_, groups) in &domains {
             let mut all: Vec<u32> = groups.iter().flatten().copied().collect();

@@ -120,7 +120,8 @@ pub struct DeviceInfo {
     pub target_cpu: String,
     /// For each affinity domain the device can be partitioned by, its
     /// compute units (indices below `compute_units`) grouped by what they
-    /// share; no entry for a domain the device knows nothing of.
+    /// share, in two groups or more; no entry for a domain the device knows
+    /// nothing of, or whose one group would be the whole device.
     pub affinity_domains: Vec<(AffinityDomain, Vec<Vec<u32>>)>,
     /// The same for this device on every run (`CL_DEVICE_UUID_KHR`).
     pub uuid: [u8; 16],
