@@ -20,7 +20,11 @@ fn operands(bits: u32, signed: bool) -> (Vec<i64>, Vec<i64>) {
         x ^= x >> 7;
         x ^= x << 17;
         let wrap = |v: u64| -> i64 {
-            let v = if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+            let v = if bits == 64 {
+                v
+            } else {
+                v & ((1u64 << bits) - 1)
+            };
             if signed && bits < 64 && v >> (bits - 1) == 1 {
                 v as i64 - (1i64 << bits)
             } else {
@@ -48,7 +52,11 @@ fn reference(a: i64, b: i64, bits: u32, signed: bool) -> (i64, i64) {
     if signed {
         (a / b, a % b)
     } else {
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let (ua, ub) = (a as u64 & mask, b as u64 & mask);
         ((ua / ub) as i64, (ua % ub) as i64)
     }
@@ -61,14 +69,46 @@ struct Ty {
 }
 
 const TYPES: [Ty; 8] = [
-    Ty { name: "char", bits: 8, signed: true },
-    Ty { name: "uchar", bits: 8, signed: false },
-    Ty { name: "short", bits: 16, signed: true },
-    Ty { name: "ushort", bits: 16, signed: false },
-    Ty { name: "int", bits: 32, signed: true },
-    Ty { name: "uint", bits: 32, signed: false },
-    Ty { name: "long", bits: 64, signed: true },
-    Ty { name: "ulong", bits: 64, signed: false },
+    Ty {
+        name: "char",
+        bits: 8,
+        signed: true,
+    },
+    Ty {
+        name: "uchar",
+        bits: 8,
+        signed: false,
+    },
+    Ty {
+        name: "short",
+        bits: 16,
+        signed: true,
+    },
+    Ty {
+        name: "ushort",
+        bits: 16,
+        signed: false,
+    },
+    Ty {
+        name: "int",
+        bits: 32,
+        signed: true,
+    },
+    Ty {
+        name: "uint",
+        bits: 32,
+        signed: false,
+    },
+    Ty {
+        name: "long",
+        bits: 64,
+        signed: true,
+    },
+    Ty {
+        name: "ulong",
+        bits: 64,
+        signed: false,
+    },
 ];
 
 /// Runs `src` (kernel `k(a, b, q, r)` over `long`s) and checks every
@@ -92,7 +132,14 @@ fn check(e: &Env, src: &str, ty: &Ty, what: &str) {
             continue;
         }
         let (eq, er) = reference(a[i], b[i], ty.bits, ty.signed);
-        assert_eq!((q[i], r[i]), (eq, er), "{what} {}: {} / {} at {i}", ty.name, a[i], b[i]);
+        assert_eq!(
+            (q[i], r[i]),
+            (eq, er),
+            "{what} {}: {} / {} at {i}",
+            ty.name,
+            a[i],
+            b[i]
+        );
     }
     assert!(undefined > 40, "the operands hold the trapping cases");
 }

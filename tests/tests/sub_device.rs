@@ -32,7 +32,13 @@ fn partition(d: cl_device_id, props: &[isize]) -> Result<Vec<cl_device_id>, cl_i
     }
     let mut out = vec![null_mut(); n as usize];
     let mut n2 = 0;
-    let rc = cl!(clCreateSubDevices(d, props.as_ptr(), n, out.as_mut_ptr(), &mut n2));
+    let rc = cl!(clCreateSubDevices(
+        d,
+        props.as_ptr(),
+        n,
+        out.as_mut_ptr(),
+        &mut n2
+    ));
     result(rc, ())?;
     assert_eq!(n, n2);
     Ok(out)
@@ -58,17 +64,30 @@ fn the_root_device_reports_how_it_partitions() {
         n
     );
     let kinds = props_of(d, CL_DEVICE_PARTITION_PROPERTIES);
-    assert!(kinds.contains(&EQUALLY) && kinds.contains(&BY_COUNTS), "{kinds:?}");
-    let domains = ok(device_info(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN), "domains").u64();
+    assert!(
+        kinds.contains(&EQUALLY) && kinds.contains(&BY_COUNTS),
+        "{kinds:?}"
+    );
+    let domains = ok(
+        device_info(d, CL_DEVICE_PARTITION_AFFINITY_DOMAIN),
+        "domains",
+    )
+    .u64();
     if n > 1 {
         // Each core has an L1 cache of its own, which splits the device.
         assert!(kinds.contains(&BY_AFFINITY), "{kinds:?}");
-        assert_ne!(domains & CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE, 0, "{domains:#x}");
+        assert_ne!(
+            domains & CL_DEVICE_AFFINITY_DOMAIN_L1_CACHE,
+            0,
+            "{domains:#x}"
+        );
         assert_ne!(domains & CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE, 0);
     } else {
         assert!(!kinds.contains(&BY_AFFINITY), "{kinds:?}");
     }
-    assert!(props_of(d, CL_DEVICE_PARTITION_TYPE).iter().all(|&p| p == 0));
+    assert!(props_of(d, CL_DEVICE_PARTITION_TYPE)
+        .iter()
+        .all(|&p| p == 0));
 }
 
 #[test]
@@ -81,21 +100,44 @@ fn equal_parts_are_devices_of_their_own() {
     assert_eq!(subs.len() as isize, n);
     for &s in &subs {
         assert_eq!(units(s), 1);
-        assert_eq!(ok(device_info(s, CL_DEVICE_PARENT_DEVICE), "parent").ptr(), root as _);
+        assert_eq!(
+            ok(device_info(s, CL_DEVICE_PARENT_DEVICE), "parent").ptr(),
+            root as _
+        );
         assert_eq!(props_of(s, CL_DEVICE_PARTITION_TYPE), props.to_vec());
-        assert_eq!(ok(device_info(s, CL_DEVICE_TYPE), "type").u64(), CL_DEVICE_TYPE_CPU);
-        assert_eq!(ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(), 1);
+        assert_eq!(
+            ok(device_info(s, CL_DEVICE_TYPE), "type").u64(),
+            CL_DEVICE_TYPE_CPU
+        );
+        assert_eq!(
+            ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(),
+            1
+        );
         // One unit does not split further.
-        assert_err(partition(s, &[EQUALLY, 1, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY 1 of 1");
+        assert_err(
+            partition(s, &[EQUALLY, 1, 0]),
+            CL_DEVICE_PARTITION_FAILED,
+            "EQUALLY 1 of 1",
+        );
     }
     // Sub-devices count their references; the last release ends the handle.
     let s = subs[0];
     check(cl!(clRetainDevice(s)), "clRetainDevice");
-    assert_eq!(ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(), 2);
+    assert_eq!(
+        ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(),
+        2
+    );
     release_all(&subs);
-    assert_eq!(ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(), 1);
+    assert_eq!(
+        ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(),
+        1
+    );
     check(cl!(clReleaseDevice(s)), "last clReleaseDevice");
-    assert_err(device_info(s, CL_DEVICE_NAME), CL_INVALID_DEVICE, "released sub-device");
+    assert_err(
+        device_info(s, CL_DEVICE_NAME),
+        CL_INVALID_DEVICE,
+        "released sub-device",
+    );
     assert_code(cl!(clReleaseDevice(s)), CL_INVALID_DEVICE, "released twice");
 }
 
@@ -105,12 +147,28 @@ fn counts_and_affinity_domains_split_the_units() {
     let root = device();
     let n = units(root) as isize;
     if n >= 2 {
-        let subs = partition(root, &[BY_COUNTS, 1, n - 1, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0])
-            .unwrap();
-        assert_eq!(subs.iter().map(|&s| units(s)).collect::<Vec<_>>(), vec![1, (n - 1) as u32]);
+        let subs = partition(
+            root,
+            &[
+                BY_COUNTS,
+                1,
+                n - 1,
+                CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+                0,
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            subs.iter().map(|&s| units(s)).collect::<Vec<_>>(),
+            vec![1, (n - 1) as u32]
+        );
         release_all(&subs);
     }
-    let domains = ok(device_info(root, CL_DEVICE_PARTITION_AFFINITY_DOMAIN), "domains").u64();
+    let domains = ok(
+        device_info(root, CL_DEVICE_PARTITION_AFFINITY_DOMAIN),
+        "domains",
+    )
+    .u64();
     for bit in 0..6 {
         let domain = 1u64 << bit;
         if domains & domain == 0 {
@@ -137,20 +195,32 @@ fn bad_partitions_get_the_spec_codes() {
         CL_INVALID_VALUE,
         "no properties",
     );
-    assert_err(partition(root, &[EQUALLY, 0, 0]), CL_INVALID_VALUE, "EQUALLY 0");
+    assert_err(
+        partition(root, &[EQUALLY, 0, 0]),
+        CL_INVALID_VALUE,
+        "EQUALLY 0",
+    );
     assert_err(
         partition(root, &[EQUALLY, n + 1, 0]),
         CL_INVALID_DEVICE_PARTITION_COUNT,
         "EQUALLY n+1",
     );
     // One sub-device of every unit would be the device itself.
-    assert_err(partition(root, &[EQUALLY, n, 0]), CL_DEVICE_PARTITION_FAILED, "EQUALLY n");
+    assert_err(
+        partition(root, &[EQUALLY, n, 0]),
+        CL_DEVICE_PARTITION_FAILED,
+        "EQUALLY n",
+    );
     assert_err(
         partition(root, &[BY_COUNTS, n, end, 0]),
         CL_DEVICE_PARTITION_FAILED,
         "one count of every unit",
     );
-    assert_err(partition(root, &[0x7777, 1, 0]), CL_INVALID_VALUE, "unknown partition");
+    assert_err(
+        partition(root, &[0x7777, 1, 0]),
+        CL_INVALID_VALUE,
+        "unknown partition",
+    );
     assert_err(
         partition(root, &[BY_COUNTS, n, 1, end, 0]),
         CL_INVALID_DEVICE_PARTITION_COUNT,
@@ -161,9 +231,19 @@ fn bad_partitions_get_the_spec_codes() {
         CL_INVALID_DEVICE_PARTITION_COUNT,
         "negative count",
     );
-    assert_err(partition(root, &[BY_AFFINITY, 0x3, 0]), CL_INVALID_VALUE, "two domains");
+    assert_err(
+        partition(root, &[BY_AFFINITY, 0x3, 0]),
+        CL_INVALID_VALUE,
+        "two domains",
+    );
     assert_code(
-        cl!(clCreateSubDevices(null_mut(), [EQUALLY, 1, 0].as_ptr(), 0, null_mut(), &mut count)),
+        cl!(clCreateSubDevices(
+            null_mut(),
+            [EQUALLY, 1, 0].as_ptr(),
+            0,
+            null_mut(),
+            &mut count
+        )),
         CL_INVALID_DEVICE,
         "no device",
     );
@@ -171,7 +251,13 @@ fn bad_partitions_get_the_spec_codes() {
     let mut one = [null_mut(); 1];
     if n >= 2 {
         assert_code(
-            cl!(clCreateSubDevices(root, [EQUALLY, 1, 0].as_ptr(), 1, one.as_mut_ptr(), null_mut())),
+            cl!(clCreateSubDevices(
+                root,
+                [EQUALLY, 1, 0].as_ptr(),
+                1,
+                one.as_mut_ptr(),
+                null_mut()
+            )),
             CL_INVALID_VALUE,
             "num_devices too small",
         );
@@ -207,7 +293,14 @@ fn kernels_run_on_sub_devices_beside_their_parent() {
     all.push(root);
     {
         let mut rc = 0;
-        let ctx = Ctx(cl!(clCreateContext(null(), all.len() as u32, all.as_ptr(), None, null_mut(), &mut rc)));
+        let ctx = Ctx(cl!(clCreateContext(
+            null(),
+            all.len() as u32,
+            all.as_ptr(),
+            None,
+            null_mut(),
+            &mut rc
+        )));
         check(rc, "clCreateContext of sub-devices and parent");
         let prog = create_program(ctx.get(), "__kernel void k(__global int *a, int v) { a[get_global_id(0)] = a[get_global_id(0)] * 3 + v; }");
         check(build_program(prog.get(), ""), "build for every device");
@@ -225,12 +318,27 @@ fn kernels_run_on_sub_devices_beside_their_parent() {
         check(rc, "clCreateBuffer");
         set_mem(k.get(), 0, &buf).unwrap();
         for (i, &d) in all.iter().enumerate() {
-            let q = Queue(cl!(clCreateCommandQueueWithProperties(ctx.get(), d, null(), &mut rc)));
+            let q = Queue(cl!(clCreateCommandQueueWithProperties(
+                ctx.get(),
+                d,
+                null(),
+                &mut rc
+            )));
             check(rc, "queue on a sub-device");
             set_arg(k.get(), 1, &(i as i32)).unwrap();
             let global = [n];
             check(
-                cl!(clEnqueueNDRangeKernel(q.get(), k.get(), 1, null(), global.as_ptr(), null(), 0, null(), null_mut())),
+                cl!(clEnqueueNDRangeKernel(
+                    q.get(),
+                    k.get(),
+                    1,
+                    null(),
+                    global.as_ptr(),
+                    null(),
+                    0,
+                    null(),
+                    null_mut()
+                )),
                 "kernel on a sub-device",
             );
             check(cl!(clFinish(q.get())), "clFinish");
@@ -238,10 +346,25 @@ fn kernels_run_on_sub_devices_beside_their_parent() {
                 *h = *h * 3 + i as i32;
             }
         }
-        let q = Queue(cl!(clCreateCommandQueueWithProperties(ctx.get(), subs[0], null(), &mut rc)));
+        let q = Queue(cl!(clCreateCommandQueueWithProperties(
+            ctx.get(),
+            subs[0],
+            null(),
+            &mut rc
+        )));
         let mut out = vec![0i32; n];
         check(
-            cl!(clEnqueueReadBuffer(q.get(), buf.get(), CL_TRUE, 0, n * 4, out.as_mut_ptr().cast(), 0, null(), null_mut())),
+            cl!(clEnqueueReadBuffer(
+                q.get(),
+                buf.get(),
+                CL_TRUE,
+                0,
+                n * 4,
+                out.as_mut_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            )),
             "read",
         );
         assert_eq!(out, host);
@@ -250,7 +373,10 @@ fn kernels_run_on_sub_devices_beside_their_parent() {
             .into_iter()
             .filter(|cpus| !cpus.contains(',') && !cpus.contains('-'))
             .count();
-        assert!(bound >= 2 * subs.len(), "executor threads bound to one CPU: {bound}");
+        assert!(
+            bound >= 2 * subs.len(),
+            "executor threads bound to one CPU: {bound}"
+        );
     }
     release_all(&subs);
 }
@@ -265,8 +391,20 @@ fn a_released_sub_device_leaves_no_thread_behind() {
     for _ in 0..20 {
         let subs = partition(root, &[EQUALLY, 1, 0]).unwrap();
         let mut rc = 0;
-        let ctx = Ctx(cl!(clCreateContext(null(), 1, &subs[0], None, null_mut(), &mut rc)));
-        let q = Queue(cl!(clCreateCommandQueueWithProperties(ctx.get(), subs[0], null(), &mut rc)));
+        let ctx = Ctx(cl!(clCreateContext(
+            null(),
+            1,
+            &subs[0],
+            None,
+            null_mut(),
+            &mut rc
+        )));
+        let q = Queue(cl!(clCreateCommandQueueWithProperties(
+            ctx.get(),
+            subs[0],
+            null(),
+            &mut rc
+        )));
         check(rc, "queue");
         check(cl!(clFinish(q.get())), "clFinish");
         drop(q);
@@ -320,7 +458,10 @@ fn child_reports_expected_units() {
     assert_eq!(units(device()), want);
     // And runs a kernel with that many threads.
     let e = Env::new();
-    let (_p, k) = e.kernel("__kernel void k(__global int *a) { a[get_global_id(0)] += 1; }", "k");
+    let (_p, k) = e.kernel(
+        "__kernel void k(__global int *a) { a[get_global_id(0)] += 1; }",
+        "k",
+    );
     let a = e.buffer_from(&vec![0i32; 1 << 16]);
     set_mem(k.get(), 0, &a).unwrap();
     e.run(&k, &[1 << 16], None);
@@ -330,12 +471,20 @@ fn child_reports_expected_units() {
 #[test]
 fn ferrocl_threads_sets_the_compute_units() {
     let _serial = serial();
-    run_child("child_reports_expected_units", &[], &[("FERROCL_THREADS", "3"), ("EXPECT_UNITS", "3")]);
+    run_child(
+        "child_reports_expected_units",
+        &[],
+        &[("FERROCL_THREADS", "3"), ("EXPECT_UNITS", "3")],
+    );
 }
 
 #[test]
 fn the_affinity_mask_bounds_the_compute_units() {
     let _serial = serial();
     // taskset (util-linux) runs the child on CPU 0 alone.
-    run_child("child_reports_expected_units", &["taskset", "-c", "0"], &[("EXPECT_UNITS", "1")]);
+    run_child(
+        "child_reports_expected_units",
+        &["taskset", "-c", "0"],
+        &[("EXPECT_UNITS", "1")],
+    );
 }

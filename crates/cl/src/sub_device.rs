@@ -30,10 +30,7 @@ const DOMAINS: [(AffinityDomain, cl_device_affinity_domain); 5] = [
 
 /// `CL_DEVICE_PARTITION_PROPERTIES`: every way a device of `info` splits.
 pub fn partition_properties(info: &mux::DeviceInfo) -> Vec<cl_device_partition_property> {
-    let mut v = vec![
-        CL_DEVICE_PARTITION_EQUALLY,
-        CL_DEVICE_PARTITION_BY_COUNTS,
-    ];
+    let mut v = vec![CL_DEVICE_PARTITION_EQUALLY, CL_DEVICE_PARTITION_BY_COUNTS];
     if !info.affinity_domains.is_empty() {
         v.push(CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN);
     }
@@ -134,7 +131,10 @@ fn split(info: &mux::DeviceInfo, partition: &Partition) -> Result<Vec<Vec<u32>>,
                     .unwrap_or_default()
             };
             let chosen = if *domain == CL_DEVICE_AFFINITY_DOMAIN_NEXT_PARTITIONABLE {
-                DOMAINS.iter().map(|(d, _)| groups(*d)).find(|g| g.len() > 1)
+                DOMAINS
+                    .iter()
+                    .map(|(d, _)| groups(*d))
+                    .find(|g| g.len() > 1)
             } else {
                 DOMAINS
                     .iter()
@@ -175,8 +175,15 @@ pub unsafe extern "C" fn create_sub_devices(
             let made: Vec<Arc<ClObject<Device>>> = groups
                 .iter()
                 .map(|units| {
-                    let mux = parent.mux.create_sub_device(units).map_err(|_| CL_OUT_OF_RESOURCES)?;
-                    Ok(object::create(parent.sub_device(mux, given.clone(), &parent)))
+                    let mux = parent
+                        .mux
+                        .create_sub_device(units)
+                        .map_err(|_| CL_OUT_OF_RESOURCES)?;
+                    Ok(object::create(parent.sub_device(
+                        mux,
+                        given.clone(),
+                        &parent,
+                    )))
                 })
                 .collect::<Result<_, cl_int>>()?;
             for (i, d) in made.iter().enumerate() {

@@ -56,7 +56,9 @@ pub fn cgroup_cpu_limit() -> Option<f64> {
                         .ok()
                         .and_then(|s| s.trim().parse::<i64>().ok())
                 };
-                if let (Some(quota), Some(period)) = (read("cpu.cfs_quota_us"), read("cpu.cfs_period_us")) {
+                if let (Some(quota), Some(period)) =
+                    (read("cpu.cfs_quota_us"), read("cpu.cfs_period_us"))
+                {
                     return (quota > 0 && period > 0).then(|| quota as f64 / period as f64);
                 }
             }
@@ -139,7 +141,10 @@ fn numa_nodes() -> BTreeMap<usize, usize> {
     };
     for entry in dir.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(node) = name.strip_prefix("node").and_then(|n| n.parse::<usize>().ok()) else {
+        let Some(node) = name
+            .strip_prefix("node")
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
             continue;
         };
         if let Ok(list) = fs::read_to_string(entry.path().join("cpulist")) {
@@ -156,7 +161,11 @@ fn numa_nodes() -> BTreeMap<usize, usize> {
 fn shared_cache(cpu: usize, level: u32) -> Option<String> {
     for i in 0..8 {
         let dir = format!("/sys/devices/system/cpu/cpu{cpu}/cache/index{i}");
-        let read = |f: &str| fs::read_to_string(format!("{dir}/{f}")).ok().map(|s| s.trim().to_string());
+        let read = |f: &str| {
+            fs::read_to_string(format!("{dir}/{f}"))
+                .ok()
+                .map(|s| s.trim().to_string())
+        };
         let kind = read("type")?;
         if kind != "Instruction" && read("level").and_then(|l| l.parse().ok()) == Some(level) {
             return read("shared_cpu_list");

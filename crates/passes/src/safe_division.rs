@@ -62,7 +62,11 @@ unsafe fn constant_cannot_trap(d: LLVMValueRef, signed: bool) -> bool {
         }
         let bits = LLVMGetIntTypeWidth(LLVMTypeOf(e));
         let v = LLVMConstIntGetZExtValue(e);
-        let all_ones = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let all_ones = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         v != 0 && !(signed && v == all_ones)
     };
     if !LLVMIsAConstantInt(d).is_null() {
@@ -128,7 +132,10 @@ define i32 @f(i32 %a, i32 %b, i64 %c, i64 %d, <4 x i8> %v, <4 x i8> %w) {
         assert!(!text.contains("icmp eq i64 %d, -1"), "{text}");
         assert!(text.contains("urem i64 %c, %divisor"), "{text}");
         // Vectors element by element.
-        assert!(text.contains("icmp eq <4 x i8> %w, zeroinitializer"), "{text}");
+        assert!(
+            text.contains("icmp eq <4 x i8> %w, zeroinitializer"),
+            "{text}"
+        );
         assert!(
             text.contains("icmp eq <4 x i8> %v, splat (i8 -128)"),
             "{text}"
@@ -162,7 +169,10 @@ define <2 x i32> @f(i32 %a, <2 x i32> %v) {
         let text = ir.text();
         assert!(text.contains("sdiv i32 %a, 7"), "{text}");
         assert!(text.contains("udiv i32 %a, -1"), "{text}");
-        assert!(text.contains("sdiv <2 x i32> %v, <i32 3, i32 -5>"), "{text}");
+        assert!(
+            text.contains("sdiv <2 x i32> %v, <i32 3, i32 -5>"),
+            "{text}"
+        );
         assert!(text.contains("srem i32 %a, %divisor"), "{text}");
     }
 }
