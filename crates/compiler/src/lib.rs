@@ -13,7 +13,9 @@ pub mod printf;
 mod program;
 pub mod vector_variants;
 
-pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
+pub use arg_layout::{
+    arg_layout, printf_arg_offset, ARG_BLOCK_ALIGN, LOCAL_ALIGN, PRINTF_ARG_BYTES,
+};
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
 pub use printf::{PrintfArg, PrintfCall};
