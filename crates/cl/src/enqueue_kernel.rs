@@ -4,8 +4,8 @@
 use crate::entry::{ensure, status};
 use crate::kernel::{ArgValue, Kernel};
 use crate::object::{self, ClObject};
-use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use crate::printf::PrintfBuffer;
+use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 use mux::NdRange;
 use opencl_sys::*;

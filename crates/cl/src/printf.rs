@@ -92,7 +92,10 @@ fn format_chunk(chunk: &[u8], calls: &[PrintfCall], out: &mut Vec<u8>) {
         let Some(call) = calls.iter().find(|c| c.id == id) else {
             return;
         };
-        let Some(record) = chunk.get(at..at + call.record_bytes()).filter(|_| at + call.record_bytes() <= end) else {
+        let Some(record) = chunk
+            .get(at..at + call.record_bytes())
+            .filter(|_| at + call.record_bytes() <= end)
+        else {
             return;
         };
         format_record(call, &record[printf::ID_BYTES..], out);
@@ -243,7 +246,8 @@ fn snprintf(c: &Conversion, value: &CValue, out: &mut Vec<u8>) {
         CValue::Signed(_) | CValue::Unsigned(_) => "l",
         _ => "",
     };
-    let Ok(format) = CString::new(format!("%{}{length}{specifier}", c.flags_width_precision)) else {
+    let Ok(format) = CString::new(format!("%{}{length}{specifier}", c.flags_width_precision))
+    else {
         return;
     };
     let string = match value {
@@ -264,7 +268,9 @@ fn snprintf(c: &Conversion, value: &CValue, out: &mut Vec<u8>) {
                     Some(s) => libc::snprintf(buf, n, format.as_ptr(), s.as_ptr()),
                     None => -1,
                 },
-                CValue::Pointer(v) => libc::snprintf(buf, n, format.as_ptr(), *v as usize as *const c_void),
+                CValue::Pointer(v) => {
+                    libc::snprintf(buf, n, format.as_ptr(), *v as usize as *const c_void)
+                }
             }
         }
     };
@@ -326,25 +332,46 @@ mod tests {
     #[test]
     fn integers_take_the_type_their_length_names() {
         let v = 300i32.to_le_bytes();
-        assert_eq!(formatted("%hhd|%hhu", vec![PrintfArg::Int(4); 2], &[v, v].concat()), "44|44");
+        assert_eq!(
+            formatted("%hhd|%hhu", vec![PrintfArg::Int(4); 2], &[v, v].concat()),
+            "44|44"
+        );
         let v = (-32767i32).to_le_bytes();
         assert_eq!(formatted("%hx", vec![PrintfArg::Int(4)], &v), "8001");
         let v = (-1i64).to_le_bytes();
-        assert_eq!(formatted("%lu %d", vec![PrintfArg::Int(8); 2], &[v, v].concat()), "18446744073709551615 -1");
+        assert_eq!(
+            formatted("%lu %d", vec![PrintfArg::Int(8); 2], &[v, v].concat()),
+            "18446744073709551615 -1"
+        );
     }
 
     #[test]
     fn vectors_are_printed_element_by_element() {
-        let v: Vec<u8> = [1.0f32, 2.5, -0.0].iter().flat_map(|f| f.to_le_bytes()).collect();
-        assert_eq!(formatted("%v3hlf", vec![PrintfArg::Vector(12)], &v), "1.000000,2.500000,-0.000000");
-        assert_eq!(formatted("<%#v2hhx>", vec![PrintfArg::Int(2)], &[0xfa, 0xfb]), "<0xfa,0xfb>");
+        let v: Vec<u8> = [1.0f32, 2.5, -0.0]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        assert_eq!(
+            formatted("%v3hlf", vec![PrintfArg::Vector(12)], &v),
+            "1.000000,2.500000,-0.000000"
+        );
+        assert_eq!(
+            formatted("<%#v2hhx>", vec![PrintfArg::Int(2)], &[0xfa, 0xfb]),
+            "<0xfa,0xfb>"
+        );
         // Too few bytes for the vector: the output of the call ends there.
-        assert_eq!(formatted("a%v4hlfb", vec![PrintfArg::Vector(8)], &[0; 8]), "a");
+        assert_eq!(
+            formatted("a%v4hlfb", vec![PrintfArg::Vector(8)], &[0; 8]),
+            "a"
+        );
     }
 
     #[test]
     fn missing_arguments_end_the_output() {
-        assert_eq!(formatted("x%dy%d", vec![PrintfArg::Int(4)], &7i32.to_le_bytes()), "x7y");
+        assert_eq!(
+            formatted("x%dy%d", vec![PrintfArg::Int(4)], &7i32.to_le_bytes()),
+            "x7y"
+        );
     }
 
     #[test]
@@ -355,7 +382,9 @@ mod tests {
             args: vec![PrintfArg::Int(4)],
         };
         let mut chunk = vec![0u8; 32];
-        let put = |chunk: &mut Vec<u8>, at: usize, v: u32| chunk[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+        let put = |chunk: &mut Vec<u8>, at: usize, v: u32| {
+            chunk[at..at + 4].copy_from_slice(&v.to_ne_bytes())
+        };
         // Two records of 8 bytes, then one that overflowed.
         put(&mut chunk, 0, 8 + 16 + 8);
         put(&mut chunk, 4, 8);

@@ -161,7 +161,9 @@ pub fn parse(format: &[u8]) -> Result<Vec<Piece>, String> {
             continue;
         }
         let start = i - 1;
-        let shown = |end: usize| String::from_utf8_lossy(&format[start..end.min(format.len())]).into_owned();
+        let shown = |end: usize| {
+            String::from_utf8_lossy(&format[start..end.min(format.len())]).into_owned()
+        };
         let mut spec = String::new();
         while let Some(&f) = format.get(i).filter(|f| b"-+ #0".contains(f)) {
             spec.push(f as char);
@@ -320,7 +322,11 @@ pub unsafe fn constant_string(v: LLVMValueRef) -> Option<Vec<u8>> {
 }
 
 unsafe fn md_kind(ctx: LLVMContextRef) -> u32 {
-    LLVMGetMDKindIDInContext(ctx, ID_METADATA.as_ptr() as *const _, ID_METADATA.len() as u32)
+    LLVMGetMDKindIDInContext(
+        ctx,
+        ID_METADATA.as_ptr() as *const _,
+        ID_METADATA.len() as u32,
+    )
 }
 
 /// The id of a numbered `printf` call.
@@ -375,7 +381,10 @@ pub unsafe fn number_calls(m: LLVMModuleRef) -> Result<(), String> {
             }
             nth += 1;
             calls += 1;
-            let place = format!("printf call {nth} in function `{}`", llvm::name(g));
+            let name = llvm::name(g);
+            // Clang's body of a kernel that other kernels may call.
+            let shown = name.strip_prefix("__clang_ocl_kern_imp_").unwrap_or(&name);
+            let place = format!("printf call {nth} in function `{shown}`");
             match check_call(i) {
                 Ok(()) => {
                     let mut id = LLVMValueAsMetadata(LLVMConstInt(i32t, next_id as u64, 0));
@@ -450,7 +459,9 @@ pub unsafe fn describe(call: LLVMValueRef, td: LLVMTargetDataRef) -> Option<Prin
             let bytes = LLVMStoreSizeOfType(td, ty) as usize;
             match LLVMGetTypeKind(ty) {
                 LLVMIntegerTypeKind => PrintfArg::Int(bytes),
-                LLVMHalfTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind => PrintfArg::Float(bytes),
+                LLVMHalfTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind => {
+                    PrintfArg::Float(bytes)
+                }
                 LLVMPointerTypeKind => PrintfArg::Pointer {
                     literal: constant_string(v),
                 },
@@ -477,10 +488,16 @@ mod tests {
     fn conversions_are_read_whole() {
         let c = conversion("%-+#08.3v4hlf");
         assert_eq!(c.flags_width_precision, "-+#08.3");
-        assert_eq!((c.vector, c.length, c.specifier), (Some(4), Length::Int, b'f'));
+        assert_eq!(
+            (c.vector, c.length, c.specifier),
+            (Some(4), Length::Int, b'f')
+        );
         assert_eq!(c.element_bytes(), 4);
         let c = conversion("%v16hhd");
-        assert_eq!((c.vector, c.length, c.element_bytes()), (Some(16), Length::Char, 1));
+        assert_eq!(
+            (c.vector, c.length, c.element_bytes()),
+            (Some(16), Length::Char, 1)
+        );
         assert_eq!(conversion("%.x").flags_width_precision, ".");
         assert_eq!(conversion("%ld").element_bytes(), 8);
         assert_eq!(conversion("%f").element_bytes(), 8);
@@ -500,7 +517,8 @@ mod tests {
     fn malformed_conversions_are_refused() {
         for bad in [
             "%", "%y", "%5", "%v4f", "%v5hlf", "%v1hd", "%vhd", "%v4hhf", "%hlf", "%hld", "%*d",
-            "%.*f", "%lc", "%ls", "%hp", "%hf", "%hhf", "%lld", "%v4c", "%v2s", "%Lf", "%zd", "%5%",
+            "%.*f", "%lc", "%ls", "%hp", "%hf", "%hhf", "%lld", "%v4c", "%v2s", "%Lf", "%zd",
+            "%5%",
         ] {
             assert!(parse(bad.as_bytes()).is_err(), "{bad} accepted");
         }
@@ -512,7 +530,10 @@ mod tests {
             assert!(parse(good.as_bytes()).is_ok(), "{good} refused");
         }
         let why = parse(b"x %v4f").unwrap_err();
-        assert!(why.contains("%v4f") && why.contains("length modifier"), "{why}");
+        assert!(
+            why.contains("%v4f") && why.contains("length modifier"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -609,7 +609,12 @@ __kernel void quiet(__global int* p) { p[0] = 1; }";
         let helper = calls.iter().find(|c| c.format.starts_with(b"%d")).unwrap();
         assert_eq!(
             helper.args,
-            [Int(4), Pointer { literal: Some(b"lit".to_vec()) }]
+            [
+                Int(4),
+                Pointer {
+                    literal: Some(b"lit".to_vec())
+                }
+            ]
         );
         let again = ProgramModule::from_binary(&p.to_binary()).unwrap();
         assert_eq!(again.kernels, p.kernels);
@@ -625,7 +630,12 @@ __kernel void k(void) { helper(); }";
             "{}",
             e.log
         );
-        let e = build(&DiskCache::off(), b"__kernel void k(void) { printf(\"%y\"); }", "").unwrap_err();
+        let e = build(
+            &DiskCache::off(),
+            b"__kernel void k(void) { printf(\"%y\"); }",
+            "",
+        )
+        .unwrap_err();
         assert!(e.log.contains("invalid conversion specifier"), "{}", e.log);
     }
 }

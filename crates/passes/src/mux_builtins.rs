@@ -103,12 +103,26 @@ pub unsafe fn run(
                 LLVMPositionBuilderBefore(b, call);
                 // The group's linear id, x fastest, as the host reads the chunks.
                 let id = |a: LLVMValueRef, d: usize| {
-                    dimension_value(b, i64t, i8t, arr3, sched, Source::Array(a), LLVMConstInt(i32t, d as u64, 0), 0)
+                    dimension_value(
+                        b,
+                        i64t,
+                        i8t,
+                        arr3,
+                        sched,
+                        Source::Array(a),
+                        LLVMConstInt(i32t, d as u64, 0),
+                        0,
+                    )
                 };
                 let (gx, gy, gz) = (id(group_id, 0), id(group_id, 1), id(group_id, 2));
                 let (nx, ny) = (id(num_groups, 0), id(num_groups, 1));
                 let yz = LLVMBuildAdd(b, gy, LLVMBuildMul(b, ny, gz, c"".as_ptr()), c"".as_ptr());
-                let linear = LLVMBuildAdd(b, gx, LLVMBuildMul(b, nx, yz, c"".as_ptr()), c"printf.group".as_ptr());
+                let linear = LLVMBuildAdd(
+                    b,
+                    gx,
+                    LLVMBuildMul(b, nx, yz, c"".as_ptr()),
+                    c"printf.group".as_ptr(),
+                );
                 let offset = LLVMBuildMul(b, linear, share, c"".as_ptr());
                 let mut idx = [offset];
                 LLVMBuildInBoundsGEP2(b, i8t, base, idx.as_mut_ptr(), 1, c"printf.chunk".as_ptr())
@@ -340,9 +354,20 @@ items:
         assert!(!body.contains("call"), "{text}");
         // The address at offset 24 and the share at 32, loaded once in the entry.
         let entry = &body[..body.find("items:").unwrap()];
-        assert!(entry.contains("getelementptr inbounds i8, ptr %args, i64 24"), "{text}");
-        assert!(entry.contains("getelementptr inbounds i8, ptr %args, i64 32"), "{text}");
-        assert!(body.contains("%printf.chunk = getelementptr inbounds i8, ptr addrspace(1) %printf.buffer"), "{text}");
+        assert!(
+            entry.contains("getelementptr inbounds i8, ptr %args, i64 24"),
+            "{text}"
+        );
+        assert!(
+            entry.contains("getelementptr inbounds i8, ptr %args, i64 32"),
+            "{text}"
+        );
+        assert!(
+            body.contains(
+                "%printf.chunk = getelementptr inbounds i8, ptr addrspace(1) %printf.buffer"
+            ),
+            "{text}"
+        );
         assert!(body.contains("trunc i64 %printf.share to i32"), "{text}");
     }
 }

@@ -197,23 +197,47 @@ entry:
         assert_eq!(n, 1);
         unsafe { llvm::verify(ir.m) }.unwrap();
         let text = ir.text();
-        assert!(!text.contains("call i32 (ptr addrspace(2), ...) @printf"), "{text}");
+        assert!(
+            !text.contains("call i32 (ptr addrspace(2), ...) @printf"),
+            "{text}"
+        );
         // The record is 4 + 4 + 32 bytes, reserved by one atomic add.
         assert!(
             text.contains("atomicrmw add ptr addrspace(1) %printf.chunk, i32 40 monotonic"),
             "{text}"
         );
-        assert!(text.contains("call ptr addrspace(1) @__mux_get_printf_buffer()"), "{text}");
-        assert!(text.contains("call i32 @__mux_get_printf_buffer_size()"), "{text}");
+        assert!(
+            text.contains("call ptr addrspace(1) @__mux_get_printf_buffer()"),
+            "{text}"
+        );
+        assert!(
+            text.contains("call i32 @__mux_get_printf_buffer_size()"),
+            "{text}"
+        );
         // The id first, then the int, then the vector copied from its byval copy.
-        assert!(text.contains("store i32 7, ptr addrspace(1) %printf.record, align 1"), "{text}");
-        assert!(text.contains("store i32 %x, ptr addrspace(1) %printf.arg, align 1"), "{text}");
-        assert!(text.contains("getelementptr inbounds i8, ptr addrspace(1) %printf.record, i64 8"), "{text}");
+        assert!(
+            text.contains("store i32 7, ptr addrspace(1) %printf.record, align 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("store i32 %x, ptr addrspace(1) %printf.arg, align 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("getelementptr inbounds i8, ptr addrspace(1) %printf.record, i64 8"),
+            "{text}"
+        );
         assert!(text.contains("@llvm.memcpy.p1.p0.i64(ptr addrspace(1) align 1 %printf.arg1, ptr align 1 %v, i64 32"), "{text}");
         // Overflow counts the bytes at offset 4 and returns -1; success 0.
         assert!(text.contains("%printf.overflow.field = getelementptr inbounds i8, ptr addrspace(1) %printf.chunk, i64 4"), "{text}");
-        assert!(text.contains("phi i32 [ 0, %printf.write ], [ -1, %printf.overflow ]"), "{text}");
-        assert!(text.contains("store i32 %printf.ret, ptr addrspace(1) %out"), "{text}");
+        assert!(
+            text.contains("phi i32 [ 0, %printf.write ], [ -1, %printf.overflow ]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("store i32 %printf.ret, ptr addrspace(1) %out"),
+            "{text}"
+        );
     }
 
     #[test]
