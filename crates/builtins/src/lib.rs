@@ -18,6 +18,11 @@ pub mod mux {
     pub const GET_NUM_GROUPS: &str = "__mux_get_num_groups";
     pub const GET_WORK_DIM: &str = "__mux_get_work_dim";
     pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
+    /// The work-group's chunk of the printf buffer (`passes::printf` calls
+    /// them; the library does not).
+    pub const GET_PRINTF_BUFFER: &str = "__mux_get_printf_buffer";
+    /// Bytes of that chunk, an `i32`.
+    pub const GET_PRINTF_BUFFER_SIZE: &str = "__mux_get_printf_buffer_size";
 }
 
 /// The float and double functions that stay calls until the loop vectorizer has run:

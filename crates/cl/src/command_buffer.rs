@@ -368,6 +368,14 @@ pub unsafe extern "C" fn command_nd_range_kernel(
     status(|| {
         let buffer = object::get::<CommandBuffer>(cb)?;
         ensure(queue.is_null(), CL_INVALID_COMMAND_QUEUE)?;
+        // A recorded range has no printf buffer to format at its end.
+        if let Ok(k) = object::get::<crate::kernel::Kernel>(kernel) {
+            ensure(
+                !k.info.uses_printf()
+                    || CAPABILITIES & CL_COMMAND_BUFFER_CAPABILITY_KERNEL_PRINTF_KHR != 0,
+                CL_INVALID_OPERATION,
+            )?;
+        }
         // What may be updated: every field unless the properties say.
         let mut updatable = crate::mutable_command::CAPABILITIES;
         let mut array = Vec::new();

@@ -4,6 +4,7 @@
 use crate::entry::{ensure, status};
 use crate::kernel::{ArgValue, Kernel};
 use crate::object::{self, ClObject};
+use crate::printf::PrintfBuffer;
 use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 use mux::NdRange;
@@ -153,7 +154,11 @@ struct Packed {
 /// Packs the kernel's argument values into its argument block.
 fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
     let args = k.args.lock().unwrap();
-    let (offsets, size) = arg_layout(&k.info.args);
+    let (offsets, mut size) = arg_layout(&k.info.args);
+    // Room for the hidden printf argument, written once the range is known.
+    if k.info.uses_printf() {
+        size = compiler::printf_arg_offset(&k.info.args) + compiler::PRINTF_ARG_BYTES;
+    }
     if size == 0 {
         // No arguments: one shared, never written block serves every launch.
         static EMPTY: std::sync::OnceLock<Option<Arc<mux::Allocation>>> =
@@ -284,6 +289,8 @@ unsafe fn enqueue_range(
 pub struct PreparedRange {
     /// `None` for an empty range: nothing to run.
     pub kernel: Option<mux::KernelRef>,
+    /// A printing kernel's buffer, formatted once the range has run.
+    pub printf: Option<Arc<PrintfBuffer>>,
     pub args: Arc<mux::Allocation>,
     pub range: NdRange,
     pub buffers: Vec<Arc<ClObject<crate::memory::Mem>>>,
@@ -301,6 +308,7 @@ impl PreparedRange {
                     range: self.range,
                     // The memory objects the arguments name live until it has run.
                     keep: self.buffers,
+                    printf: self.printf,
                 }
             }
         })
@@ -395,8 +403,24 @@ pub unsafe fn prepare_range(
         };
         Some(specialize(&k, device, spec)?)
     };
+    let printf = if k.info.uses_printf() && !empty {
+        let groups = (0..3).map(|d| global[d] / local[d]).product();
+        let calls: Arc<[compiler::PrintfCall]> = k.info.printf_calls.clone().into();
+        let buffer = PrintfBuffer::new(&*device.mux, info.printf_buffer_size, groups, calls)?;
+        let at = compiler::printf_arg_offset(&k.info.args);
+        let arg = buffer.hidden_arg();
+        // SAFETY: `pack` made the block with room for the hidden argument,
+        // and nothing else holds it yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(arg.as_ptr(), packed.block.as_ptr().add(at), arg.len())
+        };
+        Some(Arc::new(buffer))
+    } else {
+        None
+    };
     Ok(PreparedRange {
         kernel,
+        printf,
         args: packed.block,
         range,
         buffers: packed.keep,

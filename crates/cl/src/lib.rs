@@ -19,6 +19,7 @@ mod mutable_command;
 mod object;
 mod pipe;
 mod platform;
+mod printf;
 mod program;
 mod queue;
 mod sampler;

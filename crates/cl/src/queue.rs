@@ -35,6 +35,9 @@ pub enum Payload {
         range: mux::NdRange,
         /// Dropped once it has run: the memory objects its arguments name.
         keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
+        /// A printing kernel's buffer: its output is written before the
+        /// event completes.
+        printf: Option<Arc<crate::printf::PrintfBuffer>>,
     },
     /// Device commands (transfers).
     Device {
@@ -386,6 +389,21 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             args,
             range,
             keep,
+            printf: Some(printf),
+        } => {
+            notify(commands, CL_RUNNING);
+            let recorded = commands.nd_range(kernel, args, range);
+            debug_assert!(recorded.is_ok());
+            commands.host(Box::new(move || printf.print()));
+            release(commands, keep);
+            notify(commands, CL_COMPLETE);
+        }
+        Payload::NdRange {
+            kernel,
+            args,
+            range,
+            keep,
+            printf: None,
         } => {
             // The range itself reports its start and end: one command.
             let progress = event.map(|e| e.clone() as Arc<dyn mux::Progress>);

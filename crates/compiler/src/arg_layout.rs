@@ -22,6 +22,16 @@ pub fn arg_layout(args: &[ArgInfo]) -> (Vec<usize>, usize) {
     (offsets, end)
 }
 
+/// Where a printf kernel's hidden argument starts in its block: after its
+/// own arguments. It is the printf buffer's device address and each
+/// work-group's share of it in bytes, two `u64`s.
+pub fn printf_arg_offset(args: &[ArgInfo]) -> usize {
+    arg_layout(args).1.next_multiple_of(8)
+}
+
+/// Bytes of the printf hidden argument.
+pub const PRINTF_ARG_BYTES: usize = 16;
+
 /// Alignment of the packed block itself.
 pub const ARG_BLOCK_ALIGN: usize = 128;
 

@@ -2,6 +2,7 @@
 //! the `kernel_arg_*` metadata Clang attaches to each kernel.
 
 use crate::llvm;
+use crate::printf::{self, PrintfArg, PrintfCall};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
@@ -70,9 +71,17 @@ pub struct KernelInfo {
     pub uses_barrier: bool,
     /// Bytes of its own `__local` variables.
     pub static_local_memory: usize,
+    /// The `printf` calls it reaches, by id: a kernel with any gets the
+    /// printf buffer as a hidden argument after its own.
+    pub printf_calls: Vec<PrintfCall>,
 }
 
 impl KernelInfo {
+    /// Whether the kernel calls `printf`.
+    pub fn uses_printf(&self) -> bool {
+        !self.printf_calls.is_empty()
+    }
+
     /// `CL_KERNEL_ATTRIBUTES`: the attributes as written in the source.
     pub fn attributes(&self) -> String {
         let mut parts = Vec::new();
@@ -206,6 +215,15 @@ unsafe fn reflect_kernel(
         .map(|(_, s)| *s)
         .sum();
 
+    let mut printf_calls: Vec<PrintfCall> = reached
+        .iter()
+        .flat_map(|&g| llvm::instructions(g))
+        .filter(|&i| printf::is_printf_call(i))
+        .filter_map(|i| printf::describe(i, td))
+        .collect();
+    printf_calls.sort_by_key(|c| c.id);
+    printf_calls.dedup_by_key(|c| c.id);
+
     KernelInfo {
         name: llvm::name(f),
         args,
@@ -214,6 +232,7 @@ unsafe fn reflect_kernel(
         vec_type_hint: vec_type_hint(f),
         uses_barrier,
         static_local_memory,
+        printf_calls,
     }
 }
 
@@ -361,7 +380,45 @@ pub(crate) mod cached {
             optional(w, &k.vec_type_hint, |w, t| string(w, t));
             w.u64(k.uses_barrier as u64)
                 .u64(k.static_local_memory as u64);
+            w.u64(k.printf_calls.len() as u64);
+            for c in &k.printf_calls {
+                w.u64(c.id as u64).bytes(&c.format).u64(c.args.len() as u64);
+                for a in &c.args {
+                    match a {
+                        PrintfArg::Int(n) => w.u64(0).u64(*n as u64),
+                        PrintfArg::Float(n) => w.u64(1).u64(*n as u64),
+                        PrintfArg::Vector(n) => w.u64(2).u64(*n as u64),
+                        PrintfArg::Pointer { literal: None } => w.u64(3),
+                        PrintfArg::Pointer { literal: Some(s) } => w.u64(4).bytes(s),
+                    };
+                }
+            }
         }
+    }
+
+    fn read_printf_calls(r: &mut Reader) -> Option<Vec<PrintfCall>> {
+        let n = r.u64()?;
+        let mut calls = Vec::new();
+        for _ in 0..n {
+            let id = u32::try_from(r.u64()?).ok()?;
+            let format = r.bytes()?.to_vec();
+            let nargs = r.u64()?;
+            let mut args = Vec::new();
+            for _ in 0..nargs {
+                args.push(match r.u64()? {
+                    0 => PrintfArg::Int(r.u64()? as usize),
+                    1 => PrintfArg::Float(r.u64()? as usize),
+                    2 => PrintfArg::Vector(r.u64()? as usize),
+                    3 => PrintfArg::Pointer { literal: None },
+                    4 => PrintfArg::Pointer {
+                        literal: Some(r.bytes()?.to_vec()),
+                    },
+                    _ => return None,
+                });
+            }
+            calls.push(PrintfCall { id, format, args });
+        }
+        Some(calls)
     }
 
     pub fn read(r: &mut Reader) -> Option<Vec<KernelInfo>> {
@@ -398,6 +455,7 @@ pub(crate) mod cached {
                 vec_type_hint: read_optional(r, read_string)?,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
+                printf_calls: read_printf_calls(r)?,
             });
         }
         Some(kernels)

@@ -9,12 +9,16 @@ pub mod knobs;
 mod kernel_info;
 pub mod llvm;
 mod options;
+pub mod printf;
 mod program;
 pub mod vector_variants;
 
-pub use arg_layout::{arg_layout, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
+pub use arg_layout::{
+    arg_layout, printf_arg_offset, ARG_BLOCK_ALIGN, LOCAL_ALIGN, PRINTF_ARG_BYTES,
+};
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
+pub use printf::{PrintfArg, PrintfCall};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};
 

@@ -391,11 +391,15 @@ unsafe fn finish(
     codegen: CodeGenOptions,
     kind: ModuleKind,
 ) -> Result<ProgramModule, BuildError> {
-    let checked = if kind == ModuleKind::Executable {
-        link_and_check(module)
-    } else {
-        Ok(())
-    };
+    // Every kind: an object's bad format fails its compile, not a later
+    // link; a link numbers the calls of all its inputs anew.
+    let checked = crate::printf::number_calls(module).and_then(|_| {
+        if kind == ModuleKind::Executable {
+            link_and_check(module)
+        } else {
+            Ok(())
+        }
+    });
     let result = checked.map(|_| {
         let kernels = kernel_info::reflect(module);
         (kernels, write_bitcode(module))
@@ -477,6 +481,7 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
         if LLVMIsDeclaration(f) != 0
             && LLVMGetIntrinsicID(f) == 0
             && !n.starts_with("__mux_")
+            && n != crate::printf::PRINTF
             && !LIBM.contains(&n.as_str())
             && !LLVMGetFirstUse(f).is_null()
         {
@@ -579,5 +584,58 @@ __kernel __attribute__((work_group_size_hint(4, 1, 1))) void other(__global int*
             assert!(e.log.contains("error"), "{}", e.log);
         }
         assert_eq!(FRONT_END_RUNS.get() - before, 2);
+    }
+
+    #[test]
+    fn printf_calls_are_described_and_survive_a_binary() {
+        let src = b"void helper(int x) { printf(\"%d %s\\n\", x, \"lit\"); }
+__kernel void k(__global int* p, float f, uchar2 c, float8 v) {
+    printf(\"%f %v2hhx %v8hlf %p\\n\", f, c, v, p);
+    helper(p[0]);
+}
+__kernel void quiet(__global int* p) { p[0] = 1; }";
+        let p = build(&DiskCache::off(), src, "").unwrap();
+        let k = p.kernel("k").unwrap();
+        assert!(k.uses_printf() && !p.kernel("quiet").unwrap().uses_printf());
+        let calls = &k.printf_calls;
+        assert_eq!(calls.len(), 2);
+        let direct = calls.iter().find(|c| c.format.starts_with(b"%f")).unwrap();
+        use crate::PrintfArg::*;
+        assert_eq!(
+            direct.args,
+            [Float(8), Int(2), Vector(32), Pointer { literal: None }]
+        );
+        assert_eq!(direct.record_bytes(), 4 + 8 + 2 + 32 + 8);
+        let helper = calls.iter().find(|c| c.format.starts_with(b"%d")).unwrap();
+        assert_eq!(
+            helper.args,
+            [
+                Int(4),
+                Pointer {
+                    literal: Some(b"lit".to_vec())
+                }
+            ]
+        );
+        let again = ProgramModule::from_binary(&p.to_binary()).unwrap();
+        assert_eq!(again.kernels, p.kernels);
+    }
+
+    #[test]
+    fn a_malformed_printf_format_fails_the_build_naming_the_call() {
+        let src = b"void helper(void) { printf(\"fine\\n\"); printf(\"%v4f\\n\", (float4)(1)); }
+__kernel void k(void) { helper(); }";
+        let e = build(&DiskCache::off(), src, "").unwrap_err();
+        assert!(
+            e.log.contains("printf call 2 in function `helper`") && e.log.contains("%v4f"),
+            "{}",
+            e.log
+        );
+        let e = build(
+            &DiskCache::off(),
+            b"__kernel void k(void) { printf(\"%y\"); }",
+            "",
+        )
+        .unwrap_err();
+        assert!(e.log.contains("invalid conversion specifier"), "{}", e.log);
     }
 }

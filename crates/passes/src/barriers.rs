@@ -236,7 +236,7 @@ pub(crate) unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
 
 /// Moves everything after `inst` into a new block placed after its own,
 /// and returns that block. Phis of the successors now come from it.
-unsafe fn split_after(
+pub(crate) unsafe fn split_after(
     ctx: LLVMContextRef,
     b: LLVMBuilderRef,
     inst: LLVMValueRef,

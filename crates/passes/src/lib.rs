@@ -23,7 +23,9 @@
 //! - [`local_memory`]: `__local` variables move into the work-group's block;
 //! - [`vector_stores`]: a vector assembled from scalars is stored lane by
 //!   lane, so that the work-item loop vectorizes;
-//! - [`safe_division`]: integer division and remainder never trap.
+//! - [`safe_division`]: integer division and remainder never trap;
+//! - [`printf`]: `printf` calls write records into the work-group's chunk
+//!   of the printf buffer.
 
 pub mod barriers;
 pub mod constant_expr;
@@ -33,6 +35,7 @@ pub mod local_atomics;
 pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
+pub mod printf;
 pub mod safe_division;
 pub mod streaming_stores;
 pub mod uniformity;
@@ -77,6 +80,8 @@ pub unsafe fn build_work_group_function(
     }
     // Barriers in called functions become barriers in the kernel.
     inline_all::run(m, k)?;
+    // Every call, now in the kernel, writes to the printf buffer.
+    printf::run(m, k, &kernel.printf_calls)?;
     // Before anything folds a division by zero or copies the kernel.
     safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then
@@ -86,12 +91,14 @@ pub unsafe fn build_work_group_function(
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
-    let vector = if kernel.uses_barrier {
+    // A printing kernel stays one work-item after the other: its records
+    // then come out in work-item order, as they would be read.
+    let vector = if kernel.uses_barrier || kernel.uses_printf() {
         None
     } else {
         vector_form(m, k, local_size, vector_bytes, streaming)
     };
-    if vector.is_none() && items > 1 && loop_barriers_enabled() {
+    if vector.is_none() && items > 1 && loop_barriers_enabled() && !kernel.uses_printf() {
         loop_barriers::run(m, k);
     }
     let regions = barriers::run(m, k, items)?;
@@ -106,7 +113,10 @@ pub unsafe fn build_work_group_function(
     inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);
     let static_local_memory = local_memory::run(m, wg)?;
-    mux_builtins::run(m, wg, local_size)?;
+    let printf_arg = kernel
+        .uses_printf()
+        .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
+    mux_builtins::run(m, wg, local_size, printf_arg)?;
     // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
     // stores the assembled vector itself.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;

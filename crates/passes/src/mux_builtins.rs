@@ -25,7 +25,10 @@ enum Source {
     Constant([usize; 3]),
 }
 
-/// Replaces every mux builtin call in `wg`.
+/// Replaces every mux builtin call in `wg`. `printf_arg` is where a
+/// printing kernel's hidden argument lies in the packed block
+/// (`compiler::printf_arg_offset`): the buffer's address, then each
+/// work-group's share of it.
 ///
 /// # Safety
 /// `m` must be a live module whose function `wg` was built by
@@ -34,6 +37,7 @@ pub unsafe fn run(
     m: LLVMModuleRef,
     wg: LLVMValueRef,
     local_size: [usize; 3],
+    printf_arg: Option<u64>,
 ) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
     let i64t = LLVMInt64TypeInContext(ctx);
@@ -71,6 +75,62 @@ pub unsafe fn run(
             continue;
         };
         let name = llvm::name(f);
+        if name == names::GET_PRINTF_BUFFER || name == names::GET_PRINTF_BUFFER_SIZE {
+            let Some(arg) = printf_arg else {
+                result = Err("printf without its buffer argument".to_string());
+                break;
+            };
+            let args = LLVMGetParam(wg, PARAM_ARGS);
+            // The share, loaded once: 8 bytes after the buffer's address.
+            let share = *entry_loads.entry(u64::MAX).or_insert_with(|| {
+                LLVMPositionBuilderBefore(b, entry_top());
+                let at = byte_gep(b, i8t, args, arg + 8, "printf.share.addr");
+                let l = LLVMBuildLoad2(b, i64t, at, c"printf.share".as_ptr());
+                LLVMSetAlignment(l, 8);
+                l
+            });
+            LLVMPositionBuilderBefore(b, call);
+            let value = if name == names::GET_PRINTF_BUFFER_SIZE {
+                LLVMBuildTrunc(b, share, i32t, c"".as_ptr())
+            } else {
+                let base = *entry_loads.entry(u64::MAX - 1).or_insert_with(|| {
+                    LLVMPositionBuilderBefore(b, entry_top());
+                    let at = byte_gep(b, i8t, args, arg, "printf.buffer.addr");
+                    let l = LLVMBuildLoad2(b, LLVMTypeOf(call), at, c"printf.buffer".as_ptr());
+                    LLVMSetAlignment(l, 8);
+                    l
+                });
+                LLVMPositionBuilderBefore(b, call);
+                // The group's linear id, x fastest, as the host reads the chunks.
+                let id = |a: LLVMValueRef, d: usize| {
+                    dimension_value(
+                        b,
+                        i64t,
+                        i8t,
+                        arr3,
+                        sched,
+                        Source::Array(a),
+                        LLVMConstInt(i32t, d as u64, 0),
+                        0,
+                    )
+                };
+                let (gx, gy, gz) = (id(group_id, 0), id(group_id, 1), id(group_id, 2));
+                let (nx, ny) = (id(num_groups, 0), id(num_groups, 1));
+                let yz = LLVMBuildAdd(b, gy, LLVMBuildMul(b, ny, gz, c"".as_ptr()), c"".as_ptr());
+                let linear = LLVMBuildAdd(
+                    b,
+                    gx,
+                    LLVMBuildMul(b, nx, yz, c"".as_ptr()),
+                    c"printf.group".as_ptr(),
+                );
+                let offset = LLVMBuildMul(b, linear, share, c"".as_ptr());
+                let mut idx = [offset];
+                LLVMBuildInBoundsGEP2(b, i8t, base, idx.as_mut_ptr(), 1, c"printf.chunk".as_ptr())
+            };
+            LLVMReplaceAllUsesWith(call, value);
+            LLVMInstructionEraseFromParent(call);
+            continue;
+        }
         let (source, default) = match name.as_str() {
             names::GET_LOCAL_ID => (Source::Array(local_id), 0),
             names::GET_GROUP_ID => (Source::Array(group_id), 0),
@@ -239,10 +299,10 @@ items:
     #[test]
     fn builtins_become_loads_and_constants() {
         let ir = Ir::parse(WG);
-        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1]).unwrap_err() };
+        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1], None).unwrap_err() };
         let ir = Ir::parse(WG);
         unsafe {
-            run(ir.m, ir.function("wg"), [1, 1, 1]).unwrap();
+            run(ir.m, ir.function("wg"), [1, 1, 1], None).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -262,5 +322,52 @@ items:
             body.contains("getelementptr inbounds [3 x i64], ptr %local_id, i64 0, i64 1"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_printf_chunk_is_the_groups_share_of_the_hidden_argument() {
+        let wg = r#"
+declare ptr addrspace(1) @__mux_get_printf_buffer()
+declare i32 @__mux_get_printf_buffer_size()
+define void @wg(ptr %args, ptr %schedule_info, ptr %local, i64 %first, i64 %last) {
+  %local_id = alloca [3 x i64]
+  %group_id = alloca [3 x i64]
+  %num_groups = alloca [3 x i64]
+  br label %items
+items:
+  %c = call ptr addrspace(1) @__mux_get_printf_buffer()
+  %n = call i32 @__mux_get_printf_buffer_size()
+  store i32 %n, ptr addrspace(1) %c
+  ret void
+}
+"#;
+        let ir = Ir::parse(wg);
+        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], None) }.unwrap_err();
+        assert!(e.contains("printf"), "{e}");
+        let ir = Ir::parse(wg);
+        unsafe {
+            run(ir.m, ir.function("wg"), [4, 1, 1], Some(24)).unwrap();
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let body = &text[text.find("define void @wg").unwrap()..];
+        assert!(!body.contains("call"), "{text}");
+        // The address at offset 24 and the share at 32, loaded once in the entry.
+        let entry = &body[..body.find("items:").unwrap()];
+        assert!(
+            entry.contains("getelementptr inbounds i8, ptr %args, i64 24"),
+            "{text}"
+        );
+        assert!(
+            entry.contains("getelementptr inbounds i8, ptr %args, i64 32"),
+            "{text}"
+        );
+        assert!(
+            body.contains(
+                "%printf.chunk = getelementptr inbounds i8, ptr addrspace(1) %printf.buffer"
+            ),
+            "{text}"
+        );
+        assert!(body.contains("trunc i64 %printf.share to i32"), "{text}");
     }
 }

@@ -574,6 +574,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             vec_type_hint: None,
             uses_barrier: false,
             static_local_memory: 0,
+            printf_calls: Vec::new(),
         }
     }
 
