@@ -84,7 +84,7 @@ fn finish(e: &Env) {
 }
 
 #[test]
-fn the_device_reports_svm_buffers_and_system_svm_without_atomics() {
+fn the_device_reports_svm_buffers_system_svm_and_atomics() {
     let caps = ok(
         device_info(device(), CL_DEVICE_SVM_CAPABILITIES),
         "CL_DEVICE_SVM_CAPABILITIES",
@@ -95,6 +95,7 @@ fn the_device_reports_svm_buffers_and_system_svm_without_atomics() {
         CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
             | CL_DEVICE_SVM_FINE_GRAIN_BUFFER
             | CL_DEVICE_SVM_FINE_GRAIN_SYSTEM
+            | CL_DEVICE_SVM_ATOMICS
     );
 }
 
@@ -107,6 +108,7 @@ fn allocations_are_aligned_usable_and_freed() {
         CL_MEM_WRITE_ONLY,
         CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
         CL_MEM_SVM_FINE_GRAIN_BUFFER,
+        CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
     ] {
         let p = svm_alloc(&e, flags, 1000, 0);
         assert!(!p.is_null(), "flags {flags:#x}");
@@ -155,14 +157,8 @@ fn allocation_refuses_bad_flags_sizes_alignments_and_contexts() {
         ),
         (1 << 40, 64, 0, "an unknown flag"),
         (CL_MEM_USE_HOST_PTR, 64, 0, "a buffer-only flag"),
-        // SVM atomics are not offered, with or without fine grain.
+        // SVM atomics need fine grain.
         (CL_MEM_SVM_ATOMICS, 64, 0, "atomics without fine grain"),
-        (
-            CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
-            64,
-            0,
-            "atomics",
-        ),
     ] {
         assert!(svm_alloc(&e, flags, size, align).is_null(), "{what}");
     }
