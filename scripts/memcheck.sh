@@ -13,7 +13,7 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOGS="${MEMCHECK_LOGS:-$ROOT/build/memcheck}"
-SUITES="${MEMCHECK_SUITES:-handles context queue buffer event kernel program runtime command_graphs command_buffer mutable_dispatch semaphore}"
+SUITES="${MEMCHECK_SUITES:-handles context queue buffer event kernel program runtime command_graphs command_buffer mutable_dispatch semaphore sub_device svm usm integer_division}"
 CARGO="${CARGO:-cargo}"
 mkdir -p "$LOGS"
 

@@ -84,7 +84,7 @@ fn finish(e: &Env) {
 }
 
 #[test]
-fn the_device_reports_svm_buffers_and_system_svm_without_atomics() {
+fn the_device_reports_svm_buffers_system_svm_and_atomics() {
     let caps = ok(
         device_info(device(), CL_DEVICE_SVM_CAPABILITIES),
         "CL_DEVICE_SVM_CAPABILITIES",
@@ -95,6 +95,7 @@ fn the_device_reports_svm_buffers_and_system_svm_without_atomics() {
         CL_DEVICE_SVM_COARSE_GRAIN_BUFFER
             | CL_DEVICE_SVM_FINE_GRAIN_BUFFER
             | CL_DEVICE_SVM_FINE_GRAIN_SYSTEM
+            | CL_DEVICE_SVM_ATOMICS
     );
 }
 
@@ -107,6 +108,7 @@ fn allocations_are_aligned_usable_and_freed() {
         CL_MEM_WRITE_ONLY,
         CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
         CL_MEM_SVM_FINE_GRAIN_BUFFER,
+        CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
     ] {
         let p = svm_alloc(&e, flags, 1000, 0);
         assert!(!p.is_null(), "flags {flags:#x}");
@@ -155,14 +157,8 @@ fn allocation_refuses_bad_flags_sizes_alignments_and_contexts() {
         ),
         (1 << 40, 64, 0, "an unknown flag"),
         (CL_MEM_USE_HOST_PTR, 64, 0, "a buffer-only flag"),
-        // SVM atomics are not offered, with or without fine grain.
+        // SVM atomics need fine grain.
         (CL_MEM_SVM_ATOMICS, 64, 0, "atomics without fine grain"),
-        (
-            CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
-            64,
-            0,
-            "atomics",
-        ),
     ] {
         assert!(svm_alloc(&e, flags, size, align).is_null(), "{what}");
     }
@@ -887,6 +883,100 @@ fn a_kernel_writes_host_memory_with_fine_grained_system_svm() {
         };
         assert_eq!(v, want, "element {i}");
     }
+}
+
+#[test]
+fn a_host_thread_and_a_kernel_increment_one_fine_grained_counter_with_no_lost_update() {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let e = Env::new();
+    // The kernel adds 1 per round (half its work-items with fetch_add, half
+    // with compare-exchange loops); the host adds 1 << 32 from its own
+    // thread all the while. Work-item 0 also waits to see a thousand of the
+    // host's additions made after it started, so the two surely overlap.
+    let src = r#"
+    __kernel void count(volatile __global atomic_ulong *counter, __global uint *saw_host,
+                        uint rounds) {
+        for (uint r = 0; r < rounds; r++) {
+            if (get_global_id(0) % 2 == 0) {
+                atomic_fetch_add_explicit(counter, 1ul, memory_order_relaxed,
+                                          memory_scope_all_svm_devices);
+            } else {
+                ulong old = atomic_load_explicit(counter, memory_order_relaxed,
+                                                 memory_scope_all_svm_devices);
+                while (!atomic_compare_exchange_weak_explicit(counter, &old, old + 1ul,
+                                                              memory_order_acq_rel,
+                                                              memory_order_relaxed,
+                                                              memory_scope_all_svm_devices))
+                    ;
+            }
+        }
+        if (get_global_id(0) == 0) {
+            ulong host_start = atomic_load_explicit(counter, memory_order_acquire,
+                                                    memory_scope_all_svm_devices) >> 32;
+            ulong host_now = host_start;
+            for (ulong spins = 0; host_now < host_start + 1000 && spins < (1ul << 32); spins++)
+                host_now = atomic_load_explicit(counter, memory_order_acquire,
+                                                memory_scope_all_svm_devices) >> 32;
+            *saw_host = host_now >= host_start + 1000;
+        }
+    }"#;
+    let (_p, k) = e.kernel_opts(src, "count", "-cl-std=CL3.0");
+    let counter = Svm::new(
+        &e,
+        CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER | CL_MEM_SVM_ATOMICS,
+        8,
+    );
+    let saw_host = Svm::new(&e, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 4);
+    unsafe {
+        (counter.p as *mut u64).write(0);
+        (saw_host.p as *mut u32).write(7);
+    }
+    let (items, rounds) = (4096usize, 256u32);
+    check(cl!(clSetKernelArgSVMPointer(k.get(), 0, counter.at(0))), "counter");
+    check(cl!(clSetKernelArgSVMPointer(k.get(), 1, saw_host.at(0))), "saw_host");
+    ok(set_arg(k.get(), 2, &rounds), "rounds");
+    let stop = AtomicBool::new(false);
+    let address = counter.p as usize;
+    let host_adds = std::thread::scope(|s| {
+        let host = s.spawn(|| {
+            // SAFETY: 8 aligned bytes of fine-grained SVM with atomics, alive
+            // until the scope ends.
+            let c = unsafe { &*(address as *const AtomicU64) };
+            let mut n = 0u64;
+            while !stop.load(Ordering::Acquire) {
+                c.fetch_add(1 << 32, Ordering::Relaxed);
+                n += 1;
+            }
+            n
+        });
+        let mut done = null_mut();
+        check(
+            cl!(clEnqueueNDRangeKernel(
+                e.q(),
+                k.get(),
+                1,
+                null(),
+                &items,
+                null(),
+                0,
+                null(),
+                &mut done
+            )),
+            "clEnqueueNDRangeKernel",
+        );
+        let done = Ev(done);
+        done.wait();
+        assert_eq!(done.status(), CL_COMPLETE);
+        stop.store(true, Ordering::Release);
+        host.join().unwrap()
+    });
+    let total = unsafe { (counter.p as *const u64).read() };
+    assert_eq!(unsafe { (saw_host.p as *const u32).read() }, 1, "the host's adds showed");
+    assert_eq!(
+        total,
+        (host_adds << 32) + items as u64 * rounds as u64,
+        "{host_adds} host adds"
+    );
 }
 
 #[test]

@@ -81,6 +81,7 @@ const CL_DEVICE_SHARED_SYSTEM_MEM_CAPABILITIES_INTEL: cl_uint = 0x4194;
 const ACCESS: u64 = 1;
 const ATOMIC_ACCESS: u64 = 2;
 const CONCURRENT_ACCESS: u64 = 4;
+const CONCURRENT_ATOMIC_ACCESS: u64 = 8;
 const CL_MEM_ALLOC_FLAGS_INTEL: cl_ulong = 0x4195;
 const CL_MEM_ALLOC_WRITE_COMBINED_INTEL: cl_ulong = 1;
 const CL_MEM_ALLOC_INITIAL_PLACEMENT_DEVICE_INTEL: cl_ulong = 2;
@@ -220,7 +221,7 @@ fn the_device_reports_the_extension_and_its_capabilities() {
         let caps = ok(device_info(device(), name), "USM capabilities").u64();
         assert_eq!(
             caps,
-            ACCESS | ATOMIC_ACCESS | CONCURRENT_ACCESS,
+            ACCESS | ATOMIC_ACCESS | CONCURRENT_ACCESS | CONCURRENT_ATOMIC_ACCESS,
             "query {name:#x}"
         );
     }

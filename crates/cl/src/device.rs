@@ -316,13 +316,14 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::value::<cl_uint>(0),
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::value::<cl_uint>(0),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
-        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => Info::value::<cl_device_atomic_capabilities>(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
-        ),
+        // Every order and scope of the OpenCL C atomics (the builtins'
+        // atomics_c11.cl; the __opencl_c_atomic_* features say the same).
+        // Work-item scope is for fences only; there are no sub-groups.
+        CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES => {
+            Info::value::<cl_device_atomic_capabilities>(ATOMIC_ORDERS | ATOMIC_SCOPES)
+        }
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::value::<cl_device_atomic_capabilities>(
-            CL_DEVICE_ATOMIC_ORDER_RELAXED
-                | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
-                | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP,
+            ATOMIC_ORDERS | ATOMIC_SCOPES | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
         ),
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
         | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
@@ -343,6 +344,15 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         _ => return Err(CL_INVALID_VALUE),
     })
 }
+
+/// The memory orders of kernels' atomics and fences.
+const ATOMIC_ORDERS: cl_device_atomic_capabilities =
+    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+
+/// The memory scopes of kernels' atomics and fences, beyond the work-item.
+const ATOMIC_SCOPES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP
+    | CL_DEVICE_ATOMIC_SCOPE_DEVICE
+    | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
 
 /// Extensions of the runtime alone, with their versions.
 const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 5] = [

@@ -38,10 +38,17 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_int64_extended_atomics", (1, 0, 0)),
 ];
 
-/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`).
+/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`). The
+/// atomic orders and scopes are those of the builtins' `atomic_*`
+/// functions (`atomics_c11.cl`); the device's atomic capabilities say the
+/// same.
 pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_int64", (3, 0, 0)),
     ("__opencl_c_fp64", (3, 0, 0)),
+    ("__opencl_c_atomic_order_acq_rel", (3, 0, 0)),
+    ("__opencl_c_atomic_order_seq_cst", (3, 0, 0)),
+    ("__opencl_c_atomic_scope_device", (3, 0, 0)),
+    ("__opencl_c_atomic_scope_all_devices", (3, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.

@@ -175,14 +175,14 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
             compiler::build_id().unwrap_or("").as_bytes(),
         ]),
         // Kernels run on this CPU in this process: every address is the
-        // host's, and caches are coherent. Atomics between host and kernels
-        // need OpenCL C 2.0 atomics (memory_scope_all_svm_devices), which
-        // the builtins do not have yet.
+        // host's, and caches are coherent. A kernel's atomics on global
+        // memory are the CPU's locked instructions at system scope (the
+        // builtins' atomics_c11.cl), atomic towards the host's own.
         shared_memory: mux::SharedMemory {
             buffers: true,
             fine_grain: true,
             system: true,
-            host_atomics: false,
+            host_atomics: true,
         },
     }
 }
