@@ -63,9 +63,12 @@ run() {
 for program in "$@"; do
     run "$(basename "$program")" "$program"
 done
+# Valgrind does not model the MXCSR's flush-to-zero and denormals-are-zero
+# bits, so a test of flushed denormals cannot pass under it.
+SKIP=(--skip denormals_are_kept_unless_the_program_allows_flushing)
 while read -r name exe; do
     # Two test threads: the suites' own concurrency, at valgrind's pace.
-    FERROCL_STRESS_SECS=2 run "$name" "$exe" --test-threads=2
+    FERROCL_STRESS_SECS=2 run "$name" "$exe" --test-threads=2 "${SKIP[@]}"
 done < <(rust_suites)
 
 echo "$passed passed, $failed failed"

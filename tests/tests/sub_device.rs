@@ -132,13 +132,9 @@ fn equal_parts_are_devices_of_their_own() {
         ok(device_info(s, CL_DEVICE_REFERENCE_COUNT), "refs").u32(),
         1
     );
+    // The last release; the handle is not used after it (the loader
+    // itself reads through a handle, so that would be undefined).
     check(cl!(clReleaseDevice(s)), "last clReleaseDevice");
-    assert_err(
-        device_info(s, CL_DEVICE_NAME),
-        CL_INVALID_DEVICE,
-        "released sub-device",
-    );
-    assert_code(cl!(clReleaseDevice(s)), CL_INVALID_DEVICE, "released twice");
 }
 
 #[test]
