@@ -30,7 +30,8 @@ fn main() {
                 // Declares what the library defines (atom_* and friends).
                 "-cl-ext=+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,\
                  +cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,\
-                 +cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics",
+                 +cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,\
+                 +cl_khr_extended_bit_ops",
             ])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")

@@ -31,6 +31,7 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_local_int32_extended_atomics", (1, 0, 0)),
     ("cl_khr_int64_base_atomics", (1, 0, 0)),
     ("cl_khr_int64_extended_atomics", (1, 0, 0)),
+    ("cl_khr_extended_bit_ops", (1, 0, 0)),
 ];
 
 /// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`).
