@@ -293,6 +293,19 @@ fn query(d: &Device, param: cl_device_info) -> Result<Info, cl_int> {
         CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => Info::value::<usize>(nw.float as usize),
         // The Khronos CTS release ferrocl's conformance runs are made with.
         CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED => Info::string(CTS_VERSION),
+        // cl_khr_integer_dot_product: both input forms; none is faster than
+        // the multiplies and adds it is made of (the struct's six cl_bools).
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => {
+            Info::value::<cl_device_integer_dot_product_capabilities_khr>(
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+                    | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR,
+            )
+        }
+        #[allow(non_upper_case_globals)] // the header's spelling: 4x8BIT
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+        | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR => {
+            Info::slice::<cl_bool>(&[CL_FALSE; 6])
+        }
         _ => return Err(CL_INVALID_VALUE),
     })
 }

@@ -32,12 +32,16 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_int64_base_atomics", (1, 0, 0)),
     ("cl_khr_int64_extended_atomics", (1, 0, 0)),
     ("cl_khr_extended_bit_ops", (1, 0, 0)),
+    ("cl_khr_integer_dot_product", (2, 0, 0)),
 ];
 
-/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`).
+/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`): core
+/// ones and those of the extensions above (with the extension's version).
 pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_int64", (3, 0, 0)),
     ("__opencl_c_fp64", (3, 0, 0)),
+    ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
+    ("__opencl_c_integer_dot_product_input_4x8bit_packed", (2, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.
