@@ -33,6 +33,8 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_int64_extended_atomics", (1, 0, 0)),
     ("cl_khr_extended_bit_ops", (1, 0, 0)),
     ("cl_khr_integer_dot_product", (2, 0, 0)),
+    // Clang's own __builtin_expect and __builtin_assume.
+    ("cl_khr_expect_assume", (1, 0, 0)),
 ];
 
 /// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`): core
