@@ -35,6 +35,8 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_integer_dot_product", (2, 0, 0)),
     // Clang's own __builtin_expect and __builtin_assume.
     ("cl_khr_expect_assume", (1, 0, 0)),
+    // Device and work-group scopes only: there are no sub-groups.
+    ("cl_khr_kernel_clock", (1, 0, 0)),
 ];
 
 /// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`): core
@@ -44,6 +46,8 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_fp64", (3, 0, 0)),
     ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
     ("__opencl_c_integer_dot_product_input_4x8bit_packed", (2, 0, 0)),
+    ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
+    ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.
