@@ -30,7 +30,12 @@ fn main() {
                 // Declares what the library defines (atom_* and friends).
                 "-cl-ext=+cl_khr_global_int32_base_atomics,+cl_khr_global_int32_extended_atomics,\
                  +cl_khr_local_int32_base_atomics,+cl_khr_local_int32_extended_atomics,\
-                 +cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics",
+                 +cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,\
+                 +cl_khr_extended_bit_ops,+cl_khr_integer_dot_product,\
+                 +__opencl_c_integer_dot_product_input_4x8bit,\
+                 +__opencl_c_integer_dot_product_input_4x8bit_packed,\
+                 +cl_khr_kernel_clock,+__opencl_c_kernel_clock_scope_device,\
+                 +__opencl_c_kernel_clock_scope_work_group",
             ])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")

@@ -536,3 +536,155 @@ fn as_type_reinterprets_bits() {
         vec![0x3f80_0000, 0x0403_0201, 0x4000_0000, 0x3f80_0000, u32::MAX]
     );
 }
+
+/// `x` rounded to float in `mode`, exactly: `x` is scaled by the quantum of
+/// the float it lies among (an ulp, or the smallest denormal below the
+/// normal range), rounded to an integer there, and scaled back; a result
+/// beyond the float range is the infinity or the largest float, as `mode`
+/// rounds.
+fn f64_to_f32(x: f64, mode: Mode) -> f32 {
+    if !x.is_finite() {
+        return x as f32;
+    }
+    let exp = ((x.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let quantum = 2f64.powi((exp - 23).max(-149));
+    let y = x / quantum; // exact: a power of two
+    let n = match mode {
+        Mode::Rte => y.round_ties_even(),
+        Mode::Rtz => y.trunc(),
+        Mode::Rtp => y.ceil(),
+        Mode::Rtn => y.floor(),
+    };
+    let r = n * quantum; // exact, the sign of a zero kept
+    if r.abs() < 2f64.powi(128) {
+        return r as f32;
+    }
+    let away = match mode {
+        Mode::Rte => true,
+        Mode::Rtz => false,
+        Mode::Rtp => r > 0.0,
+        Mode::Rtn => r < 0.0,
+    };
+    let m = if away { f32::INFINITY } else { f32::MAX };
+    if r < 0.0 {
+        -m
+    } else {
+        m
+    }
+}
+
+/// Doubles that round to float zeros, denormals and their neighbours, the
+/// smallest normals, halfway cases, and the top of the range.
+fn tiny_doubles() -> Vec<f64> {
+    let p = |e: i32| 2f64.powi(e);
+    let mut v = vec![
+        0.0,
+        f64::from_bits(0x0010_0000_0000_0001), // 0x1.0000000000001p-1022
+        f64::from_bits(1),                     // the smallest double
+        p(-1022),
+        p(-200),
+        p(-150),                  // half the smallest float denormal
+        p(-150) * (1.0 + p(-52)), // just above it
+        p(-150) * (1.0 - p(-53)), // just below it
+        p(-149),
+        p(-149) * 1.5, // halfway between 1 and 2 denormal steps
+        p(-149) * 2.5, // halfway between 2 and 3 (ties to even: 2)
+        p(-149) * 3.25,
+        p(-126),                   // the smallest float normal
+        p(-126) * (1.0 - p(-30)),  // just below: rounds between denormals
+        p(-126) - p(-150),         // halfway between the largest denormal and it
+        p(-126) * (1.0 + p(-40)),  // just above
+        1.0 + p(-24),              // halfway between 1 and its successor
+        1.0 + p(-30),
+        f32::MAX as f64,
+        f32::MAX as f64 * (1.0 + p(-30)),
+        p(128) * (1.0 - p(-25)), // halfway between FLT_MAX and 2^128
+        p(128),
+        f64::MAX,
+        f64::INFINITY,
+        f64::NAN,
+    ];
+    // Random magnitudes from 2^-160 to 2^-120.
+    let mut s = 0x5eed_u64;
+    while v.len() < 120 {
+        let r = next(&mut s);
+        let e = -160 + (r % 41) as i32;
+        let m = 1.0 + (next(&mut s) >> 12) as f64 * p(-52);
+        v.push(m * p(e));
+    }
+    let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+    v.extend(neg);
+    v
+}
+
+/// convert_float{n}[_rte|_rtz|_rtp|_rtn](double{n}) of doubles below and
+/// around the float range, every width, against exact rounding.
+#[test]
+fn double_to_float_rounds_tiny_values_and_denormals_in_every_mode() {
+    if !has_fp64() {
+        return;
+    }
+    let e = Env::new();
+    let x = tiny_doubles();
+    let count = x.len(); // a multiple of every width, 3 too
+    assert_eq!(count % 48, 0);
+    let modes = [
+        ("", Mode::Rte),
+        ("_rte", Mode::Rte),
+        ("_rtz", Mode::Rtz),
+        ("_rtp", Mode::Rtp),
+        ("_rtn", Mode::Rtn),
+    ];
+    let mut src = String::from(
+        "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+         __kernel void k(__global const double* x, __global float* out) {\n\
+         size_t i = get_global_id(0);\n",
+    );
+    let mut slot = 0;
+    for n in WIDTHS {
+        let w = if n == 1 { String::new() } else { n.to_string() };
+        for (sfx, _) in modes {
+            let (load, store) = if n == 1 {
+                ("x[i]".to_string(), format!("out[{} + i] = r;", slot * count))
+            } else {
+                (
+                    format!("vload{n}(i, x)"),
+                    format!("vstore{n}(r, i, out + {});", slot * count),
+                )
+            };
+            src += &format!(
+                "  if (i < {}) {{ float{w} r = convert_float{w}{sfx}({load}); {store} }}\n",
+                count / n
+            );
+            slot += 1;
+        }
+    }
+    src += "}\n";
+    let (_p, k) = e.kernel(&src, "k");
+    let mx = e.buffer_from(&x);
+    let mo = e.buffer_from(&vec![0u32; slot * count]);
+    e.run_with(&k, &[&mx, &mo], &[count], None);
+    let out = e.read::<u32>(&mo, 0, slot * count);
+    let mut fails = Vec::new();
+    let mut slot = 0;
+    for n in WIDTHS {
+        for (sfx, mode) in modes {
+            for (el, &v) in x.iter().enumerate() {
+                let want = f64_to_f32(v, mode);
+                let got = f32::from_bits(out[slot * count + el]);
+                let same = got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan());
+                if !same && fails.len() < 25 {
+                    fails.push(format!(
+                        "convert_float{}{sfx}({v:e} = {:#x}): got {got:e} ({:#x}), want {want:e} ({:#x})",
+                        if n == 1 { String::new() } else { n.to_string() },
+                        v.to_bits(),
+                        got.to_bits(),
+                        want.to_bits()
+                    ));
+                }
+            }
+            slot += 1;
+        }
+    }
+    assert!(fails.is_empty(), "mismatches:\n{}", fails.join("\n"));
+}

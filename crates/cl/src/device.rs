@@ -341,6 +341,25 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_LUID_VALID_KHR => Info::bool(false),
         CL_DEVICE_LUID_KHR => Info::slice::<u8>(&[0; 8]),
         CL_DEVICE_NODE_MASK_KHR => Info::value::<cl_uint>(0),
+        // cl_khr_integer_dot_product: both input forms; none is faster than
+        // the multiplies and adds it is made of (the struct's six cl_bools).
+        CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => {
+            Info::value::<cl_device_integer_dot_product_capabilities_khr>(
+                CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_KHR
+                    | CL_DEVICE_INTEGER_DOT_PRODUCT_INPUT_4x8BIT_PACKED_KHR,
+            )
+        }
+        #[allow(non_upper_case_globals)] // the header's spelling: 4x8BIT
+        CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_8BIT_KHR
+        | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR => {
+            Info::slice::<cl_bool>(&[CL_FALSE; 6])
+        }
+        // cl_khr_kernel_clock: no sub-groups, so no sub-group scope.
+        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => {
+            Info::value::<cl_device_kernel_clock_capabilities_khr>(
+                CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR,
+            )
+        }
         _ => return Err(CL_INVALID_VALUE),
     })
 }

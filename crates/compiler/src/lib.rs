@@ -36,10 +36,17 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_local_int32_extended_atomics", (1, 0, 0)),
     ("cl_khr_int64_base_atomics", (1, 0, 0)),
     ("cl_khr_int64_extended_atomics", (1, 0, 0)),
+    ("cl_khr_extended_bit_ops", (1, 0, 0)),
+    ("cl_khr_integer_dot_product", (2, 0, 0)),
+    // Clang's own __builtin_expect and __builtin_assume.
+    ("cl_khr_expect_assume", (1, 0, 0)),
+    // Device and work-group scopes only: there are no sub-groups.
+    ("cl_khr_kernel_clock", (1, 0, 0)),
 ];
 
-/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`). The
-/// atomic orders and scopes are those of the builtins' `atomic_*`
+/// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`): core
+/// ones and those of the extensions above (with the extension's version).
+/// The atomic orders and scopes are those of the builtins' `atomic_*`
 /// functions (`atomics_c11.cl`); the device's atomic capabilities say the
 /// same.
 pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
@@ -49,6 +56,10 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_atomic_order_seq_cst", (3, 0, 0)),
     ("__opencl_c_atomic_scope_device", (3, 0, 0)),
     ("__opencl_c_atomic_scope_all_devices", (3, 0, 0)),
+    ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
+    ("__opencl_c_integer_dot_product_input_4x8bit_packed", (2, 0, 0)),
+    ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
+    ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.

@@ -59,6 +59,14 @@ fn cl_ext() -> String {
     format!("-cl-ext=-all{}", names.collect::<String>())
 }
 
+/// Every extension's macro, as `-D`: Clang defines those it knows of
+/// through `-cl-ext`, but not those it has no notion of (cl_khr_expect_assume).
+fn extension_macros() -> impl Iterator<Item = String> {
+    crate::OPENCL_C_EXTENSIONS
+        .iter()
+        .map(|(name, _)| format!("-D{name}=1"))
+}
+
 /// Why a build failed; the text goes in the build log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildError {
@@ -365,6 +373,7 @@ fn front_end(
     .map(|s| s.to_string())
     .collect();
     args.push(cl_ext());
+    args.extend(extension_macros());
     args.push(format!("-cl-std={}", options.language()));
     // The device's OpenCL version (Clang leaves this macro to the platform).
     args.push("-D__OPENCL_VERSION__=300".into());

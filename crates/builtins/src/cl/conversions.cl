@@ -145,10 +145,12 @@
   AS(F##N, AS(SIV(N, F), f) < 0 ? AS(SIV(N, F), f) + 1 : AS(SIV(N, F), f) - 1)
 
 // Corrects f, the round-to-nearest result, to a directed mode given masks
-// of the lanes where f is above (gt) or below (lt) the exact value.
+// of the lanes where f is above (gt) or below (lt) the exact value. The
+// sign is f's sign bit: a negative value too small for D rounds to -0,
+// which towards zero stays -0.
 #define DIRECTED(N, D, f, gt, lt, mode)                                       \
   {                                                                           \
-    SIV(N, D) neg = MASK(N, CAT(SI_, D), f < (D##N)0);                             \
+    SIV(N, D) neg = MASK(N, CAT(SI_, D), AS(SIV(N, D), f) < (SIV(N, D))0);    \
     SIV(N, D) down = mode == RTN   ? (SIV(N, D))(gt)                          \
                      : mode == RTZ ? (SIV(N, D))(gt) & ~neg                   \
                                    : (SIV(N, D))0;                            \

@@ -1276,13 +1276,14 @@ WIDTHS(DOUBLE_ERF_FUNCS, 0)
     r = (x) <= -20.0 ? neg_ : r;                                              \
     sg = (x) > -20.0 ? (g_ < 0.0 ? (L)-1 : (L)1) : (s_ < 0.0 ? (L)-1 : (L)1); \
     sg = (x) > 0.0 ? (L)1 : sg;                                               \
-    /* tiny: -log|x| (the sign of x, of a zero too) */                        \
+    /* tiny: -log|x| and the sign of x */                                     \
     L tiny_ = a_ < 0x1p-60;                                                   \
     r = tiny_ ? tl_ : r;                                                      \
     sg = tiny_ ? (__builtin_elementwise_copysign((F)1.0, x) < 0.0 ? (L)-1     \
                                                                   : (L)1)     \
                : sg;                                                          \
-    L pole_ = (x) <= 0.0 && (x) == __builtin_elementwise_floor(x) && !tiny_;  \
+    /* zero and the negative integers: sign 0 (OpenCL C 7.5.1) */             \
+    L pole_ = (x) <= 0.0 && (x) == __builtin_elementwise_floor(x);            \
     r = pole_ || a_ == INFINITY ? (F)INFINITY : r;                            \
     sg = pole_ ? (L)0 : sg;                                                   \
     r = (x) != (x) ? (x) : r;                                                 \

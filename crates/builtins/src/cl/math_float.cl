@@ -665,6 +665,8 @@ WIDTHS(FLOAT_FUNCS, 0)
     ATAN2_BODY(N, F, I, y, x, t, swap, neg, minus)                            \
     F v = ATAN_01(F, t);                                                      \
     F w = FMA(v, (F)INVPI_HI, v * INVPI_LO);                                  \
+    /* |y| = |x| (both infinite too): exactly 1/4, not atan(1)/pi rounded */  \
+    w = t == 1.0f ? (F)0.25f : w;                                             \
     F c = swap ? (F)0.5f : neg ? (F)1.0f : (F)0.0f;                           \
     F r = c + (minus ? -w : w);                                               \
     r = __builtin_elementwise_copysign(r, y);                                 \
