@@ -473,6 +473,24 @@ pub fn ev(e: cl_event) -> Ev {
     Ev(e)
 }
 
+/// The platform's extension function `name`, as the function pointer type
+/// `T` its header gives it; panics if the platform does not offer it.
+pub fn extension_function<T>(name: &str) -> T {
+    assert_eq!(
+        std::mem::size_of::<T>(),
+        std::mem::size_of::<*mut c_void>(),
+        "{name}: T must be a function pointer"
+    );
+    let n = CString::new(name).unwrap();
+    let p = cl!(clGetExtensionFunctionAddressForPlatform(
+        platform(),
+        n.as_ptr()
+    ));
+    assert!(!p.is_null(), "{name} is not offered");
+    // SAFETY: the extension's function, of the type its header gives it.
+    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
+}
+
 /// Creates a context on `device()` with the given properties (null for none).
 pub fn create_context(props: *const cl_context_properties) -> Result<Ctx, cl_int> {
     let d = device();

@@ -2,7 +2,7 @@
 //! function pointers an application gets from the ICD loader.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 type CbHandle = *mut c_void;
@@ -97,29 +97,19 @@ struct Ext {
     info: InfoFn,
 }
 
-fn lookup<T>(name: &str) -> T {
-    let n = CString::new(name).unwrap();
-    let p = cl!(clGetExtensionFunctionAddressForPlatform(
-        platform(),
-        n.as_ptr()
-    ));
-    assert!(!p.is_null(), "{name} is not offered");
-    // SAFETY: the extension's function, of the type the header gives it.
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
 
 fn ext() -> Ext {
     Ext {
-        create: lookup("clCreateCommandBufferKHR"),
-        finalize: lookup("clFinalizeCommandBufferKHR"),
-        retain: lookup("clRetainCommandBufferKHR"),
-        release: lookup("clReleaseCommandBufferKHR"),
-        enqueue: lookup("clEnqueueCommandBufferKHR"),
-        ndrange: lookup("clCommandNDRangeKernelKHR"),
-        fill: lookup("clCommandFillBufferKHR"),
-        copy: lookup("clCommandCopyBufferKHR"),
-        barrier: lookup("clCommandBarrierWithWaitListKHR"),
-        info: lookup("clGetCommandBufferInfoKHR"),
+        create: extension_function("clCreateCommandBufferKHR"),
+        finalize: extension_function("clFinalizeCommandBufferKHR"),
+        retain: extension_function("clRetainCommandBufferKHR"),
+        release: extension_function("clReleaseCommandBufferKHR"),
+        enqueue: extension_function("clEnqueueCommandBufferKHR"),
+        ndrange: extension_function("clCommandNDRangeKernelKHR"),
+        fill: extension_function("clCommandFillBufferKHR"),
+        copy: extension_function("clCommandCopyBufferKHR"),
+        barrier: extension_function("clCommandBarrierWithWaitListKHR"),
+        info: extension_function("clGetCommandBufferInfoKHR"),
     }
 }
 

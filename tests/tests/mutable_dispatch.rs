@@ -3,7 +3,7 @@
 //! command buffer take new arguments, sizes and offsets between enqueues.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 
 type CbHandle = *mut c_void;
@@ -114,27 +114,17 @@ struct Ext {
     command_info: InfoFn,
 }
 
-fn lookup<T>(name: &str) -> T {
-    let n = CString::new(name).unwrap();
-    let p = cl!(clGetExtensionFunctionAddressForPlatform(
-        platform(),
-        n.as_ptr()
-    ));
-    assert!(!p.is_null(), "{name} is not offered");
-    // SAFETY: the extension's function, of the type the header gives it.
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
 
 fn ext() -> Ext {
     Ext {
-        create: lookup("clCreateCommandBufferKHR"),
-        finalize: lookup("clFinalizeCommandBufferKHR"),
-        release: lookup("clReleaseCommandBufferKHR"),
-        enqueue: lookup("clEnqueueCommandBufferKHR"),
-        ndrange: lookup("clCommandNDRangeKernelKHR"),
-        update: lookup("clUpdateMutableCommandsKHR"),
-        info: lookup("clGetCommandBufferInfoKHR"),
-        command_info: lookup("clGetMutableCommandInfoKHR"),
+        create: extension_function("clCreateCommandBufferKHR"),
+        finalize: extension_function("clFinalizeCommandBufferKHR"),
+        release: extension_function("clReleaseCommandBufferKHR"),
+        enqueue: extension_function("clEnqueueCommandBufferKHR"),
+        ndrange: extension_function("clCommandNDRangeKernelKHR"),
+        update: extension_function("clUpdateMutableCommandsKHR"),
+        info: extension_function("clGetCommandBufferInfoKHR"),
+        command_info: extension_function("clGetMutableCommandInfoKHR"),
     }
 }
 

@@ -9,7 +9,7 @@
 //! contain one of the names.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::ptr::{null, null_mut};
@@ -421,16 +421,6 @@ fn command_buffers_refuse_printf_kernels() {
         *mut cl_uint,
         *mut c_void,
     ) -> cl_int;
-    fn lookup<T>(name: &str) -> T {
-        let n = CString::new(name).unwrap();
-        let p = cl!(clGetExtensionFunctionAddressForPlatform(
-            platform(),
-            n.as_ptr()
-        ));
-        assert!(!p.is_null(), "{name}");
-        // SAFETY: the extension's function, of its header's type.
-        unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-    }
     let e = Env::new();
     let caps = ok(
         device_info(e.device, CAPABILITIES),
@@ -442,9 +432,9 @@ fn command_buffers_refuse_printf_kernels() {
         0,
         "printf in recorded commands is not offered"
     );
-    let create: CreateFn = lookup("clCreateCommandBufferKHR");
-    let release: ReleaseFn = lookup("clReleaseCommandBufferKHR");
-    let ndrange: NdRangeFn = lookup("clCommandNDRangeKernelKHR");
+    let create: CreateFn = extension_function("clCreateCommandBufferKHR");
+    let release: ReleaseFn = extension_function("clReleaseCommandBufferKHR");
+    let ndrange: NdRangeFn = extension_function("clCommandNDRangeKernelKHR");
     let p = e.program(
         "__kernel void loud(void) { printf(\"Hello World\\n\"); }\n__kernel void quiet(void) { }",
         "",

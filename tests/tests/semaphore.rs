@@ -2,7 +2,7 @@
 //! commands, across queues.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::Duration;
 
@@ -34,24 +34,14 @@ struct Ext {
     release: ReleaseFn,
 }
 
-fn lookup<T>(name: &str) -> T {
-    let n = CString::new(name).unwrap();
-    let p = cl!(clGetExtensionFunctionAddressForPlatform(
-        platform(),
-        n.as_ptr()
-    ));
-    assert!(!p.is_null(), "{name} is not offered");
-    // SAFETY: the extension's function, of the type its header gives it.
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
 
 fn ext() -> Ext {
     Ext {
-        create: lookup("clCreateSemaphoreWithPropertiesKHR"),
-        wait: lookup("clEnqueueWaitSemaphoresKHR"),
-        signal: lookup("clEnqueueSignalSemaphoresKHR"),
-        info: lookup("clGetSemaphoreInfoKHR"),
-        release: lookup("clReleaseSemaphoreKHR"),
+        create: extension_function("clCreateSemaphoreWithPropertiesKHR"),
+        wait: extension_function("clEnqueueWaitSemaphoresKHR"),
+        signal: extension_function("clEnqueueSignalSemaphoresKHR"),
+        info: extension_function("clGetSemaphoreInfoKHR"),
+        release: extension_function("clReleaseSemaphoreKHR"),
     }
 }
 

@@ -5,7 +5,7 @@
 //! and every bad input the spec names.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -1153,26 +1153,16 @@ type SvmFillFn = unsafe extern "C" fn(
     *mut c_void,
 ) -> cl_int;
 
-fn lookup<T>(name: &str) -> T {
-    let n = CString::new(name).unwrap();
-    let p = cl!(clGetExtensionFunctionAddressForPlatform(
-        platform(),
-        n.as_ptr()
-    ));
-    assert!(!p.is_null(), "{name} is not offered");
-    // SAFETY: the extension's function, of the type the header gives it.
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
 
 #[test]
 fn command_buffer_svm_commands_run_at_each_enqueue() {
     let e = Env::new();
-    let create: CreateFn = lookup("clCreateCommandBufferKHR");
-    let finalize: HandleFn = lookup("clFinalizeCommandBufferKHR");
-    let release: HandleFn = lookup("clReleaseCommandBufferKHR");
-    let enqueue: EnqueueFn = lookup("clEnqueueCommandBufferKHR");
-    let svm_fill: SvmFillFn = lookup("clCommandSVMMemFillKHR");
-    let svm_memcpy: SvmMemcpyFn = lookup("clCommandSVMMemcpyKHR");
+    let create: CreateFn = extension_function("clCreateCommandBufferKHR");
+    let finalize: HandleFn = extension_function("clFinalizeCommandBufferKHR");
+    let release: HandleFn = extension_function("clReleaseCommandBufferKHR");
+    let enqueue: EnqueueFn = extension_function("clEnqueueCommandBufferKHR");
+    let svm_fill: SvmFillFn = extension_function("clCommandSVMMemFillKHR");
+    let svm_memcpy: SvmMemcpyFn = extension_function("clCommandSVMMemcpyKHR");
     let a = Svm::new(&e, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 256);
     let b = Svm::new(&e, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, 256);
     let mut rc = 0;

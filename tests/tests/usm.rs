@@ -3,7 +3,7 @@
 //! arguments and inside data, blocking free, and every bad input.
 
 use ferrocl_tests::*;
-use std::ffi::{c_void, CString};
+use std::ffi::c_void;
 use std::ptr::{null, null_mut};
 use std::time::Duration;
 
@@ -116,31 +116,21 @@ struct Usm {
     advise: AdviseFn,
 }
 
-fn lookup<T>(name: &str) -> T {
-    let n = CString::new(name).unwrap();
-    let p = cl!(clGetExtensionFunctionAddressForPlatform(
-        platform(),
-        n.as_ptr()
-    ));
-    assert!(!p.is_null(), "{name} is not offered");
-    // SAFETY: the extension's function, of the type the header gives it.
-    unsafe { std::mem::transmute_copy::<*mut c_void, T>(&p) }
-}
 
 fn usm() -> Usm {
     Usm {
-        host: lookup("clHostMemAllocINTEL"),
-        device: lookup("clDeviceMemAllocINTEL"),
-        shared: lookup("clSharedMemAllocINTEL"),
-        free: lookup("clMemFreeINTEL"),
-        blocking_free: lookup("clMemBlockingFreeINTEL"),
-        info: lookup("clGetMemAllocInfoINTEL"),
-        arg: lookup("clSetKernelArgMemPointerINTEL"),
-        fill: lookup("clEnqueueMemFillINTEL"),
-        memset: lookup("clEnqueueMemsetINTEL"),
-        memcpy: lookup("clEnqueueMemcpyINTEL"),
-        migrate: lookup("clEnqueueMigrateMemINTEL"),
-        advise: lookup("clEnqueueMemAdviseINTEL"),
+        host: extension_function("clHostMemAllocINTEL"),
+        device: extension_function("clDeviceMemAllocINTEL"),
+        shared: extension_function("clSharedMemAllocINTEL"),
+        free: extension_function("clMemFreeINTEL"),
+        blocking_free: extension_function("clMemBlockingFreeINTEL"),
+        info: extension_function("clGetMemAllocInfoINTEL"),
+        arg: extension_function("clSetKernelArgMemPointerINTEL"),
+        fill: extension_function("clEnqueueMemFillINTEL"),
+        memset: extension_function("clEnqueueMemsetINTEL"),
+        memcpy: extension_function("clEnqueueMemcpyINTEL"),
+        migrate: extension_function("clEnqueueMigrateMemINTEL"),
+        advise: extension_function("clEnqueueMemAdviseINTEL"),
     }
 }
 
