@@ -105,7 +105,11 @@ fn split(info: &mux::DeviceInfo, partition: &Partition) -> Result<Vec<Vec<u32>>,
         Partition::ByCounts(counts) => {
             ensure(!counts.is_empty(), CL_INVALID_VALUE)?;
             ensure(
-                counts.len() <= units && counts.iter().sum::<usize>() <= units,
+                counts.len() <= units
+                    && counts
+                        .iter()
+                        .try_fold(0usize, |sum, &c| sum.checked_add(c))
+                        .is_some_and(|sum| sum <= units),
                 CL_INVALID_DEVICE_PARTITION_COUNT,
             )?;
             let mut next = 0;
@@ -226,6 +230,11 @@ mod tests {
         assert_eq!(g, vec![vec![0], vec![1, 2, 3]]);
         assert_eq!(
             split(&i, &Partition::ByCounts(vec![2, 3])),
+            Err(CL_INVALID_DEVICE_PARTITION_COUNT)
+        );
+        // Counts whose sum wraps around are still too many.
+        assert_eq!(
+            split(&i, &Partition::ByCounts(vec![usize::MAX, 2])),
             Err(CL_INVALID_DEVICE_PARTITION_COUNT)
         );
     }
