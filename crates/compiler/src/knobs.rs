@@ -45,15 +45,20 @@ pub fn dump_dir() -> Option<PathBuf> {
 }
 
 /// `FERROCL_THREADS=N`: run work-groups on N threads (the device's compute
-/// units), whatever the affinity mask and the cgroup's quota allow.
+/// units), whatever the affinity mask and the cgroup's quota allow; at most
+/// [`MAX_THREADS`], as many CPUs as Linux's affinity masks name.
 pub fn threads() -> Option<usize> {
     var("FERROCL_THREADS")?
         .to_str()?
         .trim()
-        .parse()
+        .parse::<usize>()
         .ok()
         .filter(|&n| n > 0)
+        .map(|n| n.min(MAX_THREADS))
 }
+
+/// The most threads `FERROCL_THREADS` gives: more could not be started.
+pub const MAX_THREADS: usize = 1024;
 
 /// The settings above that change compiled code, as cache-key bytes.
 pub fn code_key() -> String {
@@ -62,4 +67,27 @@ pub fn code_key() -> String {
         vectorize(),
         loop_barriers()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_are_a_positive_count_no_larger_than_the_cpu_masks() {
+        // The only test here that touches FERROCL_THREADS.
+        for (value, want) in [
+            ("3", Some(3)),
+            (" 8 ", Some(8)),
+            ("0", None),
+            ("-2", None),
+            ("many", None),
+            ("99999999", Some(MAX_THREADS)),
+        ] {
+            std::env::set_var("FERROCL_THREADS", value);
+            assert_eq!(threads(), want, "FERROCL_THREADS={value:?}");
+        }
+        std::env::remove_var("FERROCL_THREADS");
+        assert_eq!(threads(), None);
+    }
 }
