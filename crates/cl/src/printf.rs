@@ -70,9 +70,10 @@ impl PrintfBuffer {
         // SAFETY: mapped for `size` bytes until the unmap below; the range
         // that wrote it has ended.
         let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, size) };
+        let sites = Site::all(&self.calls);
         let mut out = Vec::new();
         for chunk in bytes.chunks_exact(self.chunk) {
-            format_chunk(chunk, &self.calls, &mut out);
+            format_chunk(chunk, &sites, &mut out);
         }
         self.memory.unmap(0, size)?;
         write_stdout(&out);
@@ -80,8 +81,28 @@ impl PrintfBuffer {
     }
 }
 
+/// A call site with its format parsed, once for all of its records.
+pub struct Site<'a> {
+    call: &'a PrintfCall,
+    pieces: Vec<Piece>,
+}
+
+impl<'a> Site<'a> {
+    /// The sites of `calls` (a format that does not parse, which the build
+    /// already refused, prints nothing).
+    pub fn all(calls: &'a [PrintfCall]) -> Vec<Site<'a>> {
+        calls
+            .iter()
+            .filter_map(|call| {
+                let pieces = printf::parse(&call.format).ok()?;
+                Some(Site { call, pieces })
+            })
+            .collect()
+    }
+}
+
 /// The records of one work-group's chunk, formatted in the order written.
-fn format_chunk(chunk: &[u8], calls: &[PrintfCall], out: &mut Vec<u8>) {
+fn format_chunk(chunk: &[u8], sites: &[Site], out: &mut Vec<u8>) {
     let word = |at: usize| u32::from_ne_bytes(chunk[at..at + 4].try_into().unwrap()) as usize;
     let (length, overflow) = (word(0), word(4));
     // Whole records: what was asked for less what did not fit.
@@ -89,16 +110,17 @@ fn format_chunk(chunk: &[u8], calls: &[PrintfCall], out: &mut Vec<u8>) {
     let mut at = printf::CHUNK_HEADER;
     while at + printf::ID_BYTES <= end {
         let id = word(at) as u32;
-        let Some(call) = calls.iter().find(|c| c.id == id) else {
+        let Some(site) = sites.iter().find(|s| s.call.id == id) else {
             return;
         };
+        let call = site.call;
         let Some(record) = chunk
             .get(at..at + call.record_bytes())
             .filter(|_| at + call.record_bytes() <= end)
         else {
             return;
         };
-        format_record(call, &record[printf::ID_BYTES..], out);
+        format_record(site, &record[printf::ID_BYTES..], out);
         at += call.record_bytes();
     }
 }
@@ -106,10 +128,8 @@ fn format_chunk(chunk: &[u8], calls: &[PrintfCall], out: &mut Vec<u8>) {
 /// One call's output from its arguments' packed bytes. A conversion with
 /// no argument, or one too short for it, ends the output of the call (the
 /// spec leaves that undefined).
-pub fn format_record(call: &PrintfCall, packed: &[u8], out: &mut Vec<u8>) {
-    let Ok(pieces) = printf::parse(&call.format) else {
-        return;
-    };
+pub fn format_record(site: &Site, packed: &[u8], out: &mut Vec<u8>) {
+    let call = site.call;
     // Each argument's bytes.
     let mut args = Vec::with_capacity(call.args.len());
     let mut at = 0;
@@ -122,7 +142,7 @@ pub fn format_record(call: &PrintfCall, packed: &[u8], out: &mut Vec<u8>) {
         at += n;
     }
     let mut next = args.into_iter();
-    for piece in &pieces {
+    for piece in &site.pieces {
         match piece {
             Piece::Text(t) => out.extend_from_slice(t),
             Piece::Conversion(c) => {
@@ -325,7 +345,7 @@ mod tests {
             args,
         };
         let mut out = Vec::new();
-        format_record(&call, packed, &mut out);
+        format_record(&Site::all(std::slice::from_ref(&call))[0], packed, &mut out);
         String::from_utf8(out).unwrap()
     }
 
@@ -392,7 +412,7 @@ mod tests {
             put(&mut chunk, k, v);
         }
         let mut out = Vec::new();
-        format_chunk(&chunk, &[call], &mut out);
+        format_chunk(&chunk, &Site::all(&[call]), &mut out);
         assert_eq!(out, b"1;2;");
     }
 }
