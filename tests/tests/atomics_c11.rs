@@ -51,7 +51,10 @@ fn forms(name: &str, args: &str, orders: &[&str]) -> Vec<String> {
     let mut v = vec![format!("{name}({args})")];
     for (k, o) in orders.iter().enumerate() {
         v.push(format!("{name}_explicit({args}, {o})"));
-        v.push(format!("{name}_explicit({args}, {o}, {})", SCOPES[k % SCOPES.len()]));
+        v.push(format!(
+            "{name}_explicit({args}, {o}, {})",
+            SCOPES[k % SCOPES.len()]
+        ));
     }
     let strongest = orders.last().unwrap();
     for s in SCOPES {
@@ -96,11 +99,20 @@ impl Checks {
         let g = e.buffer_from(&[0u64; 4]);
         let mut failed = Vec::new();
         for (k, names) in self.names.chunks(CHECKS_PER_KERNEL).enumerate() {
-            let kernel = ok(create_kernel(p.get(), &format!("checks{k}")), "clCreateKernel");
+            let kernel = ok(
+                create_kernel(p.get(), &format!("checks{k}")),
+                "clCreateKernel",
+            );
             let ok_buf = e.buffer_from(&vec![7u32; names.len()]);
             e.run_with(&kernel, &[&g, &ok_buf], &[1], Some(&[1]));
             let got = e.read::<u32>(&ok_buf, 0, names.len());
-            failed.extend(names.iter().zip(&got).filter(|(_, &v)| v != 1).map(|(n, _)| n));
+            failed.extend(
+                names
+                    .iter()
+                    .zip(&got)
+                    .filter(|(_, &v)| v != 1)
+                    .map(|(n, _)| n),
+            );
         }
         assert!(
             failed.is_empty(),
@@ -161,16 +173,88 @@ fn fetch_operations_in_every_form_order_and_scope_return_the_old_value_and_store
         // The pointer-sized types and the mixes of signedness the spec lists.
         let p = |a: &str| format!("(volatile {space} {a} *){word}");
         for (a, t, m, op, start, v, want) in [
-            ("atomic_uintptr_t", "uintptr_t", "ptrdiff_t", "add", "100", "-3", "97"),
-            ("atomic_uintptr_t", "uintptr_t", "ptrdiff_t", "sub", "100", "-3", "103"),
-            ("atomic_uintptr_t", "uintptr_t", "intptr_t", "min", "100", "-3", "100"),
-            ("atomic_uintptr_t", "uintptr_t", "intptr_t", "max", "100", "-3", "(uintptr_t)-3"),
-            ("atomic_uintptr_t", "uintptr_t", "intptr_t", "or", "0x10", "-1", "(uintptr_t)-1"),
-            ("atomic_intptr_t", "intptr_t", "uintptr_t", "min", "-7", "5", "-7"),
-            ("atomic_intptr_t", "intptr_t", "uintptr_t", "and", "-7", "0xff", "0xf9"),
-            ("atomic_intptr_t", "intptr_t", "uintptr_t", "xor", "-1", "1", "-2"),
+            (
+                "atomic_uintptr_t",
+                "uintptr_t",
+                "ptrdiff_t",
+                "add",
+                "100",
+                "-3",
+                "97",
+            ),
+            (
+                "atomic_uintptr_t",
+                "uintptr_t",
+                "ptrdiff_t",
+                "sub",
+                "100",
+                "-3",
+                "103",
+            ),
+            (
+                "atomic_uintptr_t",
+                "uintptr_t",
+                "intptr_t",
+                "min",
+                "100",
+                "-3",
+                "100",
+            ),
+            (
+                "atomic_uintptr_t",
+                "uintptr_t",
+                "intptr_t",
+                "max",
+                "100",
+                "-3",
+                "(uintptr_t)-3",
+            ),
+            (
+                "atomic_uintptr_t",
+                "uintptr_t",
+                "intptr_t",
+                "or",
+                "0x10",
+                "-1",
+                "(uintptr_t)-1",
+            ),
+            (
+                "atomic_intptr_t",
+                "intptr_t",
+                "uintptr_t",
+                "min",
+                "-7",
+                "5",
+                "-7",
+            ),
+            (
+                "atomic_intptr_t",
+                "intptr_t",
+                "uintptr_t",
+                "and",
+                "-7",
+                "0xff",
+                "0xf9",
+            ),
+            (
+                "atomic_intptr_t",
+                "intptr_t",
+                "uintptr_t",
+                "xor",
+                "-1",
+                "1",
+                "-2",
+            ),
             ("atomic_size_t", "size_t", "size_t", "add", "1", "2", "3"),
-            ("atomic_ptrdiff_t", "ptrdiff_t", "ptrdiff_t", "max", "-1", "-9", "-1"),
+            (
+                "atomic_ptrdiff_t",
+                "ptrdiff_t",
+                "ptrdiff_t",
+                "max",
+                "-1",
+                "-9",
+                "-1",
+            ),
         ] {
             for call in forms(&format!("atomic_fetch_{op}"), "p, v", &ORDERS[4..]) {
                 c.add(
@@ -297,7 +381,8 @@ fn atomic_flag_test_and_set_and_clear_in_every_form_order_and_scope() {
     let e = env();
     let mut c = Checks::default();
     for (space, word) in SPACES {
-        let f = format!("volatile {space} atomic_flag *f = (volatile {space} atomic_flag *){word};");
+        let f =
+            format!("volatile {space} atomic_flag *f = (volatile {space} atomic_flag *){word};");
         for set in forms("atomic_flag_test_and_set", "f", &ORDERS) {
             c.add(
                 format!("{space}: {set}"),
@@ -382,10 +467,7 @@ fn orders_become_the_matching_llvm_orderings_at_system_scope() {
     let out = e.buffer(8 * 8);
     e.run_with(&k, &[&a, &b, &out], &[1], Some(&[1]));
     // 1 - 2 | 4 ^ ... : the values first, then the instructions.
-    assert_eq!(
-        e.read::<i64>(&out, 0, 8),
-        vec![0, 1, -1, 0, 8, -1, 1, 1]
-    );
+    assert_eq!(e.read::<i64>(&out, 0, 8), vec![0, 1, -1, 0, 8, -1, 1, 1]);
     let ir = optimized_ir("orderings");
     let lines: Vec<&str> = ir.lines().collect();
     let has = |parts: &[&str]| lines.iter().any(|l| parts.iter().all(|p| l.contains(p)));
@@ -397,7 +479,10 @@ fn orders_become_the_matching_llvm_orderings_at_system_scope() {
         &["atomicrmw volatile max ptr addrspace(1)", "i64 16 seq_cst"],
         &["load atomic volatile i32, ptr addrspace(1)", "acquire"],
         &["store atomic volatile i64 32, ptr addrspace(1)", "release"],
-        &["cmpxchg volatile ptr addrspace(1)", "i64 64 acq_rel acquire"],
+        &[
+            "cmpxchg volatile ptr addrspace(1)",
+            "i64 64 acq_rel acquire",
+        ],
         &["atomicrmw volatile xchg ptr addrspace(1)", "i32 1 acquire"],
         &["fence release"],
         &["fence syncscope(\"singlethread\") acquire"],
@@ -480,7 +565,10 @@ fn compare_exchange_loops_lose_no_update() {
         e.read::<i32>(&sum, 0, 1)[0],
         ids.clone().sum::<i64>() as i32
     );
-    assert_eq!(e.read::<i64>(&sum64, 0, 1)[0], ids.clone().sum::<i64>() << 20);
+    assert_eq!(
+        e.read::<i64>(&sum64, 0, 1)[0],
+        ids.clone().sum::<i64>() << 20
+    );
     let want = ids.fold(1u64, |p, i| p.wrapping_mul(2 * i as u64 + 1));
     assert_eq!(e.read::<u64>(&product, 0, 1)[0], want);
 }
@@ -517,8 +605,17 @@ fn fetch_min_and_max_respect_signedness_under_contention() {
     assert_eq!(got32(1) as i32, *vals.iter().max().unwrap());
     assert_eq!(got32(2), vals.iter().map(|&v| v as u32).min().unwrap());
     assert_eq!(got32(3), vals.iter().map(|&v| v as u32).max().unwrap());
-    assert_eq!(got(4) as i64, vals.iter().map(|&v| (v as i64) << 30).min().unwrap());
-    assert_eq!(got(5), vals.iter().map(|&v| ((v as i64) << 30) as u64).max().unwrap());
+    assert_eq!(
+        got(4) as i64,
+        vals.iter().map(|&v| (v as i64) << 30).min().unwrap()
+    );
+    assert_eq!(
+        got(5),
+        vals.iter()
+            .map(|&v| ((v as i64) << 30) as u64)
+            .max()
+            .unwrap()
+    );
 }
 
 #[test]
@@ -541,7 +638,14 @@ fn fetch_or_xor_and_and_exchange_under_contention() {
     let xors = e.buffer_from(&[0u64]);
     let slot = e.buffer_from(&[-1i32]);
     let displaced = e.buffer(N * 4);
-    run_global(&e, src, "k", &[&ors, &ands, &xors, &slot, &displaced], N, None);
+    run_global(
+        &e,
+        src,
+        "k",
+        &[&ors, &ands, &xors, &slot, &displaced],
+        N,
+        None,
+    );
     assert_eq!(e.read::<u64>(&ors, 0, 1)[0], u64::MAX);
     assert_eq!(e.read::<u32>(&ands, 0, 1)[0], 1 << 31);
     let want_xor = (0..N as u64).fold(0u64, |x, i| x ^ i.wrapping_mul(0x9e3779b97f4a7c15));
@@ -550,7 +654,10 @@ fn fetch_or_xor_and_and_exchange_under_contention() {
     let mut all = e.read::<i32>(&displaced, 0, N);
     all.push(e.read::<i32>(&slot, 0, 1)[0]);
     all.sort_unstable();
-    assert!(all.iter().copied().eq(-1..N as i32), "an exchange lost or repeated a value");
+    assert!(
+        all.iter().copied().eq(-1..N as i32),
+        "an exchange lost or repeated a value"
+    );
 }
 
 #[test]

@@ -590,11 +590,11 @@ fn tiny_doubles() -> Vec<f64> {
         p(-149) * 1.5, // halfway between 1 and 2 denormal steps
         p(-149) * 2.5, // halfway between 2 and 3 (ties to even: 2)
         p(-149) * 3.25,
-        p(-126),                   // the smallest float normal
-        p(-126) * (1.0 - p(-30)),  // just below: rounds between denormals
-        p(-126) - p(-150),         // halfway between the largest denormal and it
-        p(-126) * (1.0 + p(-40)),  // just above
-        1.0 + p(-24),              // halfway between 1 and its successor
+        p(-126),                  // the smallest float normal
+        p(-126) * (1.0 - p(-30)), // just below: rounds between denormals
+        p(-126) - p(-150),        // halfway between the largest denormal and it
+        p(-126) * (1.0 + p(-40)), // just above
+        1.0 + p(-24),             // halfway between 1 and its successor
         1.0 + p(-30),
         f32::MAX as f64,
         f32::MAX as f64 * (1.0 + p(-30)),
@@ -645,7 +645,10 @@ fn double_to_float_rounds_tiny_values_and_denormals_in_every_mode() {
         let w = if n == 1 { String::new() } else { n.to_string() };
         for (sfx, _) in modes {
             let (load, store) = if n == 1 {
-                ("x[i]".to_string(), format!("out[{} + i] = r;", slot * count))
+                (
+                    "x[i]".to_string(),
+                    format!("out[{} + i] = r;", slot * count),
+                )
             } else {
                 (
                     format!("vload{n}(i, x)"),

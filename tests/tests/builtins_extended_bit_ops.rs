@@ -40,7 +40,11 @@ fn reference(bits: u32, base: u64, insert: u64, offset: u32, count: u32) -> [u64
     let field = ones(count);
     let placed = if count == 0 { 0 } else { field << offset };
     let ins = (base & !placed) | ((insert << offset) & placed);
-    let u = if count == 0 { 0 } else { (base >> offset) & field };
+    let u = if count == 0 {
+        0
+    } else {
+        (base >> offset) & field
+    };
     let s = if count == 0 || count == 64 || u >> (count - 1) == 0 {
         u
     } else {
@@ -51,7 +55,9 @@ fn reference(bits: u32, base: u64, insert: u64, offset: u32, count: u32) -> [u64
 }
 
 fn to_bytes(v: &[u64], bytes: usize) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()[..bytes].to_vec()).collect()
+    v.iter()
+        .flat_map(|x| x.to_le_bytes()[..bytes].to_vec())
+        .collect()
 }
 
 fn from_bytes(b: &[u8], bytes: usize) -> Vec<u64> {
@@ -105,7 +111,10 @@ fn check_type(e: &Env, (t, s, u, bits): (&str, &str, &str, u32)) -> Vec<String> 
         let b: Vec<u64> = (0..lanes).map(|_| next(&mut seed) & ones(bits)).collect();
         let off: Vec<u32> = fields.iter().map(|f| f.0).collect();
         let cnt: Vec<u32> = fields.iter().map(|f| f.1).collect();
-        let k = ok(create_kernel(prog.get(), &format!("k{n}")), "clCreateKernel");
+        let k = ok(
+            create_kernel(prog.get(), &format!("k{n}")),
+            "clCreateKernel",
+        );
         let outs: Vec<Mem> = (0..4).map(|_| e.buffer(lanes * bytes)).collect();
         let bufs = [
             e.buffer_from(&to_bytes(&a, bytes)),
@@ -113,12 +122,22 @@ fn check_type(e: &Env, (t, s, u, bits): (&str, &str, &str, u32)) -> Vec<String> 
             e.buffer_from(&off),
             e.buffer_from(&cnt),
         ];
-        e.run_with(&k, &bufs.iter().chain(&outs).collect::<Vec<_>>(), &[items], None);
+        e.run_with(
+            &k,
+            &bufs.iter().chain(&outs).collect::<Vec<_>>(),
+            &[items],
+            None,
+        );
         let got: Vec<Vec<u64>> = outs
             .iter()
             .map(|m| from_bytes(&e.read::<u8>(m, 0, lanes * bytes), bytes))
             .collect();
-        let names = ["bitfield_insert", "bitfield_extract_signed", "bitfield_extract_unsigned", "bit_reverse"];
+        let names = [
+            "bitfield_insert",
+            "bitfield_extract_signed",
+            "bitfield_extract_unsigned",
+            "bit_reverse",
+        ];
         for l in 0..lanes {
             let (o, c) = fields[l / n];
             let want = reference(bits, a[l], b[l], o, c);
@@ -149,8 +168,15 @@ fn every_type_width_and_field() {
 
 #[test]
 fn the_extension_is_reported_and_its_macro_defined() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
-    assert!(ext_names(&ext).iter().any(|e| e == "cl_khr_extended_bit_ops"), "{ext}");
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
+    assert!(
+        ext_names(&ext)
+            .iter()
+            .any(|e| e == "cl_khr_extended_bit_ops"),
+        "{ext}"
+    );
     let with_version = device_info(device(), CL_DEVICE_EXTENSIONS_WITH_VERSION)
         .unwrap()
         .name_versions();

@@ -57,7 +57,14 @@ fn dot_products_against_the_host() {
     );
     // The builtins are declared under the 3.0 feature macros.
     let (_p, k) = e.kernel_opts(&src, "k", "-cl-std=CL3.0");
-    let extremes = [0u32, 0x8080_8080, 0x7f7f_7f7f, 0xffff_ffff, 0x0180_7fff, 0x80ff_017f];
+    let extremes = [
+        0u32,
+        0x8080_8080,
+        0x7f7f_7f7f,
+        0xffff_ffff,
+        0x0180_7fff,
+        0x80ff_017f,
+    ];
     let accs = [
         0u32,
         1,
@@ -106,7 +113,12 @@ fn dot_products_against_the_host() {
                 if g != w && fails.len() < 20 {
                     fails.push(format!(
                         "{} {name} of {:#010x}, {:#010x}, acc {:#010x}: got {g:#x}, want {w:#x}",
-                        ["dot", "dot_acc_sat", "dot_4x8packed", "dot_acc_sat_4x8packed"][f],
+                        [
+                            "dot",
+                            "dot_acc_sat",
+                            "dot_4x8packed",
+                            "dot_acc_sat_4x8packed"
+                        ][f],
                         a[i],
                         b[i],
                         c[i]

@@ -49,7 +49,11 @@ impl Ty {
             Ty::F32 => (24, -126),
             Ty::F64 => (53, -1022),
         };
-        let e = if x == 0.0 { min_exp } else { x.abs().log2().floor() as i32 };
+        let e = if x == 0.0 {
+            min_exp
+        } else {
+            x.abs().log2().floor() as i32
+        };
         2f64.powi(e.max(min_exp) - (prec - 1))
     }
 }
@@ -155,12 +159,69 @@ fn cases(t: Ty) -> Vec<Case> {
     let cs_ = &mut cs;
 
     // Trigonometric functions (C99 F.9.1; OpenCL C 7.5.1 for the pi forms).
-    unary(cs_, "acos", &[(1.0, Is(z)), (2.0, Nan), (-2.0, Nan), (i, Nan), (NAN, Nan), (-1.0, Near(pi))]);
-    unary(cs_, "acospi", &[(1.0, Is(z)), (2.0, Nan), (-2.0, Nan), (ni, Nan), (NAN, Nan)]);
-    unary(cs_, "asin", &[(z, Is(z)), (nz, Is(nz)), (2.0, Nan), (-2.0, Nan), (i, Nan), (NAN, Nan)]);
-    unary(cs_, "asinpi", &[(z, Is(z)), (nz, Is(nz)), (2.0, Nan), (-2.0, Nan), (ni, Nan), (NAN, Nan)]);
-    unary(cs_, "atan", &[(z, Is(z)), (nz, Is(nz)), (i, Near(pi / 2.0)), (ni, Near(-pi / 2.0)), (NAN, Nan)]);
-    unary(cs_, "atanpi", &[(z, Is(z)), (nz, Is(nz)), (i, Is(0.5)), (ni, Is(-0.5)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "acos",
+        &[
+            (1.0, Is(z)),
+            (2.0, Nan),
+            (-2.0, Nan),
+            (i, Nan),
+            (NAN, Nan),
+            (-1.0, Near(pi)),
+        ],
+    );
+    unary(
+        cs_,
+        "acospi",
+        &[(1.0, Is(z)), (2.0, Nan), (-2.0, Nan), (ni, Nan), (NAN, Nan)],
+    );
+    unary(
+        cs_,
+        "asin",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (2.0, Nan),
+            (-2.0, Nan),
+            (i, Nan),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "asinpi",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (2.0, Nan),
+            (-2.0, Nan),
+            (ni, Nan),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "atan",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Near(pi / 2.0)),
+            (ni, Near(-pi / 2.0)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "atanpi",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(0.5)),
+            (ni, Is(-0.5)),
+            (NAN, Nan),
+        ],
+    );
     // atan2 and atan2pi: the same cases, in pi or in units of pi.
     for (f, unit) in [("atan2", pi), ("atan2pi", 1.0)] {
         let v = |k: f64| if unit == 1.0 { Is(k) } else { Near(k * unit) };
@@ -199,21 +260,43 @@ fn cases(t: Ty) -> Vec<Case> {
         );
     }
     for f in ["cos", "cospi"] {
-        unary(cs_, f, &[(z, Is(1.0)), (nz, Is(1.0)), (i, Nan), (ni, Nan), (NAN, Nan)]);
+        unary(
+            cs_,
+            f,
+            &[(z, Is(1.0)), (nz, Is(1.0)), (i, Nan), (ni, Nan), (NAN, Nan)],
+        );
     }
     for f in ["sin", "tan", "sinpi", "tanpi"] {
-        unary(cs_, f, &[(z, Is(z)), (nz, Is(nz)), (i, Nan), (ni, Nan), (NAN, Nan)]);
+        unary(
+            cs_,
+            f,
+            &[(z, Is(z)), (nz, Is(nz)), (i, Nan), (ni, Nan), (NAN, Nan)],
+        );
     }
     two_out(
         cs_,
         "sincos",
-        &[(z, Is(z), Is(1.0)), (nz, Is(nz), Is(1.0)), (i, Nan, Nan), (ni, Nan, Nan), (NAN, Nan, Nan)],
+        &[
+            (z, Is(z), Is(1.0)),
+            (nz, Is(nz), Is(1.0)),
+            (i, Nan, Nan),
+            (ni, Nan, Nan),
+            (NAN, Nan, Nan),
+        ],
     );
     // cospi(n + 0.5) = +0; sinpi(n) = +0 for n > 0, -0 for n < 0.
     unary(
         cs_,
         "cospi",
-        &[(0.5, Is(z)), (1.5, Is(z)), (2.5, Is(z)), (-0.5, Is(z)), (-1.5, Is(z)), (1000.5, Is(z)), (-4095.5, Is(z))],
+        &[
+            (0.5, Is(z)),
+            (1.5, Is(z)),
+            (2.5, Is(z)),
+            (-0.5, Is(z)),
+            (-1.5, Is(z)),
+            (1000.5, Is(z)),
+            (-4095.5, Is(z)),
+        ],
     );
     unary(
         cs_,
@@ -260,22 +343,102 @@ fn cases(t: Ty) -> Vec<Case> {
     );
 
     // Hyperbolic functions (F.9.2).
-    unary(cs_, "acosh", &[(1.0, Is(z)), (0.5, Nan), (-1.0, Nan), (ni, Nan), (i, Is(i)), (NAN, Nan)]);
-    unary(cs_, "asinh", &[(z, Is(z)), (nz, Is(nz)), (i, Is(i)), (ni, Is(ni)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "acosh",
+        &[
+            (1.0, Is(z)),
+            (0.5, Nan),
+            (-1.0, Nan),
+            (ni, Nan),
+            (i, Is(i)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "asinh",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(i)),
+            (ni, Is(ni)),
+            (NAN, Nan),
+        ],
+    );
     unary(
         cs_,
         "atanh",
-        &[(z, Is(z)), (nz, Is(nz)), (1.0, Is(i)), (-1.0, Is(ni)), (2.0, Nan), (-2.0, Nan), (i, Nan), (NAN, Nan)],
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (1.0, Is(i)),
+            (-1.0, Is(ni)),
+            (2.0, Nan),
+            (-2.0, Nan),
+            (i, Nan),
+            (NAN, Nan),
+        ],
     );
-    unary(cs_, "cosh", &[(z, Is(1.0)), (nz, Is(1.0)), (i, Is(i)), (ni, Is(i)), (NAN, Nan)]);
-    unary(cs_, "sinh", &[(z, Is(z)), (nz, Is(nz)), (i, Is(i)), (ni, Is(ni)), (NAN, Nan)]);
-    unary(cs_, "tanh", &[(z, Is(z)), (nz, Is(nz)), (i, Is(1.0)), (ni, Is(-1.0)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "cosh",
+        &[
+            (z, Is(1.0)),
+            (nz, Is(1.0)),
+            (i, Is(i)),
+            (ni, Is(i)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "sinh",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(i)),
+            (ni, Is(ni)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "tanh",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(1.0)),
+            (ni, Is(-1.0)),
+            (NAN, Nan),
+        ],
+    );
 
     // Exponential and logarithmic functions (F.9.3; exp10 7.5.1).
     for f in ["exp", "exp2", "exp10"] {
-        unary(cs_, f, &[(z, Is(1.0)), (nz, Is(1.0)), (ni, Is(z)), (i, Is(i)), (NAN, Nan)]);
+        unary(
+            cs_,
+            f,
+            &[
+                (z, Is(1.0)),
+                (nz, Is(1.0)),
+                (ni, Is(z)),
+                (i, Is(i)),
+                (NAN, Nan),
+            ],
+        );
     }
-    unary(cs_, "expm1", &[(z, Is(z)), (nz, Is(nz)), (ni, Is(-1.0)), (i, Is(i)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "expm1",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (ni, Is(-1.0)),
+            (i, Is(i)),
+            (NAN, Nan),
+        ],
+    );
     int_out(
         cs_,
         "OUT = frexp(A, &IOUT);",
@@ -285,7 +448,12 @@ fn cases(t: Ty) -> Vec<Case> {
             (i, 0.0, Is(i), WantInt::Is(0)),
             (ni, 0.0, Is(ni), WantInt::Is(0)),
             (NAN, 0.0, Nan, WantInt::Is(0)),
-            (t.denorm_min(), 0.0, Is(0.5), WantInt::Is(if t == Ty::F32 { -148 } else { -1073 })),
+            (
+                t.denorm_min(),
+                0.0,
+                Is(0.5),
+                WantInt::Is(if t == Ty::F32 { -148 } else { -1073 }),
+            ),
         ],
     );
     // FP_ILOGB0 is INT_MIN and FP_ILOGBNAN INT_MAX (opencl-c-base.h); ilogb
@@ -299,19 +467,69 @@ fn cases(t: Ty) -> Vec<Case> {
             (i, 0.0, Any, WantInt::Is(i32::MAX)),
             (ni, 0.0, Any, WantInt::Is(i32::MAX)),
             (NAN, 0.0, Any, WantInt::Is(i32::MAX)),
-            (t.denorm_min(), 0.0, Any, WantInt::Is(if t == Ty::F32 { -149 } else { -1074 })),
+            (
+                t.denorm_min(),
+                0.0,
+                Any,
+                WantInt::Is(if t == Ty::F32 { -149 } else { -1074 }),
+            ),
         ],
     );
     with_int(
         cs_,
         "ldexp",
-        &[(z, 5, Is(z)), (nz, -5, Is(nz)), (i, -5, Is(i)), (ni, 5, Is(ni)), (1.5, 0, Is(1.5)), (NAN, 1, Nan)],
+        &[
+            (z, 5, Is(z)),
+            (nz, -5, Is(nz)),
+            (i, -5, Is(i)),
+            (ni, 5, Is(ni)),
+            (1.5, 0, Is(1.5)),
+            (NAN, 1, Nan),
+        ],
     );
     for f in ["log", "log2", "log10"] {
-        unary(cs_, f, &[(z, Is(ni)), (nz, Is(ni)), (1.0, Is(z)), (-1.0, Nan), (ni, Nan), (i, Is(i)), (NAN, Nan)]);
+        unary(
+            cs_,
+            f,
+            &[
+                (z, Is(ni)),
+                (nz, Is(ni)),
+                (1.0, Is(z)),
+                (-1.0, Nan),
+                (ni, Nan),
+                (i, Is(i)),
+                (NAN, Nan),
+            ],
+        );
     }
-    unary(cs_, "log1p", &[(z, Is(z)), (nz, Is(nz)), (-1.0, Is(ni)), (-2.0, Nan), (ni, Nan), (i, Is(i)), (NAN, Nan)]);
-    unary(cs_, "logb", &[(z, Is(ni)), (nz, Is(ni)), (i, Is(i)), (ni, Is(i)), (NAN, Nan), (t.denorm_min(), Is(if t == Ty::F32 { -149.0 } else { -1074.0 }))]);
+    unary(
+        cs_,
+        "log1p",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (-1.0, Is(ni)),
+            (-2.0, Nan),
+            (ni, Nan),
+            (i, Is(i)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "logb",
+        &[
+            (z, Is(ni)),
+            (nz, Is(ni)),
+            (i, Is(i)),
+            (ni, Is(i)),
+            (NAN, Nan),
+            (
+                t.denorm_min(),
+                Is(if t == Ty::F32 { -149.0 } else { -1074.0 }),
+            ),
+        ],
+    );
     two_out(
         cs_,
         "modf",
@@ -342,8 +560,22 @@ fn cases(t: Ty) -> Vec<Case> {
     );
 
     // Power and absolute-value functions (F.9.4; pown, powr, rootn 7.5.1).
-    unary(cs_, "cbrt", &[(z, Is(z)), (nz, Is(nz)), (i, Is(i)), (ni, Is(ni)), (NAN, Nan)]);
-    unary(cs_, "fabs", &[(z, Is(z)), (nz, Is(z)), (i, Is(i)), (ni, Is(i)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "cbrt",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(i)),
+            (ni, Is(ni)),
+            (NAN, Nan),
+        ],
+    );
+    unary(
+        cs_,
+        "fabs",
+        &[(z, Is(z)), (nz, Is(z)), (i, Is(i)), (ni, Is(i)), (NAN, Nan)],
+    );
     binary(
         cs_,
         "hypot",
@@ -499,17 +731,58 @@ fn cases(t: Ty) -> Vec<Case> {
             (-8.0, 3, Near(-2.0)),
         ],
     );
-    unary(cs_, "sqrt", &[(z, Is(z)), (nz, Is(nz)), (-1.0, Nan), (ni, Nan), (i, Is(i)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "sqrt",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (-1.0, Nan),
+            (ni, Nan),
+            (i, Is(i)),
+            (NAN, Nan),
+        ],
+    );
     // rsqrt as 1/sqrt.
-    unary(cs_, "rsqrt", &[(z, Is(i)), (nz, Is(ni)), (-1.0, Nan), (i, Is(z)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "rsqrt",
+        &[
+            (z, Is(i)),
+            (nz, Is(ni)),
+            (-1.0, Nan),
+            (i, Is(z)),
+            (NAN, Nan),
+        ],
+    );
 
     // Error and gamma functions (F.9.5; lgamma_r's sign 7.5.1).
-    unary(cs_, "erf", &[(z, Is(z)), (nz, Is(nz)), (i, Is(1.0)), (ni, Is(-1.0)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "erf",
+        &[
+            (z, Is(z)),
+            (nz, Is(nz)),
+            (i, Is(1.0)),
+            (ni, Is(-1.0)),
+            (NAN, Nan),
+        ],
+    );
     unary(cs_, "erfc", &[(ni, Is(2.0)), (i, Is(z)), (NAN, Nan)]);
     unary(
         cs_,
         "lgamma",
-        &[(1.0, Is(z)), (2.0, Is(z)), (z, Is(i)), (nz, Is(i)), (-1.0, Is(i)), (-2.0, Is(i)), (i, Is(i)), (ni, Is(i)), (NAN, Nan)],
+        &[
+            (1.0, Is(z)),
+            (2.0, Is(z)),
+            (z, Is(i)),
+            (nz, Is(i)),
+            (-1.0, Is(i)),
+            (-2.0, Is(i)),
+            (i, Is(i)),
+            (ni, Is(i)),
+            (NAN, Nan),
+        ],
     );
     int_out(
         cs_,
@@ -526,17 +799,60 @@ fn cases(t: Ty) -> Vec<Case> {
             (NAN, 0.0, Nan, WantInt::Any),
         ],
     );
-    unary(cs_, "tgamma", &[(z, Is(i)), (nz, Is(ni)), (-1.0, Nan), (-2.0, Nan), (ni, Nan), (i, Is(i)), (NAN, Nan)]);
+    unary(
+        cs_,
+        "tgamma",
+        &[
+            (z, Is(i)),
+            (nz, Is(ni)),
+            (-1.0, Nan),
+            (-2.0, Nan),
+            (ni, Nan),
+            (i, Is(i)),
+            (NAN, Nan),
+        ],
+    );
 
     // Nearest integer functions (F.9.6; the negative fractions 7.5.1).
     for f in ["ceil", "floor", "rint", "round", "trunc"] {
-        unary(cs_, f, &[(z, Is(z)), (nz, Is(nz)), (i, Is(i)), (ni, Is(ni)), (NAN, Nan)]);
+        unary(
+            cs_,
+            f,
+            &[
+                (z, Is(z)),
+                (nz, Is(nz)),
+                (i, Is(i)),
+                (ni, Is(ni)),
+                (NAN, Nan),
+            ],
+        );
     }
-    unary(cs_, "ceil", &[(-0.5, Is(nz)), (-0.25, Is(nz)), (-t.denorm_min(), Is(nz))]);
+    unary(
+        cs_,
+        "ceil",
+        &[(-0.5, Is(nz)), (-0.25, Is(nz)), (-t.denorm_min(), Is(nz))],
+    );
     unary(cs_, "floor", &[(0.5, Is(z)), (t.denorm_min(), Is(z))]);
-    unary(cs_, "rint", &[(-0.5, Is(nz)), (-0.25, Is(nz)), (0.5, Is(z)), (2.5, Is(2.0))]);
-    unary(cs_, "round", &[(-0.25, Is(nz)), (-0.5, Is(-1.0)), (2.5, Is(3.0))]);
-    unary(cs_, "trunc", &[(-0.5, Is(nz)), (-0.25, Is(nz)), (-t.below_one(), Is(nz))]);
+    unary(
+        cs_,
+        "rint",
+        &[
+            (-0.5, Is(nz)),
+            (-0.25, Is(nz)),
+            (0.5, Is(z)),
+            (2.5, Is(2.0)),
+        ],
+    );
+    unary(
+        cs_,
+        "round",
+        &[(-0.25, Is(nz)), (-0.5, Is(-1.0)), (2.5, Is(3.0))],
+    );
+    unary(
+        cs_,
+        "trunc",
+        &[(-0.5, Is(nz)), (-0.25, Is(nz)), (-t.below_one(), Is(nz))],
+    );
 
     // Remainder functions (F.9.7; remquo's quotient 7.5.1).
     binary(
@@ -592,7 +908,11 @@ fn cases(t: Ty) -> Vec<Case> {
 
     // Manipulation, maximum, minimum and fma (F.9.8 to F.9.10; nextafter
     // and fdim 7.5.1).
-    binary(cs_, "copysign", &[(1.0, nz, Is(-1.0)), (ni, z, Is(i)), (z, -1.0, Is(nz))]);
+    binary(
+        cs_,
+        "copysign",
+        &[(1.0, nz, Is(-1.0)), (ni, z, Is(i)), (z, -1.0, Is(nz))],
+    );
     binary(
         cs_,
         "nextafter",
@@ -622,12 +942,24 @@ fn cases(t: Ty) -> Vec<Case> {
         ],
     );
     for f in ["fmax", "fmin", "maxmag", "minmag"] {
-        binary(cs_, f, &[(NAN, 1.0, Is(1.0)), (1.0, NAN, Is(1.0)), (NAN, NAN, Nan)]);
+        binary(
+            cs_,
+            f,
+            &[(NAN, 1.0, Is(1.0)), (1.0, NAN, Is(1.0)), (NAN, NAN, Nan)],
+        );
     }
     binary(cs_, "fmax", &[(ni, i, Is(i)), (2.0, -3.0, Is(2.0))]);
     binary(cs_, "fmin", &[(ni, i, Is(ni)), (2.0, -3.0, Is(-3.0))]);
-    binary(cs_, "maxmag", &[(2.0, -3.0, Is(-3.0)), (-2.0, 2.0, Is(2.0))]);
-    binary(cs_, "minmag", &[(2.0, -3.0, Is(2.0)), (-2.0, 2.0, Is(-2.0))]);
+    binary(
+        cs_,
+        "maxmag",
+        &[(2.0, -3.0, Is(-3.0)), (-2.0, 2.0, Is(2.0))],
+    );
+    binary(
+        cs_,
+        "minmag",
+        &[(2.0, -3.0, Is(2.0)), (-2.0, 2.0, Is(-2.0))],
+    );
     let fma = |a: f64, b: f64, c: f64, w: Want| Case {
         c,
         ..case("OUT = fma(A, B, C);", a, b, w)
@@ -651,11 +983,19 @@ fn source(codes: &[&str], t: Ty) -> String {
     let ty = t.name();
     let mut s = String::from("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
     for (j, code) in codes.iter().enumerate() {
-        for (kind, f, i) in [("s", ty.to_string(), "int"), ("v", format!("{ty}8"), "int8")] {
+        for (kind, f, i) in [
+            ("s", ty.to_string(), "int"),
+            ("v", format!("{ty}8"), "int8"),
+        ] {
             let (load, loadi, store, storei) = if kind == "s" {
                 ("X[i]", "X[i]", "X[i] = V;", "X[i] = V;")
             } else {
-                ("vload8(i, X)", "vload8(i, X)", "vstore8(V, i, X);", "vstore8(V, i, X);")
+                (
+                    "vload8(i, X)",
+                    "vload8(i, X)",
+                    "vstore8(V, i, X);",
+                    "vstore8(V, i, X);",
+                )
             };
             let ld = |x: &str| load.replace('X', x);
             s += &format!(
@@ -709,9 +1049,16 @@ fn run(e: &Env, prog: &Prog, name: &str, cs: &[&Case], t: Ty, items: usize) -> R
             ];
             e.run_with(&k, &bufs, &[items], None);
             let back = |m: &Mem| -> Vec<f64> {
-                e.read::<$ty>(m, 0, cs.len()).into_iter().map(|v| v as f64).collect()
+                e.read::<$ty>(m, 0, cs.len())
+                    .into_iter()
+                    .map(|v| v as f64)
+                    .collect()
             };
-            (back(&bufs[4]), back(&bufs[5]), e.read::<i32>(&bufs[6], 0, cs.len()))
+            (
+                back(&bufs[4]),
+                back(&bufs[5]),
+                e.read::<i32>(&bufs[6], 0, cs.len()),
+            )
         }};
     }
     match t {
@@ -757,7 +1104,14 @@ fn check_type(t: Ty) -> Vec<String> {
     let mut fails = Vec::new();
     for (j, code) in codes.iter().enumerate() {
         let cs: Vec<&Case> = all.iter().filter(|c| c.code == *code).collect();
-        let scalar = run(&e, &prog, &format!("s{j}"), &cs, t, cs.len().div_ceil(8) * 8);
+        let scalar = run(
+            &e,
+            &prog,
+            &format!("s{j}"),
+            &cs,
+            t,
+            cs.len().div_ceil(8) * 8,
+        );
         let vector = run(&e, &prog, &format!("v{j}"), &cs, t, cs.len().div_ceil(8));
         for (form, (out, out2, iout)) in [("scalar", scalar), ("8-wide", vector)] {
             for (k, c) in cs.iter().enumerate() {
@@ -791,7 +1145,12 @@ fn check_type(t: Ty) -> Vec<String> {
 }
 
 fn assert_none(fails: Vec<String>) {
-    assert!(fails.is_empty(), "{} failures:\n{}", fails.len(), fails.join("\n"));
+    assert!(
+        fails.is_empty(),
+        "{} failures:\n{}",
+        fails.len(),
+        fails.join("\n")
+    );
 }
 
 #[test]

@@ -97,7 +97,6 @@ struct Ext {
     info: InfoFn,
 }
 
-
 fn ext() -> Ext {
     Ext {
         create: extension_function("clCreateCommandBufferKHR"),

@@ -497,7 +497,10 @@ fn device_info_string_buffer_too_small_is_invalid_value() {
 fn device_and_driver_uuids_are_stable_rfc_4122_ids() {
     let exts = ext_names(&dinfo(CL_DEVICE_EXTENSIONS).string());
     assert!(exts.iter().any(|e| e == "cl_khr_device_uuid"), "{exts:?}");
-    for (name, what) in [(CL_DEVICE_UUID_KHR, "device"), (CL_DRIVER_UUID_KHR, "driver")] {
+    for (name, what) in [
+        (CL_DEVICE_UUID_KHR, "device"),
+        (CL_DRIVER_UUID_KHR, "driver"),
+    ] {
         let a = dinfo(name).0;
         assert_eq!(a.len(), 16, "{what} UUID size");
         assert_eq!(dinfo(name).0, a, "{what} UUID changes between queries");

@@ -12,9 +12,13 @@ const SCOPE_WORK_GROUP: u64 = 1 << 1;
 #[test]
 fn device_and_work_group_scopes_are_reported_and_no_sub_group_one() {
     let d = device();
-    let caps = device_info(d, CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR).unwrap().u64();
+    let caps = device_info(d, CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR)
+        .unwrap()
+        .u64();
     assert_eq!(caps, SCOPE_DEVICE | SCOPE_WORK_GROUP);
-    let ext = device_info(d, CL_DEVICE_EXTENSIONS_WITH_VERSION).unwrap().name_versions();
+    let ext = device_info(d, CL_DEVICE_EXTENSIONS_WITH_VERSION)
+        .unwrap()
+        .name_versions();
     let v = ext
         .iter()
         .find(|(n, _)| n == "cl_khr_kernel_clock")
@@ -26,9 +30,15 @@ fn device_and_work_group_scopes_are_reported_and_no_sub_group_one() {
         .into_iter()
         .map(|(n, _)| n)
         .collect();
-    assert!(features.iter().any(|f| f == "__opencl_c_kernel_clock_scope_device"));
-    assert!(features.iter().any(|f| f == "__opencl_c_kernel_clock_scope_work_group"));
-    assert!(!features.iter().any(|f| f == "__opencl_c_kernel_clock_scope_sub_group"));
+    assert!(features
+        .iter()
+        .any(|f| f == "__opencl_c_kernel_clock_scope_device"));
+    assert!(features
+        .iter()
+        .any(|f| f == "__opencl_c_kernel_clock_scope_work_group"));
+    assert!(!features
+        .iter()
+        .any(|f| f == "__opencl_c_kernel_clock_scope_sub_group"));
     let e = Env::new();
     let src = "__kernel void k(__global int* out) {\n\
                out[0] = 0;\n\
@@ -78,7 +88,10 @@ fn clocks_never_run_backwards() {
             let items = &v[g * local * 4..(g + 1) * local * 4];
             // Within a work-item: in program order, and the work takes time.
             for r in items.chunks(4) {
-                assert!(r[0] < r[1] && r[1] <= r[2] && r[2] <= r[3], "run {run}: {r:?}");
+                assert!(
+                    r[0] < r[1] && r[1] <= r[2] && r[2] <= r[3],
+                    "run {run}: {r:?}"
+                );
             }
             // Across the barrier: after it, no item reads less than any read
             // before it in its group.

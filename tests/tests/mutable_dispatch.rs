@@ -114,7 +114,6 @@ struct Ext {
     command_info: InfoFn,
 }
 
-
 fn ext() -> Ext {
     Ext {
         create: extension_function("clCreateCommandBufferKHR"),

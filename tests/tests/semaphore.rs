@@ -34,7 +34,6 @@ struct Ext {
     release: ReleaseFn,
 }
 
-
 fn ext() -> Ext {
     Ext {
         create: extension_function("clCreateSemaphoreWithPropertiesKHR"),

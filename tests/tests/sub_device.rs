@@ -240,7 +240,10 @@ fn bad_partitions_get_the_spec_codes() {
         "negative count",
     );
     assert_err(
-        partition(root, &[BY_COUNTS, isize::MAX, isize::MAX, isize::MAX, end, 0]),
+        partition(
+            root,
+            &[BY_COUNTS, isize::MAX, isize::MAX, isize::MAX, end, 0],
+        ),
         CL_INVALID_DEVICE_PARTITION_COUNT,
         "counts whose sum wraps around",
     );

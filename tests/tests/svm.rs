@@ -913,8 +913,14 @@ fn a_host_thread_and_a_kernel_increment_one_fine_grained_counter_with_no_lost_up
         (saw_host.p as *mut u32).write(7);
     }
     let (items, rounds) = (4096usize, 256u32);
-    check(cl!(clSetKernelArgSVMPointer(k.get(), 0, counter.at(0))), "counter");
-    check(cl!(clSetKernelArgSVMPointer(k.get(), 1, saw_host.at(0))), "saw_host");
+    check(
+        cl!(clSetKernelArgSVMPointer(k.get(), 0, counter.at(0))),
+        "counter",
+    );
+    check(
+        cl!(clSetKernelArgSVMPointer(k.get(), 1, saw_host.at(0))),
+        "saw_host",
+    );
     ok(set_arg(k.get(), 2, &rounds), "rounds");
     let stop = AtomicBool::new(false);
     let address = counter.p as usize;
@@ -952,7 +958,11 @@ fn a_host_thread_and_a_kernel_increment_one_fine_grained_counter_with_no_lost_up
         host.join().unwrap()
     });
     let total = unsafe { (counter.p as *const u64).read() };
-    assert_eq!(unsafe { (saw_host.p as *const u32).read() }, 1, "the host's adds showed");
+    assert_eq!(
+        unsafe { (saw_host.p as *const u32).read() },
+        1,
+        "the host's adds showed"
+    );
     assert_eq!(
         total,
         (host_adds << 32) + items as u64 * rounds as u64,
@@ -1152,7 +1162,6 @@ type SvmFillFn = unsafe extern "C" fn(
     *mut cl_uint,
     *mut c_void,
 ) -> cl_int;
-
 
 #[test]
 fn command_buffer_svm_commands_run_at_each_enqueue() {

@@ -116,7 +116,6 @@ struct Usm {
     advise: AdviseFn,
 }
 
-
 fn usm() -> Usm {
     Usm {
         host: extension_function("clHostMemAllocINTEL"),

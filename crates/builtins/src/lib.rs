@@ -13,6 +13,7 @@ pub mod mux {
     pub const GET_LOCAL_ID: &str = "__mux_get_local_id";
     pub const GET_GROUP_ID: &str = "__mux_get_group_id";
     pub const GET_LOCAL_SIZE: &str = "__mux_get_local_size";
+    pub const GET_ENQUEUED_LOCAL_SIZE: &str = "__mux_get_enqueued_local_size";
     pub const GET_GLOBAL_SIZE: &str = "__mux_get_global_size";
     pub const GET_GLOBAL_OFFSET: &str = "__mux_get_global_offset";
     pub const GET_NUM_GROUPS: &str = "__mux_get_num_groups";

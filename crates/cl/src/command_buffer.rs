@@ -614,10 +614,7 @@ pub unsafe extern "C" fn enqueue_command_buffer(
                 Recorded::Range(m) => {
                     let d = m.dispatch.lock().unwrap();
                     let Some(p) = &d.prepared else { continue };
-                    let Some(kernel) = &p.kernel else { continue };
-                    commands
-                        .nd_range(kernel.clone(), p.args.clone(), p.range)
-                        .map_err(replay)?;
+                    p.record(&mut commands).map_err(replay)?;
                     // The memory its arguments name lives until it has run.
                     let keep = p.buffers.clone();
                     commands.host(Box::new(move || {

@@ -269,7 +269,9 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_PRINTF_BUFFER_SIZE => Info::value::<usize>(i.printf_buffer_size),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PARENT_DEVICE => Info::value::<cl_device_id>(
-            d.parent.as_ref().map_or(std::ptr::null_mut(), object::handle),
+            d.parent
+                .as_ref()
+                .map_or(std::ptr::null_mut(), object::handle),
         ),
         CL_DEVICE_PARTITION_MAX_SUB_DEVICES => Info::value::<cl_uint>(i.compute_units),
         CL_DEVICE_PARTITION_PROPERTIES => {
@@ -325,8 +327,10 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_ATOMIC_FENCE_CAPABILITIES => Info::value::<cl_device_atomic_capabilities>(
             ATOMIC_ORDERS | ATOMIC_SCOPES | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM,
         ),
-        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT
-        | CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
+        // The last work-group of a dimension may be smaller (OpenCL C 2.0
+        // and later programs without -cl-uniform-work-group-size).
+        CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
         | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
@@ -355,18 +359,19 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
             Info::slice::<cl_bool>(&[CL_FALSE; 6])
         }
         // cl_khr_kernel_clock: no sub-groups, so no sub-group scope.
-        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => {
-            Info::value::<cl_device_kernel_clock_capabilities_khr>(
-                CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR,
-            )
-        }
+        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => Info::value::<
+            cl_device_kernel_clock_capabilities_khr,
+        >(
+            CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR,
+        ),
         _ => return Err(CL_INVALID_VALUE),
     })
 }
 
 /// The memory orders of kernels' atomics and fences.
-const ATOMIC_ORDERS: cl_device_atomic_capabilities =
-    CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+const ATOMIC_ORDERS: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED
+    | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
+    | CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
 
 /// The memory scopes of kernels' atomics and fences, beyond the work-item.
 const ATOMIC_SCOPES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP

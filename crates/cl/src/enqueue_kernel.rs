@@ -285,10 +285,12 @@ unsafe fn enqueue_range(
 }
 
 /// An ND-range ready to run: the kernel's arguments as they were when it
-/// was prepared, its work-group function, and the memory it names.
+/// was prepared, its work-group functions, and the memory it names.
 pub struct PreparedRange {
-    /// `None` for an empty range: nothing to run.
-    pub kernel: Option<mux::KernelRef>,
+    /// The range's parts (`NdRange::parts`: one for a uniform range, more
+    /// where its last work-groups are smaller), each with the work-group
+    /// function for its size; none for an empty range.
+    pub parts: Vec<(mux::KernelRef, NdRange)>,
     /// A printing kernel's buffer, formatted once the range has run.
     pub printf: Option<Arc<PrintfBuffer>>,
     pub args: Arc<mux::Allocation>,
@@ -298,20 +300,29 @@ pub struct PreparedRange {
 
 impl PreparedRange {
     pub fn into_payload(self) -> Result<Payload, cl_int> {
-        Ok(match self.kernel {
-            None => Payload::Host(Box::new(|| Ok(()))),
-            Some(kernel) => {
-                ensure(self.range.is_valid(), CL_INVALID_WORK_GROUP_SIZE)?;
-                Payload::NdRange {
-                    kernel,
-                    args: self.args,
-                    range: self.range,
-                    // The memory objects the arguments name live until it has run.
-                    keep: self.buffers,
-                    printf: self.printf,
-                }
+        Ok(if self.parts.is_empty() {
+            Payload::Host(Box::new(|| Ok(())))
+        } else {
+            ensure(
+                self.parts.iter().all(|(_, r)| r.is_valid()),
+                CL_INVALID_WORK_GROUP_SIZE,
+            )?;
+            Payload::NdRange {
+                parts: self.parts,
+                args: self.args,
+                // The memory objects the arguments name live until it has run.
+                keep: self.buffers,
+                printf: self.printf,
             }
         })
+    }
+
+    /// Records the range's parts into `commands`.
+    pub fn record(&self, commands: &mut mux::CommandBuffer) -> Result<(), mux::Error> {
+        for (kernel, range) in &self.parts {
+            commands.nd_range(kernel.clone(), self.args.clone(), *range)?;
+        }
+        Ok(())
     }
 }
 
@@ -377,34 +388,32 @@ pub unsafe fn prepare_range(
         local.iter().product::<usize>() <= max,
         CL_INVALID_WORK_GROUP_SIZE,
     )?;
-    // Work-groups are uniform: the local size divides the global size.
+    // Work-groups may be non-uniform (the last of a dimension smaller) unless
+    // the program asks for uniform ones, as OpenCL C 1.x programs and
+    // `-cl-uniform-work-group-size` do.
     ensure(
-        (0..3).all(|d| global[d] % local[d] == 0),
+        !k.info.uniform_work_group_size || (0..3).all(|d| global[d] % local[d] == 0),
         CL_INVALID_WORK_GROUP_SIZE,
     )?;
     ensure(
         (k.info.static_local_memory + dynamic_local) as u64 <= info.local_mem_size,
         CL_OUT_OF_RESOURCES,
     )?;
-    let range = NdRange {
-        work_dim,
-        global_size: global,
-        global_offset: offset,
-        local_size: local,
-        dynamic_local_memory: dynamic_local,
-    };
+    let range = NdRange::new(work_dim, global, offset, local, dynamic_local);
     let empty = global.iter().any(|&g| g == 0);
-    let kernel = if empty {
-        None
-    } else {
-        let spec = Specialization {
-            local_size: local,
-            streaming: packed.streaming,
-        };
-        Some(specialize(&k, device, spec)?)
-    };
+    let mut parts = Vec::new();
+    if !empty {
+        for part in range.parts() {
+            let spec = Specialization {
+                local_size: part.group_size(),
+                enqueued_local_size: local,
+                streaming: packed.streaming,
+            };
+            parts.push((specialize(&k, device, spec)?, part));
+        }
+    }
     let printf = if k.info.uses_printf() && !empty {
-        let groups = (0..3).map(|d| global[d] / local[d]).product();
+        let groups = range.num_groups().iter().product();
         let calls: Arc<[compiler::PrintfCall]> = k.info.printf_calls.clone().into();
         let buffer = PrintfBuffer::new(&*device.mux, info.printf_buffer_size, groups, calls)?;
         let at = compiler::printf_arg_offset(&k.info.args);
@@ -419,7 +428,7 @@ pub unsafe fn prepare_range(
         None
     };
     Ok(PreparedRange {
-        kernel,
+        parts,
         printf,
         args: packed.block,
         range,

@@ -80,7 +80,7 @@ impl Dispatch {
         match prepared {
             Ok(p) => {
                 ensure(
-                    p.kernel.is_none() || p.range.is_valid(),
+                    p.parts.iter().all(|(_, r)| r.is_valid()),
                     CL_INVALID_WORK_GROUP_SIZE,
                 )?;
                 self.prepared = Some(p);

@@ -28,11 +28,11 @@ pub type Work = Box<dyn FnOnce() -> Result<(), cl_int> + Send>;
 pub enum Payload {
     /// Work of the API layer's own, run in the command's place.
     Host(Work),
-    /// An ND-range, checked (`mux::NdRange::is_valid`).
+    /// An ND-range, checked (`mux::NdRange::is_valid`): its parts, each
+    /// with the work-group function for its size.
     NdRange {
-        kernel: mux::KernelRef,
+        parts: Vec<(mux::KernelRef, mux::NdRange)>,
         args: Arc<mux::Allocation>,
-        range: mux::NdRange,
         /// Dropped once it has run: the memory objects its arguments name.
         keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
         /// A printing kernel's buffer: its output is written before the
@@ -385,32 +385,35 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             }))
         }
         Payload::NdRange {
-            kernel,
+            mut parts,
             args,
-            range,
-            keep,
-            printf: Some(printf),
-        } => {
-            notify(commands, CL_RUNNING);
-            let recorded = commands.nd_range(kernel, args, range);
-            debug_assert!(recorded.is_ok());
-            commands.host(Box::new(move || printf.print()));
-            release(commands, keep);
-            notify(commands, CL_COMPLETE);
-        }
-        Payload::NdRange {
-            kernel,
-            args,
-            range,
             keep,
             printf: None,
-        } => {
+        } if parts.len() == 1 => {
             // The range itself reports its start and end: one command.
             let progress = event.map(|e| e.clone() as Arc<dyn mux::Progress>);
+            let (kernel, range) = parts.remove(0);
             // Checked when the payload was made: this records it.
             let recorded = commands.nd_range_with_progress(kernel, args, range, progress);
             debug_assert!(recorded.is_ok());
             release(commands, keep);
+        }
+        Payload::NdRange {
+            parts,
+            args,
+            keep,
+            printf,
+        } => {
+            notify(commands, CL_RUNNING);
+            for (kernel, range) in parts {
+                let recorded = commands.nd_range(kernel, args.clone(), range);
+                debug_assert!(recorded.is_ok());
+            }
+            if let Some(printf) = printf {
+                commands.host(Box::new(move || printf.print()));
+            }
+            release(commands, keep);
+            notify(commands, CL_COMPLETE);
         }
         Payload::Device { commands: c, keep } => {
             notify(commands, CL_RUNNING);

@@ -67,6 +67,10 @@ pub struct KernelInfo {
     pub reqd_work_group_size: Option<[usize; 3]>,
     pub work_group_size_hint: Option<[usize; 3]>,
     pub vec_type_hint: Option<String>,
+    /// Whether its work-groups must all have the enqueued size: the global
+    /// size a multiple of the local size (OpenCL C 1.x, or
+    /// `-cl-uniform-work-group-size`; Clang's function attribute says).
+    pub uniform_work_group_size: bool,
     /// Whether the kernel reaches a work-group barrier.
     pub uses_barrier: bool,
     /// Bytes of its own `__local` variables.
@@ -230,6 +234,7 @@ unsafe fn reflect_kernel(
         reqd_work_group_size: size3(f, "reqd_work_group_size"),
         work_group_size_hint: size3(f, "work_group_size_hint"),
         vec_type_hint: vec_type_hint(f),
+        uniform_work_group_size: uniform_work_group_size(f),
         uses_barrier,
         static_local_memory,
         printf_calls,
@@ -275,6 +280,24 @@ unsafe fn used_by(g: LLVMValueRef, functions: &[LLVMValueRef]) -> bool {
         }
     }
     false
+}
+
+/// Clang's `"uniform-work-group-size"` attribute; without it, as in
+/// OpenCL C 1.x, work-groups are uniform.
+unsafe fn uniform_work_group_size(f: LLVMValueRef) -> bool {
+    const KEY: &str = "uniform-work-group-size";
+    let a = LLVMGetStringAttributeAtIndex(
+        f,
+        llvm_sys::LLVMAttributeFunctionIndex,
+        KEY.as_ptr().cast(),
+        KEY.len() as u32,
+    );
+    if a.is_null() {
+        return true;
+    }
+    let mut len = 0;
+    let v = LLVMGetStringAttributeValue(a, &mut len);
+    std::slice::from_raw_parts(v.cast::<u8>(), len as usize) != b"false"
 }
 
 unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
@@ -378,7 +401,8 @@ pub(crate) mod cached {
             optional(w, &k.reqd_work_group_size, size3);
             optional(w, &k.work_group_size_hint, size3);
             optional(w, &k.vec_type_hint, |w, t| string(w, t));
-            w.u64(k.uses_barrier as u64)
+            w.u64(k.uniform_work_group_size as u64)
+                .u64(k.uses_barrier as u64)
                 .u64(k.static_local_memory as u64);
             w.u64(k.printf_calls.len() as u64);
             for c in &k.printf_calls {
@@ -453,6 +477,7 @@ pub(crate) mod cached {
                 reqd_work_group_size: read_optional(r, read_size3)?,
                 work_group_size_hint: read_optional(r, read_size3)?,
                 vec_type_hint: read_optional(r, read_string)?,
+                uniform_work_group_size: r.u64()? != 0,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
                 printf_calls: read_printf_calls(r)?,

@@ -5,8 +5,8 @@
 mod arg_layout;
 mod build_id;
 pub mod disk_cache;
-pub mod knobs;
 mod kernel_info;
+pub mod knobs;
 pub mod llvm;
 mod options;
 pub mod printf;
@@ -18,8 +18,8 @@ pub use arg_layout::{
 };
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
-pub use printf::{PrintfArg, PrintfCall};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
+pub use printf::{PrintfArg, PrintfCall};
 pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};
 
 use std::sync::Arc;
@@ -57,7 +57,10 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_atomic_scope_device", (3, 0, 0)),
     ("__opencl_c_atomic_scope_all_devices", (3, 0, 0)),
     ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
-    ("__opencl_c_integer_dot_product_input_4x8bit_packed", (2, 0, 0)),
+    (
+        "__opencl_c_integer_dot_product_input_4x8bit_packed",
+        (2, 0, 0),
+    ),
     ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
     ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
 ];
@@ -65,7 +68,11 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
 /// What a target needs from a kernel to build its work-group function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Specialization {
+    /// The size of the work-groups it runs.
     pub local_size: [usize; 3],
+    /// The local size of the range: larger than `local_size` in a dimension
+    /// where it runs the last, smaller work-group of a non-uniform range.
+    pub enqueued_local_size: [usize; 3],
     /// Bit `i`: argument `i` is a buffer larger than the device's cache,
     /// so what the kernel only writes there may bypass the cache.
     pub streaming: u64,

@@ -166,7 +166,9 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
         affinity_domains: crate::topology::domains(cpus),
         uuid: name_uuid(&[
             b"ferrocl host device",
-            read_trimmed("/etc/machine-id").unwrap_or_default().as_bytes(),
+            read_trimmed("/etc/machine-id")
+                .unwrap_or_default()
+                .as_bytes(),
             cpuinfo_field("model name").unwrap_or_default().as_bytes(),
         ]),
         driver_uuid: name_uuid(&[

@@ -62,3 +62,31 @@ impl mux::Kernel for HostKernel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mux::ScheduleInfo;
+    use passes::work_item_loops::*;
+    use std::mem::offset_of;
+
+    /// The work-group function reads the scheduling info at the offsets
+    /// the passes were given: they must be where the struct has its fields.
+    #[test]
+    fn the_passes_read_the_scheduling_info_where_its_fields_are() {
+        let fields = [
+            (offset_of!(ScheduleInfo, global_size), GLOBAL_SIZE_OFFSET),
+            (offset_of!(ScheduleInfo, global_offset), GLOBAL_OFFSET_OFFSET),
+            (offset_of!(ScheduleInfo, work_dim), WORK_DIM_OFFSET),
+            (
+                offset_of!(ScheduleInfo, enqueued_local_size),
+                ENQUEUED_LOCAL_SIZE_OFFSET,
+            ),
+            (offset_of!(ScheduleInfo, num_groups), NUM_GROUPS_OFFSET),
+            (offset_of!(ScheduleInfo, group_offset), GROUP_OFFSET_OFFSET),
+            (offset_of!(ScheduleInfo, part_groups), PART_GROUPS_OFFSET),
+        ];
+        for (at, constant) in fields {
+            assert_eq!(at as u64, constant);
+        }
+    }
+}

@@ -263,6 +263,7 @@ mod tests {
         let k = &p.kernels()[0];
         let spec = Specialization {
             local_size: [16, 1, 1],
+            enqueued_local_size: [16, 1, 1],
             streaming: 0,
         };
         let runs = || CODEGEN_RUNS.get();
@@ -278,6 +279,7 @@ mod tests {
         // Another local size is other code.
         let other = Specialization {
             local_size: [8, 1, 1],
+            enqueued_local_size: [8, 1, 1],
             streaming: 0,
         };
         target.specialize_with(&cache, &p, k, other).unwrap();
@@ -291,6 +293,7 @@ mod tests {
             global_offset: [0; 3],
             local_size: [16, 1, 1],
             dynamic_local_memory: 0,
+            remainder: [false; 3],
         }
         .schedule_info();
         let mut local = vec![0u8; 1024];

@@ -283,6 +283,7 @@ fn an_executable_from_a_binary_runs_its_kernel() {
     let info = program.kernel("twice").unwrap();
     let spec = Specialization {
         local_size: [8, 1, 1],
+        enqueued_local_size: [8, 1, 1],
         streaming: 0,
     };
     let binary = target.executable(&program, info, spec).unwrap();
@@ -302,6 +303,7 @@ fn an_executable_from_a_binary_runs_its_kernel() {
         global_offset: [0; 3],
         local_size: [8, 1, 1],
         dynamic_local_memory: 0,
+        remainder: [false; 3],
     };
     let mut c = CommandBuffer::new();
     c.write_buffer(b.clone(), 0, HostPtr::new(data.as_ptr()), 64)

@@ -66,6 +66,7 @@ fn global_ids_in_three_dimensions_with_an_offset() {
             kernel,
             Specialization {
                 local_size: [4, 2, 1],
+                enqueued_local_size: [4, 2, 1],
                 streaming: 0,
             },
         )
@@ -80,6 +81,7 @@ fn global_ids_in_three_dimensions_with_an_offset() {
         global_offset: [1, 2, 3],
         local_size: [4, 2, 1],
         dynamic_local_memory: 0,
+        remainder: [false; 3],
     };
     run(&device, compiled, &args, range);
     for z in 0..gz {
@@ -112,6 +114,7 @@ fn local_variables_and_local_arguments_are_per_work_group() {
             kernel,
             Specialization {
                 local_size: [16, 1, 1],
+                enqueued_local_size: [16, 1, 1],
                 streaming: 0,
             },
         )
@@ -126,6 +129,7 @@ fn local_variables_and_local_arguments_are_per_work_group() {
         global_offset: [0; 3],
         local_size: [16, 1, 1],
         dynamic_local_memory: 64,
+        remainder: [false; 3],
     };
     run(&device, compiled, &args, range);
     for (i, v) in out.iter().enumerate() {

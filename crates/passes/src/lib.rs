@@ -116,7 +116,7 @@ pub unsafe fn build_work_group_function(
     let printf_arg = kernel
         .uses_printf()
         .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
-    mux_builtins::run(m, wg, local_size, printf_arg)?;
+    mux_builtins::run(m, wg, local_size, spec.enqueued_local_size, printf_arg)?;
     // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
     // stores the assembled vector itself.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;

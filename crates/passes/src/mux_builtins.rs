@@ -25,7 +25,9 @@ enum Source {
     Constant([usize; 3]),
 }
 
-/// Replaces every mux builtin call in `wg`. `printf_arg` is where a
+/// Replaces every mux builtin call in `wg`, compiled for work-groups of
+/// `local_size` in a range enqueued with `enqueued_local_size` (larger in a
+/// dimension where this is the range's last, smaller group). `printf_arg` is where a
 /// printing kernel's hidden argument lies in the packed block
 /// (`compiler::printf_arg_offset`): the buffer's address, then each
 /// work-group's share of it.
@@ -37,6 +39,7 @@ pub unsafe fn run(
     m: LLVMModuleRef,
     wg: LLVMValueRef,
     local_size: [usize; 3],
+    enqueued_local_size: [usize; 3],
     printf_arg: Option<u64>,
 ) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
@@ -136,6 +139,7 @@ pub unsafe fn run(
             names::GET_GROUP_ID => (Source::Array(group_id), 0),
             names::GET_NUM_GROUPS => (Source::Array(num_groups), 1),
             names::GET_LOCAL_SIZE => (Source::Constant(local_size), 1),
+            names::GET_ENQUEUED_LOCAL_SIZE => (Source::Constant(enqueued_local_size), 1),
             names::GET_GLOBAL_SIZE => (Source::Schedule(GLOBAL_SIZE_OFFSET), 1),
             names::GET_GLOBAL_OFFSET => (Source::Schedule(GLOBAL_OFFSET_OFFSET), 0),
             names::GET_WORK_DIM => {
@@ -299,10 +303,10 @@ items:
     #[test]
     fn builtins_become_loads_and_constants() {
         let ir = Ir::parse(WG);
-        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1], None).unwrap_err() };
+        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1], [8, 1, 1], None).unwrap_err() };
         let ir = Ir::parse(WG);
         unsafe {
-            run(ir.m, ir.function("wg"), [1, 1, 1], None).unwrap();
+            run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -342,11 +346,11 @@ items:
 }
 "#;
         let ir = Ir::parse(wg);
-        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], None) }.unwrap_err();
+        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None) }.unwrap_err();
         assert!(e.contains("printf"), "{e}");
         let ir = Ir::parse(wg);
         unsafe {
-            run(ir.m, ir.function("wg"), [4, 1, 1], Some(24)).unwrap();
+            run(ir.m, ir.function("wg"), [4, 1, 1], [4, 1, 1], Some(24)).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();

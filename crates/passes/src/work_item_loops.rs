@@ -21,6 +21,10 @@ pub const NUM_GROUPS: &str = "num_groups";
 pub const GLOBAL_SIZE_OFFSET: u64 = 0;
 pub const GLOBAL_OFFSET_OFFSET: u64 = 24;
 pub const WORK_DIM_OFFSET: u64 = 88;
+pub const ENQUEUED_LOCAL_SIZE_OFFSET: u64 = 96;
+pub const NUM_GROUPS_OFFSET: u64 = 120;
+pub const GROUP_OFFSET_OFFSET: u64 = 144;
+pub const PART_GROUPS_OFFSET: u64 = 168;
 
 /// Placeholder for the start of the dynamic (argument) part of the local
 /// block; [`crate::local_memory`] replaces it once the static part is laid out.
@@ -168,38 +172,32 @@ pub unsafe fn run(
         call_args.push(v);
     }
 
-    // Number of groups in each dimension, from the global size.
+    // The range's number of groups in each dimension, and the grid of
+    // groups of the part this call runs (all of one size: the compiled
+    // local size), which starts at group `group_offset`.
+    let mut part = [std::ptr::null_mut(); 3];
+    let mut part_offset = [std::ptr::null_mut(); 3];
     for d in 0..3 {
-        let gs = load_i64(
-            b,
-            i64t,
-            i8t,
-            sched_p,
-            GLOBAL_SIZE_OFFSET + 8 * d as u64,
-            "global_size",
-        );
-        let ng = LLVMBuildUDiv(
-            b,
-            gs,
-            LLVMConstInt(i64t, local_size[d] as u64, 0),
-            c"ng".as_ptr(),
-        );
+        let field =
+            |offset: u64, name: &str| load_i64(b, i64t, i8t, sched_p, offset + 8 * d as u64, name);
+        let ng = field(NUM_GROUPS_OFFSET, "num_groups");
         store_index(b, arr3, i64t, num_groups, d, ng);
+        part[d] = field(PART_GROUPS_OFFSET, "part_groups");
+        part_offset[d] = field(GROUP_OFFSET_OFFSET, "group_offset");
     }
-    let ngx = load_index(b, arr3, i64t, num_groups, 0);
-    let ngy = load_index(b, arr3, i64t, num_groups, 1);
 
     // for group in first..last
     let group_loop = LLVMAppendBasicBlockInContext(ctx, wg, c"group".as_ptr());
     LLVMBuildBr(b, group_loop);
     LLVMPositionBuilderAtEnd(b, group_loop);
     let g = LLVMBuildPhi(b, i64t, c"g".as_ptr());
-    let gx = LLVMBuildURem(b, g, ngx, c"gx".as_ptr());
-    let rest = LLVMBuildUDiv(b, g, ngx, c"gyz".as_ptr());
-    let gy = LLVMBuildURem(b, rest, ngy, c"gy".as_ptr());
-    let gz = LLVMBuildUDiv(b, rest, ngy, c"gz".as_ptr());
+    let gx = LLVMBuildURem(b, g, part[0], c"gx".as_ptr());
+    let rest = LLVMBuildUDiv(b, g, part[0], c"gyz".as_ptr());
+    let gy = LLVMBuildURem(b, rest, part[1], c"gy".as_ptr());
+    let gz = LLVMBuildUDiv(b, rest, part[1], c"gz".as_ptr());
     for (d, v) in [gx, gy, gz].into_iter().enumerate() {
-        store_index(b, arr3, i64t, group_id, d, v);
+        let id = LLVMBuildAdd(b, v, part_offset[d], c"group.id".as_ptr());
+        store_index(b, arr3, i64t, group_id, d, id);
     }
 
     let ids = Ids {
@@ -532,16 +530,6 @@ unsafe fn store_index(
     LLVMBuildStore(b, v, element(b, arr, i64t, base, d));
 }
 
-unsafe fn load_index(
-    b: LLVMBuilderRef,
-    arr: LLVMTypeRef,
-    i64t: LLVMTypeRef,
-    base: LLVMValueRef,
-    d: usize,
-) -> LLVMValueRef {
-    LLVMBuildLoad2(b, i64t, element(b, arr, i64t, base, d), c"".as_ptr())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -572,6 +560,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             reqd_work_group_size: None,
             work_group_size_hint: None,
             vec_type_hint: None,
+            uniform_work_group_size: true,
             uses_barrier: false,
             static_local_memory: 0,
             printf_calls: Vec::new(),

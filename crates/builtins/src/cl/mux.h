@@ -10,6 +10,7 @@
 size_t CONST_FN __mux_get_local_id(uint dim);
 size_t CONST_FN __mux_get_group_id(uint dim);
 size_t CONST_FN __mux_get_local_size(uint dim);
+size_t CONST_FN __mux_get_enqueued_local_size(uint dim);
 size_t CONST_FN __mux_get_global_size(uint dim);
 size_t CONST_FN __mux_get_global_offset(uint dim);
 size_t CONST_FN __mux_get_num_groups(uint dim);

@@ -4,12 +4,12 @@
 uint OVERLOAD get_work_dim(void) { return __mux_get_work_dim(); }
 size_t OVERLOAD get_global_size(uint d) { return __mux_get_global_size(d); }
 size_t OVERLOAD get_global_id(uint d) {
-  return __mux_get_group_id(d) * __mux_get_local_size(d) + __mux_get_local_id(d) +
+  return __mux_get_group_id(d) * __mux_get_enqueued_local_size(d) + __mux_get_local_id(d) +
          __mux_get_global_offset(d);
 }
 size_t OVERLOAD get_local_size(uint d) { return __mux_get_local_size(d); }
-// Work-groups are uniform, so the enqueued size is the local size.
-size_t OVERLOAD get_enqueued_local_size(uint d) { return __mux_get_local_size(d); }
+// The last work-group of a dimension may be smaller than the enqueued size.
+size_t OVERLOAD get_enqueued_local_size(uint d) { return __mux_get_enqueued_local_size(d); }
 size_t OVERLOAD get_local_id(uint d) { return __mux_get_local_id(d); }
 size_t OVERLOAD get_num_groups(uint d) { return __mux_get_num_groups(d); }
 size_t OVERLOAD get_group_id(uint d) { return __mux_get_group_id(d); }
