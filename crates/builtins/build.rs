@@ -37,6 +37,7 @@ fn main() {
                  +cl_khr_kernel_clock,+__opencl_c_kernel_clock_scope_device,\
                  +__opencl_c_kernel_clock_scope_work_group",
             ])
+            .arg("-cl-ext=+__opencl_c_work_group_collective_functions")
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")
             .arg(resource_dir())

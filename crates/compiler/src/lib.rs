@@ -60,6 +60,7 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_integer_dot_product_input_4x8bit_packed", (2, 0, 0)),
     ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
     ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
+    ("__opencl_c_work_group_collective_functions", (3, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.
