@@ -1,12 +1,14 @@
-//! Work-group collective functions (OpenCL C 3.0 section 6.15.16): every
-//! function for every type, over
+//! Work-group collective functions (OpenCL C 3.0 section 6.15.16) and
+//! cl_khr_work_group_uniform_arithmetic: every function for every type, over
 //! 1-, 2- and 3-D ranges and local sizes of every shape (non-powers of two,
 //! one work-item), checked exactly against a host reference that combines
 //! each group's values in linear local-id order (floats too, bit for bit);
 //! collectives in loops, beside the kernel's own local memory, and the
-//! device's query and feature.
+//! device's query, feature and extension.
 
 use ferrocl_tests::*;
+use std::ffi::CString;
+use std::ptr::{null, null_mut};
 
 const CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT: cl_device_info = 0x1068;
 
@@ -281,7 +283,10 @@ const KINDS: [Kind; 3] = [Kind::Reduce, Kind::Inclusive, Kind::Exclusive];
 
 /// The arithmetic functions of `T`: (reduce or scan, operation).
 fn arithmetic<T: Elem>() -> Vec<(Kind, Op)> {
-    let ops = [Op::Add, Op::Min, Op::Max];
+    let mut ops = vec![Op::Add, Op::Min, Op::Max, Op::Mul];
+    if T::INTEGER {
+        ops.extend([Op::And, Op::Or, Op::Xor]);
+    }
     KINDS
         .iter()
         .flat_map(|&k| ops.iter().map(move |&o| (k, o)))
@@ -402,10 +407,65 @@ fn double_functions_combine_in_linear_order_bit_for_bit() {
 /// How a predicate function combines two truth values.
 type Logic = fn(bool, bool) -> bool;
 
-/// The predicate functions: name, reduce or scan, combination, identity.
+/// The predicate functions: name, reduce or scan, combination, identity;
+/// `all` and `any` are reductions.
 const LOGICAL: &[(&str, Kind, Logic, bool)] = &[
     ("work_group_all", Kind::Reduce, |a, b| a && b, true),
     ("work_group_any", Kind::Reduce, |a, b| a || b, false),
+    (
+        "work_group_reduce_logical_and",
+        Kind::Reduce,
+        |a, b| a && b,
+        true,
+    ),
+    (
+        "work_group_reduce_logical_or",
+        Kind::Reduce,
+        |a, b| a || b,
+        false,
+    ),
+    (
+        "work_group_reduce_logical_xor",
+        Kind::Reduce,
+        |a, b| a != b,
+        false,
+    ),
+    (
+        "work_group_scan_inclusive_logical_and",
+        Kind::Inclusive,
+        |a, b| a && b,
+        true,
+    ),
+    (
+        "work_group_scan_inclusive_logical_or",
+        Kind::Inclusive,
+        |a, b| a || b,
+        false,
+    ),
+    (
+        "work_group_scan_inclusive_logical_xor",
+        Kind::Inclusive,
+        |a, b| a != b,
+        false,
+    ),
+    (
+        "work_group_scan_exclusive_logical_and",
+        Kind::Exclusive,
+        |a, b| a && b,
+        true,
+    ),
+    (
+        "work_group_scan_exclusive_logical_or",
+        Kind::Exclusive,
+        |a, b| a || b,
+        false,
+    ),
+    (
+        "work_group_scan_exclusive_logical_xor",
+        Kind::Exclusive,
+        |a, b| a != b,
+        false,
+    ),
 ];
 
 #[test]
@@ -614,7 +674,7 @@ fn collectives_leave_the_kernel_s_local_memory_alone() {
 }
 
 #[test]
-fn the_device_reports_the_feature() {
+fn the_device_reports_the_feature_and_the_extension() {
     let e = Env::new();
     let d = e.device;
     assert!(
@@ -630,13 +690,75 @@ fn the_device_reports_the_feature() {
         .find(|(n, _)| n == "__opencl_c_work_group_collective_functions")
         .map(|(_, v)| version_parts(*v));
     assert_eq!(feature, Some((3, 0, 0)));
+    let ext = device_info(d, CL_DEVICE_EXTENSIONS_WITH_VERSION)
+        .unwrap()
+        .name_versions();
+    let v = ext
+        .iter()
+        .find(|(n, _)| n == "cl_khr_work_group_uniform_arithmetic")
+        .map(|(_, v)| version_parts(*v));
+    assert_eq!(v, Some((1, 0, 0)));
+    let names = ext_names(&device_info(d, CL_DEVICE_EXTENSIONS).unwrap().string());
+    assert!(names
+        .iter()
+        .any(|n| n == "cl_khr_work_group_uniform_arithmetic"));
 
     let src = "__kernel void k(__global int* out) {\n\
                out[0] = 0;\n\
                #ifdef __opencl_c_work_group_collective_functions\n out[0] |= 1;\n#endif\n\
-}\n";
+               #ifdef cl_khr_work_group_uniform_arithmetic\n out[0] |= 2;\n#endif\n}\n";
     let (_p, k) = e.kernel_opts(src, "k", "-cl-std=CL3.0");
     let out = e.buffer_from(&[0i32]);
     e.run_with(&k, &[&out], &[1], None);
-    assert_eq!(e.read::<i32>(&out, 0, 1), vec![1]);
+    assert_eq!(e.read::<i32>(&out, 0, 1), vec![3]);
+}
+
+/// A program's own header beside the declarations the compiler adds, built
+/// in two steps (`clCompileProgram`, `clLinkProgram`).
+#[test]
+fn uniform_arithmetic_is_declared_for_separately_compiled_programs() {
+    let e = Env::new();
+    let header = create_program(e.c(), "#define FACTOR 3\n");
+    let main = create_program(
+        e.c(),
+        "#include \"factor.h\"\n\
+         __kernel void k(__global ulong *out) {\n\
+         out[get_global_id(0)] = work_group_reduce_mul((ulong)FACTOR) + \
+         work_group_scan_exclusive_xor((ulong)get_local_id(0));\n}\n",
+    );
+    let d = e.device;
+    let options = CString::new("-cl-std=CL3.0").unwrap();
+    let name = CString::new("factor.h").unwrap();
+    let (headers, names) = ([header.get()], [name.as_ptr()]);
+    let code = cl!(clCompileProgram(
+        main.get(),
+        1,
+        &d,
+        options.as_ptr(),
+        1,
+        headers.as_ptr(),
+        names.as_ptr(),
+        None,
+        null_mut()
+    ));
+    assert_code(code, CL_SUCCESS, &build_log(main.get()));
+    let mut rc = 0;
+    let programs = [main.get()];
+    let exe = cl!(clLinkProgram(
+        e.c(),
+        1,
+        &d,
+        null(),
+        1,
+        programs.as_ptr(),
+        None,
+        null_mut(),
+        &mut rc
+    ));
+    check(rc, "clLinkProgram");
+    let exe = Prog(exe);
+    let k = ok(create_kernel(exe.get(), "k"), "clCreateKernel");
+    let out = e.buffer(4 * 8);
+    e.run_with(&k, &[&out], &[4], Some(&[4]));
+    assert_eq!(e.read::<u64>(&out, 0, 4), vec![81, 81, 82, 84]);
 }

@@ -8,6 +8,11 @@
 /// The whole library, one bitcode module.
 pub static BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtins.bc"));
 
+/// Declarations of the library's functions Clang does not declare itself
+/// (`cl_khr_work_group_uniform_arithmetic`'s): the compiler includes them
+/// before every program.
+pub static DECLARATIONS: &str = include_str!("cl/declarations.h");
+
 /// Names of the mux builtins the library leaves for the compiler to define.
 pub mod mux {
     pub const GET_LOCAL_ID: &str = "__mux_get_local_id";
