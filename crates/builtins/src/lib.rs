@@ -8,6 +8,11 @@
 /// The whole library, one bitcode module.
 pub static BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtins.bc"));
 
+/// Declarations of the library's functions Clang does not declare itself
+/// (`cl_khr_work_group_uniform_arithmetic`'s): the compiler includes them
+/// before every program.
+pub static DECLARATIONS: &str = include_str!("cl/declarations.h");
+
 /// Names of the mux builtins the library leaves for the compiler to define.
 pub mod mux {
     pub const GET_LOCAL_ID: &str = "__mux_get_local_id";
@@ -19,6 +24,13 @@ pub mod mux {
     pub const GET_NUM_GROUPS: &str = "__mux_get_num_groups";
     pub const GET_WORK_DIM: &str = "__mux_get_work_dim";
     pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
+    /// A `__local` pointer to [`WORK_GROUP_SCRATCH_BYTES`] of the
+    /// work-group's local memory, aligned to 8: where the work-group
+    /// collectives combine their work-items' values.
+    pub const GET_WORK_GROUP_SCRATCH: &str = "__mux_get_work_group_scratch";
+    /// Bytes behind [`GET_WORK_GROUP_SCRATCH`]: one value of the widest
+    /// type a collective takes (`long`, `double`).
+    pub const WORK_GROUP_SCRATCH_BYTES: usize = 8;
     /// The work-group's chunk of the printf buffer (`passes::printf` calls
     /// them; the library does not).
     pub const GET_PRINTF_BUFFER: &str = "__mux_get_printf_buffer";

@@ -330,8 +330,13 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         // The last work-group of a dimension may be smaller (OpenCL C 2.0
         // and later programs without -cl-uniform-work-group-size).
         CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT => Info::bool(true),
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT
-        | CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
+        // The builtins' work_group_collectives.cl, as the feature says.
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT => Info::bool(
+            features
+                .iter()
+                .any(|(name, _)| name == "__opencl_c_work_group_collective_functions"),
+        ),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
         | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
             Info::value::<cl_device_device_enqueue_capabilities>(0)

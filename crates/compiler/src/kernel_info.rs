@@ -213,11 +213,22 @@ unsafe fn reflect_kernel(
     let uses_barrier = reached
         .iter()
         .any(|&g| llvm::name(g) == builtins::mux::WORK_GROUP_BARRIER);
+    // The collectives' scratch is the implementation's, but local memory
+    // the kernel takes all the same.
+    let scratch = if reached
+        .iter()
+        .any(|&g| llvm::name(g) == builtins::mux::GET_WORK_GROUP_SCRATCH)
+    {
+        builtins::mux::WORK_GROUP_SCRATCH_BYTES
+    } else {
+        0
+    };
     let static_local_memory = statics
         .iter()
         .filter(|(g, _)| used_by(*g, &reached))
         .map(|(_, s)| *s)
-        .sum();
+        .sum::<usize>()
+        + scratch;
 
     let mut printf_calls: Vec<PrintfCall> = reached
         .iter()

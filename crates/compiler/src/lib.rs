@@ -42,6 +42,8 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_expect_assume", (1, 0, 0)),
     // Device and work-group scopes only: there are no sub-groups.
     ("cl_khr_kernel_clock", (1, 0, 0)),
+    // Declared by the builtins' declarations.h, which Clang lacks.
+    ("cl_khr_work_group_uniform_arithmetic", (1, 0, 0)),
 ];
 
 /// The optional OpenCL C 3.0 features implemented (`__opencl_c_*`): core
@@ -63,6 +65,7 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ),
     ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
     ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
+    ("__opencl_c_work_group_collective_functions", (3, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.

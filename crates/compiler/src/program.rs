@@ -304,6 +304,7 @@ impl SourceInput<'_> {
             .add(format!("{:?}", self.options).as_bytes())
             .add(self.cpu.as_bytes())
             .add(cl_ext().as_bytes())
+            .add(builtins::DECLARATIONS.as_bytes())
             .add(clang_frontend::RESOURCE_DIR.as_bytes());
         for h in self.headers {
             k.add(h.name.as_bytes()).add(h.source);
@@ -347,6 +348,10 @@ impl ProgramModule {
     }
 }
 
+/// The name `builtins::DECLARATIONS` is included by, among the embedded
+/// headers; one no program's header takes.
+const DECLARATIONS_HEADER: &str = "__ferrocl_declarations.h";
+
 /// Runs Clang on `source`; the module belongs to `ctx`.
 fn front_end(
     ctx: &Context,
@@ -379,12 +384,27 @@ fn front_end(
     args.push("-D__OPENCL_VERSION__=300".into());
     args.push("-internal-isystem".into());
     args.push(format!("{res}/include"));
+    // The library's functions Clang does not declare, before the source.
+    args.push("-include".into());
+    args.push(DECLARATIONS_HEADER.into());
     if options.kernel_arg_info {
         args.push("-cl-kernel-arg-info".into());
     }
     args.extend(options.clang_args.iter().cloned());
     // SAFETY: the context is ours and used by this thread only.
-    let out = unsafe { clang_frontend::compile(ctx.0, source, "input.cl", &args, headers) };
+    let declarations = clang_frontend::Header {
+        name: DECLARATIONS_HEADER,
+        source: builtins::DECLARATIONS.as_bytes(),
+    };
+    let headers: Vec<_> = headers
+        .iter()
+        .map(|h| clang_frontend::Header {
+            name: h.name,
+            source: h.source,
+        })
+        .chain([declarations])
+        .collect();
+    let out = unsafe { clang_frontend::compile(ctx.0, source, "input.cl", &args, &headers) };
     match out.module {
         Some(m) => Ok((m, out.log)),
         None => Err(BuildError { log: out.log }),

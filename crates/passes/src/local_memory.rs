@@ -1,6 +1,11 @@
 //! Moves `__local` variables into the work-group's local block. Each worker
 //! thread owns one block, reused for every work-group it runs: the kernel's
 //! own variables come first, `__local` arguments after them.
+//!
+//! The work-group collectives' scratch (`__mux_get_work_group_scratch`) is
+//! local memory too, which the kernel does not declare: this pass, which
+//! lays out the rest, defines it as one more variable, so that the static
+//! size the host allocates counts it.
 
 use crate::constant_expr::replace_in_function;
 use crate::work_item_loops::{DYNAMIC_LOCAL, PARAM_LOCAL};
@@ -33,6 +38,8 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
         LLVMPointerTypeInContext(ctx, LOCAL_AS),
         c"local.as3".as_ptr(),
     );
+
+    define_work_group_scratch(m, wg);
 
     let mut end = 0usize;
     let mut result = Ok(());
@@ -77,6 +84,69 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
     result.map(|_| static_size)
 }
 
+/// Name of the variable the collectives' scratch becomes.
+const SCRATCH: &str = "__ferrocl_work_group_scratch";
+
+/// Turns the calls of `__mux_get_work_group_scratch` in `wg` into a
+/// `__local` variable of `WORK_GROUP_SCRATCH_BYTES`, aligned to 8. Its
+/// accesses lose their access group: each work-item combines its value with
+/// what the one before it left there, a dependence between iterations of
+/// the work-item loop that the loop's parallel annotation would deny.
+unsafe fn define_work_group_scratch(m: LLVMModuleRef, wg: LLVMValueRef) {
+    let calls: Vec<LLVMValueRef> = llvm::instructions(wg)
+        .into_iter()
+        .filter(|&i| {
+            llvm::called_function(i)
+                .is_some_and(|f| llvm::name(f) == builtins::mux::GET_WORK_GROUP_SCRATCH)
+        })
+        .collect();
+    if calls.is_empty() {
+        return;
+    }
+    let ctx = LLVMGetModuleContext(m);
+    let ty = LLVMArrayType2(
+        LLVMInt8TypeInContext(ctx),
+        builtins::mux::WORK_GROUP_SCRATCH_BYTES as u64,
+    );
+    let name = cstr(SCRATCH);
+    let g = LLVMAddGlobalInAddressSpace(m, ty, name.as_ptr(), LOCAL_AS);
+    LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+    LLVMSetInitializer(g, LLVMGetUndef(ty));
+    LLVMSetAlignment(g, 8);
+    let kind = LLVMGetMDKindIDInContext(ctx, c"llvm.access.group".as_ptr(), 17);
+    for call in calls {
+        drop_access_groups(call, kind);
+        LLVMReplaceAllUsesWith(call, g);
+        LLVMInstructionEraseFromParent(call);
+    }
+}
+
+/// Removes metadata `kind` from every instruction that reaches memory
+/// through pointer `p` (or a pointer computed from it).
+unsafe fn drop_access_groups(p: LLVMValueRef, kind: u32) {
+    let mut seen = std::collections::HashSet::new();
+    let mut pointers = vec![p];
+    while let Some(v) = pointers.pop() {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
+            if LLVMIsAInstruction(user).is_null() || !seen.insert(user) {
+                continue;
+            }
+            let forwards = !LLVMIsAGetElementPtrInst(user).is_null()
+                || !LLVMIsACastInst(user).is_null()
+                || !LLVMIsASelectInst(user).is_null()
+                || !LLVMIsAPHINode(user).is_null();
+            if forwards {
+                pointers.push(user);
+            } else {
+                LLVMSetMetadata(user, kind, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +185,52 @@ define void @wg(ptr %args, ptr %sched, ptr %local, i64 %first, i64 %last) {
             "{text}"
         );
         assert!(!text.contains("@__ferrocl_dynamic_local"), "{text}");
+    }
+
+    #[test]
+    fn the_collectives_scratch_is_laid_out_and_its_accesses_depend_between_items() {
+        let ir = Ir::parse(
+            r#"
+target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
+@a = internal addrspace(3) global [3 x i32] undef, align 4
+declare ptr addrspace(3) @__mux_get_work_group_scratch()
+define void @wg(ptr %args, ptr %sched, ptr %local, i64 %first, i64 %last) {
+  store i32 1, ptr addrspace(3) @a, !llvm.access.group !0
+  %s = call ptr addrspace(3) @__mux_get_work_group_scratch()
+  %old = load double, ptr addrspace(3) %s, align 8, !llvm.access.group !0
+  %new = fadd double %old, 1.0
+  store double %new, ptr addrspace(3) %s, align 8, !llvm.access.group !0
+  %s2 = call ptr addrspace(3) @__mux_get_work_group_scratch()
+  %hi = getelementptr i8, ptr addrspace(3) %s2, i64 4
+  store i32 7, ptr addrspace(3) %hi, align 4, !llvm.access.group !0
+  ret void
+}
+!0 = distinct !{}
+"#,
+        );
+        let size = unsafe { run(ir.m, ir.function("wg")).unwrap() };
+        unsafe { llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // a at 0 (12 bytes), the scratch after it, aligned to 8.
+        assert!(!text.contains("call ptr addrspace(3) @__mux"), "{text}");
+        assert!(
+            text.contains(
+                "%__ferrocl_work_group_scratch.local = \
+                 getelementptr inbounds i8, ptr addrspace(3) %local.as3, i64 16"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("load double, ptr addrspace(3) %__ferrocl_work_group_scratch.local"),
+            "{text}"
+        );
+        assert_eq!(size, LOCAL_ALIGN);
+        // The kernel's own access keeps its group; the scratch's lose theirs.
+        let grouped = text
+            .lines()
+            .filter(|l| l.contains("!llvm.access.group"))
+            .collect::<Vec<_>>();
+        assert_eq!(grouped.len(), 1, "{text}");
+        assert!(grouped[0].contains("store i32 1"), "{text}");
     }
 }
