@@ -197,3 +197,28 @@ fn the_device_reports_non_uniform_work_groups() {
     )
     .bool());
 }
+
+#[test]
+fn collectives_combine_only_the_smaller_groups_items() {
+    let e = Env::new();
+    let src = r#"
+__kernel void sums(__global const int* in, __global int* reduce, __global int* scan) {
+    size_t i = get_global_id(0);
+    reduce[i] = work_group_reduce_add(in[i]);
+    scan[i] = work_group_scan_inclusive_add(in[i]);
+}"#;
+    let (_p, k) = e.kernel_opts(src, "sums", STD);
+    let (n, l) = (45usize, 16usize);
+    let input: Vec<i32> = (0..n as i32).map(|i| i * 3 + 1).collect();
+    let a = e.buffer_from(&input);
+    let r = e.buffer_from(&vec![0i32; n]);
+    let s = e.buffer_from(&vec![0i32; n]);
+    e.run_with(&k, &[&a, &r, &s], &[n], Some(&[l]));
+    let (got_r, got_s) = (e.read::<i32>(&r, 0, n), e.read::<i32>(&s, 0, n));
+    for i in 0..n {
+        let start = i / l * l;
+        let group = &input[start..(start + l).min(n)];
+        assert_eq!(got_r[i], group.iter().sum::<i32>(), "reduce, item {i}");
+        assert_eq!(got_s[i], input[start..=i].iter().sum::<i32>(), "scan, item {i}");
+    }
+}
