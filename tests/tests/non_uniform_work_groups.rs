@@ -174,7 +174,11 @@ __kernel void saxpy(__global const float* x, __global float* y, float a) {
 fn uniform_programs_refuse_what_does_not_divide() {
     let e = Env::new();
     let src = "__kernel void k(__global int* p) { p[get_global_id(0)] = 1; }";
-    for opts in ["", "-cl-std=CL1.2", "-cl-std=CL3.0 -cl-uniform-work-group-size"] {
+    for opts in [
+        "",
+        "-cl-std=CL1.2",
+        "-cl-std=CL3.0 -cl-uniform-work-group-size",
+    ] {
         let (_p, k) = e.kernel_opts(src, "k", opts);
         let out = e.buffer(4 * 16);
         ok(set_mem(k.get(), 0, &out), "arg");
@@ -219,6 +223,10 @@ __kernel void sums(__global const int* in, __global int* reduce, __global int* s
         let start = i / l * l;
         let group = &input[start..(start + l).min(n)];
         assert_eq!(got_r[i], group.iter().sum::<i32>(), "reduce, item {i}");
-        assert_eq!(got_s[i], input[start..=i].iter().sum::<i32>(), "scan, item {i}");
+        assert_eq!(
+            got_s[i],
+            input[start..=i].iter().sum::<i32>(),
+            "scan, item {i}"
+        );
     }
 }

@@ -615,8 +615,8 @@ pub unsafe extern "C" fn enqueue_command_buffer(
                     let d = m.dispatch.lock().unwrap();
                     let Some(p) = &d.prepared else { continue };
                     p.record(&mut commands).map_err(replay)?;
-                    // The memory its arguments name lives until it has run.
-                    let keep = p.buffers.clone();
+                    // What its arguments name lives until it has run.
+                    let keep = p.keep();
                     commands.host(Box::new(move || {
                         drop(keep);
                         Ok(())

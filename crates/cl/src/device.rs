@@ -302,8 +302,10 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_MAX_PIPE_ARGS
         | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
         | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::value::<cl_uint>(0),
+        // Larger variables fail the build (compiler::program_globals); any
+        // total that fits in memory is as fast.
         CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE | CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE => {
-            Info::value::<usize>(0)
+            Info::value::<usize>(compiler::program_globals::MAX_VARIABLE_SIZE)
         }
         CL_DEVICE_SVM_CAPABILITIES
         | CL_DEVICE_HOST_MEM_CAPABILITIES_INTEL
@@ -336,8 +338,7 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
                 .iter()
                 .any(|(name, _)| name == "__opencl_c_work_group_collective_functions"),
         ),
-        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT
-        | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
             Info::value::<cl_device_device_enqueue_capabilities>(0)
         }

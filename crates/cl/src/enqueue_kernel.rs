@@ -5,6 +5,7 @@ use crate::entry::{ensure, status};
 use crate::kernel::{ArgValue, Kernel};
 use crate::object::{self, ClObject};
 use crate::printf::PrintfBuffer;
+use crate::program_globals::GlobalsBlock;
 use crate::queue::{enqueue_payload, Ordering, Payload, Queue};
 use compiler::{arg_layout, Specialization, ARG_BLOCK_ALIGN, LOCAL_ALIGN};
 use mux::NdRange;
@@ -154,11 +155,9 @@ struct Packed {
 /// Packs the kernel's argument values into its argument block.
 fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
     let args = k.args.lock().unwrap();
-    let (offsets, mut size) = arg_layout(&k.info.args);
-    // Room for the hidden printf argument, written once the range is known.
-    if k.info.uses_printf() {
-        size = compiler::printf_arg_offset(&k.info.args) + compiler::PRINTF_ARG_BYTES;
-    }
+    let (offsets, _) = arg_layout(&k.info.args);
+    // Room for the hidden arguments, written once the range is known.
+    let size = compiler::hidden_args_end(&k.info);
     if size == 0 {
         // No arguments: one shared, never written block serves every launch.
         static EMPTY: std::sync::OnceLock<Option<Arc<mux::Allocation>>> =
@@ -296,10 +295,13 @@ pub struct PreparedRange {
     pub args: Arc<mux::Allocation>,
     pub range: NdRange,
     pub buffers: Vec<Arc<ClObject<crate::memory::Mem>>>,
+    /// The program's variables, for a kernel that reaches them.
+    pub globals: Option<Arc<GlobalsBlock>>,
 }
 
 impl PreparedRange {
     pub fn into_payload(self) -> Result<Payload, cl_int> {
+        let keep = self.keep();
         Ok(if self.parts.is_empty() {
             Payload::Host(Box::new(|| Ok(())))
         } else {
@@ -310,11 +312,27 @@ impl PreparedRange {
             Payload::NdRange {
                 parts: self.parts,
                 args: self.args,
-                // The memory objects the arguments name live until it has run.
-                keep: self.buffers,
+                // What the arguments name lives until it has run.
+                keep,
                 printf: self.printf,
             }
         })
+    }
+
+    /// What must live until the range has run.
+    pub fn keep(&self) -> Vec<Arc<dyn Send + Sync>> {
+        let mut keep: Vec<Arc<dyn Send + Sync>> = Vec::new();
+        keep.extend(
+            self.buffers
+                .iter()
+                .map(|b| b.clone() as Arc<dyn Send + Sync>),
+        );
+        keep.extend(
+            self.globals
+                .iter()
+                .map(|g| g.clone() as Arc<dyn Send + Sync>),
+        );
+        keep
     }
 
     /// Records the range's parts into `commands`.
@@ -427,8 +445,22 @@ pub unsafe fn prepare_range(
     } else {
         None
     };
+    let globals = if k.info.uses_program_globals {
+        let block = k.program.globals_block(device)?;
+        let at = compiler::globals_arg_offset(&k.info);
+        let arg = block.hidden_arg();
+        // SAFETY: `pack` made the block with room for the hidden argument,
+        // and nothing else holds it yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(arg.as_ptr(), packed.block.as_ptr().add(at), arg.len())
+        };
+        Some(block)
+    } else {
+        None
+    };
     Ok(PreparedRange {
         parts,
+        globals,
         printf,
         args: packed.block,
         range,

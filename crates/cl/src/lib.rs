@@ -21,6 +21,7 @@ mod pipe;
 mod platform;
 mod printf;
 mod program;
+mod program_globals;
 mod queue;
 mod sampler;
 mod semaphore;

@@ -6,6 +6,7 @@ use crate::device::Device;
 use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
+use crate::program_globals::GlobalsBlock;
 use crate::util::read_c_string;
 use compiler::{BuildOptions, ModuleKind, ProgramModule};
 use opencl_sys::*;
@@ -33,6 +34,9 @@ pub struct Program {
     pub kernels_attached: AtomicUsize,
     /// Work-group functions already compiled, by kernel and local size.
     pub specialized: Mutex<HashMap<(String, compiler::Specialization), Arc<dyn mux::Kernel>>>,
+    /// The block of program-scope variables of each device (by its
+    /// object's address) a kernel has run on since the last build.
+    globals: Mutex<HashMap<usize, Arc<GlobalsBlock>>>,
 }
 
 impl Kind for Program {
@@ -47,6 +51,20 @@ impl Program {
             (Some(m), CL_BUILD_SUCCESS, CL_PROGRAM_BINARY_TYPE_EXECUTABLE) => Ok(m.clone()),
             _ => Err(CL_INVALID_PROGRAM_EXECUTABLE),
         }
+    }
+
+    /// The block of the executable's program-scope variables on `device`,
+    /// made with their initial values the first time it is asked for.
+    pub fn globals_block(&self, device: &ClObject<Device>) -> Result<Arc<GlobalsBlock>, cl_int> {
+        let module = self.executable()?;
+        let mut blocks = self.globals.lock().unwrap();
+        let key = device as *const ClObject<Device> as usize;
+        if let Some(b) = blocks.get(&key) {
+            return Ok(b.clone());
+        }
+        let block = Arc::new(GlobalsBlock::new(&*device.mux, module.globals())?);
+        blocks.insert(key, block.clone());
+        Ok(block)
     }
 }
 
@@ -80,6 +98,7 @@ fn new_program(
         }),
         kernels_attached: AtomicUsize::new(0),
         specialized: Mutex::new(HashMap::new()),
+        globals: Mutex::new(HashMap::new()),
     });
     object::handle(&p)
 }
@@ -277,6 +296,8 @@ pub unsafe extern "C" fn build_program(
             }
         };
         p.specialized.lock().unwrap().clear();
+        // The variables start again from their initializers.
+        p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
             cb(program, user_data);
         }
@@ -340,6 +361,8 @@ pub unsafe extern "C" fn compile_program(
             settle(&mut b, result, CL_COMPILE_PROGRAM_FAILURE)
         };
         p.specialized.lock().unwrap().clear();
+        // The variables start again from their initializers.
+        p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
             cb(program, user_data);
         }
@@ -523,7 +546,9 @@ pub unsafe extern "C" fn get_program_build_info(
             CL_PROGRAM_BUILD_OPTIONS => Info::string(&b.options),
             CL_PROGRAM_BUILD_LOG => Info::string(&b.log),
             CL_PROGRAM_BINARY_TYPE => Info::value::<cl_program_binary_type>(b.binary_type),
-            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => Info::value::<usize>(0),
+            CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE => {
+                Info::value::<usize>(b.module.as_ref().map_or(0, |m| m.globals().size))
+            }
             _ => return Err(CL_INVALID_VALUE),
         })
     });

@@ -33,8 +33,9 @@ pub enum Payload {
     NdRange {
         parts: Vec<(mux::KernelRef, mux::NdRange)>,
         args: Arc<mux::Allocation>,
-        /// Dropped once it has run: the memory objects its arguments name.
-        keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
+        /// Dropped once it has run: the memory objects its arguments name,
+        /// the program's block of variables.
+        keep: Vec<Arc<dyn Send + Sync>>,
         /// A printing kernel's buffer: its output is written before the
         /// event completes.
         printf: Option<Arc<crate::printf::PrintfBuffer>>,
@@ -363,14 +364,14 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
         }
     };
     // Drops what the payload kept once it has run.
-    let release = |commands: &mut CommandBuffer, keep: Vec<Arc<ClObject<crate::memory::Mem>>>| {
+    fn release<T: Send + 'static>(commands: &mut CommandBuffer, keep: Vec<T>) {
         if !keep.is_empty() {
             commands.host(Box::new(move || {
                 drop(keep);
                 Ok(())
             }));
         }
-    };
+    }
     match payload {
         // A failed command fails its own event; the queue goes on.
         Payload::Host(work) => {

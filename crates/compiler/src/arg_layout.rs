@@ -1,7 +1,7 @@
 //! The packed-argument block a work-group function reads: the API layer
 //! writes it, the work-group function unpacks it. One rule for both sides.
 
-use crate::{ArgInfo, ArgKind};
+use crate::{ArgInfo, ArgKind, KernelInfo};
 
 /// Byte offsets of each argument in the block, and the block's size.
 ///
@@ -31,6 +31,26 @@ pub fn printf_arg_offset(args: &[ArgInfo]) -> usize {
 
 /// Bytes of the printf hidden argument.
 pub const PRINTF_ARG_BYTES: usize = 16;
+
+/// Where the hidden argument of a kernel that reaches program-scope
+/// variables starts: after the printf one, if the kernel has it. It is the
+/// device address of the program's block of variables
+/// (`crate::program_globals`).
+pub fn globals_arg_offset(k: &KernelInfo) -> usize {
+    printf_arg_offset(&k.args) + if k.uses_printf() { PRINTF_ARG_BYTES } else { 0 }
+}
+
+/// The size of a kernel's packed block: its arguments and the hidden ones
+/// it needs.
+pub fn hidden_args_end(k: &KernelInfo) -> usize {
+    if k.uses_program_globals {
+        globals_arg_offset(k) + crate::program_globals::GLOBALS_ARG_BYTES
+    } else if k.uses_printf() {
+        printf_arg_offset(&k.args) + PRINTF_ARG_BYTES
+    } else {
+        arg_layout(&k.args).1
+    }
+}
 
 /// Alignment of the packed block itself.
 pub const ARG_BLOCK_ALIGN: usize = 128;

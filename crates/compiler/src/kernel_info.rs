@@ -75,6 +75,9 @@ pub struct KernelInfo {
     pub uses_barrier: bool,
     /// Bytes of its own `__local` variables.
     pub static_local_memory: usize,
+    /// Whether it reaches a program-scope variable: it then gets the
+    /// program's block of them as a hidden argument.
+    pub uses_program_globals: bool,
     /// The `printf` calls it reaches, by id: a kernel with any gets the
     /// printf buffer as a hidden argument after its own.
     pub printf_calls: Vec<PrintfCall>,
@@ -248,6 +251,7 @@ unsafe fn reflect_kernel(
         uniform_work_group_size: uniform_work_group_size(f),
         uses_barrier,
         static_local_memory,
+        uses_program_globals: crate::program_globals::used_by(&reached),
         printf_calls,
     }
 }
@@ -414,7 +418,8 @@ pub(crate) mod cached {
             optional(w, &k.vec_type_hint, |w, t| string(w, t));
             w.u64(k.uniform_work_group_size as u64)
                 .u64(k.uses_barrier as u64)
-                .u64(k.static_local_memory as u64);
+                .u64(k.static_local_memory as u64)
+                .u64(k.uses_program_globals as u64);
             w.u64(k.printf_calls.len() as u64);
             for c in &k.printf_calls {
                 w.u64(c.id as u64).bytes(&c.format).u64(c.args.len() as u64);
@@ -491,6 +496,7 @@ pub(crate) mod cached {
                 uniform_work_group_size: r.u64()? != 0,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
+                uses_program_globals: r.u64()? != 0,
                 printf_calls: read_printf_calls(r)?,
             });
         }

@@ -11,10 +11,12 @@ pub mod llvm;
 mod options;
 pub mod printf;
 mod program;
+pub mod program_globals;
 pub mod vector_variants;
 
 pub use arg_layout::{
-    arg_layout, printf_arg_offset, ARG_BLOCK_ALIGN, LOCAL_ALIGN, PRINTF_ARG_BYTES,
+    arg_layout, globals_arg_offset, hidden_args_end, printf_arg_offset, ARG_BLOCK_ALIGN,
+    LOCAL_ALIGN, PRINTF_ARG_BYTES,
 };
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
@@ -54,6 +56,8 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
 pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_int64", (3, 0, 0)),
     ("__opencl_c_fp64", (3, 0, 0)),
+    // A block per program and device (`program_globals`).
+    ("__opencl_c_program_scope_global_variables", (3, 0, 0)),
     ("__opencl_c_atomic_order_acq_rel", (3, 0, 0)),
     ("__opencl_c_atomic_order_seq_cst", (3, 0, 0)),
     ("__opencl_c_atomic_scope_device", (3, 0, 0)),

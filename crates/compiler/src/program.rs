@@ -6,6 +6,7 @@ use crate::disk_cache::{self, DiskCache, KeyBuilder, Reader, Writer};
 use crate::kernel_info::{self, KernelInfo};
 use crate::llvm::{self, cstr};
 use crate::options::BuildOptions;
+use crate::program_globals::{GlobalsImage, Layout};
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
 use llvm_sys::bit_writer::LLVMWriteBitcodeToMemoryBuffer;
 use llvm_sys::core::*;
@@ -83,6 +84,9 @@ pub struct ProgramModule {
     /// How its kernels are to be compiled (from the build options).
     codegen: CodeGenOptions,
     pub kind: ModuleKind,
+    /// An executable's program-scope variables: the initial contents of
+    /// the block each device gets (empty, of size 0, where it has none).
+    globals: GlobalsImage,
 }
 
 /// The build options that shape a kernel's machine code.
@@ -214,6 +218,11 @@ impl ProgramModule {
         &self.kernels
     }
 
+    /// The initial contents of the block of program-scope variables.
+    pub fn globals(&self) -> &GlobalsImage {
+        &self.globals
+    }
+
     pub fn kernel(&self, name: &str) -> Option<&KernelInfo> {
         self.kernels.iter().find(|k| k.name == name)
     }
@@ -242,15 +251,19 @@ impl ProgramModule {
         unsafe {
             let m = parse_bitcode(ctx.0, body).map_err(|e| bad(&e))?;
             let verified = llvm::verify(m);
-            let kernels = verified.map(|_| kernel_info::reflect(m));
+            let reflected = verified.and_then(|_| {
+                let globals = executable_globals(m, kind)?;
+                Ok((kernel_info::reflect(m), globals))
+            });
             LLVMDisposeModule(m);
-            let kernels = kernels.map_err(|e| bad(&e))?;
+            let (kernels, globals) = reflected.map_err(|e| bad(&e))?;
             Ok(ProgramModule {
                 bitcode: body.to_vec(),
                 kernels,
                 log: String::new(),
                 codegen: CodeGenOptions::default(),
                 kind,
+                globals,
             })
         }
     }
@@ -321,6 +334,17 @@ impl ProgramModule {
             .u64(self.codegen.opt_disable as u64)
             .u64(self.codegen.denorms_are_zero as u64);
         crate::kernel_info::cached::write(&mut w, &self.kernels);
+        let g = &self.globals;
+        w.u64(g.size as u64)
+            .u64(g.align as u64)
+            .u64(g.data.len() as u64);
+        for (at, bytes) in &g.data {
+            w.u64(*at as u64).bytes(bytes);
+        }
+        w.u64(g.relocations.len() as u64);
+        for (at, target) in &g.relocations {
+            w.u64(*at as u64).u64(*target as u64);
+        }
         w.0
     }
 
@@ -333,6 +357,19 @@ impl ProgramModule {
             denorms_are_zero: r.u64()? != 0,
         };
         let kernels = crate::kernel_info::cached::read(&mut r)?;
+        let mut globals = GlobalsImage {
+            size: r.u64()? as usize,
+            align: r.u64()? as usize,
+            ..Default::default()
+        };
+        for _ in 0..r.u64()? {
+            globals.data.push((r.u64()? as usize, r.bytes()?.to_vec()));
+        }
+        for _ in 0..r.u64()? {
+            globals
+                .relocations
+                .push((r.u64()? as usize, r.u64()? as usize));
+        }
         // The entry's digest vouches for it: the bitcode is what this
         // library wrote, and its reflection is stored beside it, so a hit
         // does not parse, verify and reflect the module again.
@@ -344,7 +381,18 @@ impl ProgramModule {
             log,
             codegen,
             kind: ModuleKind::from_tag(tag)?,
+            globals,
         })
+    }
+}
+
+/// The program-scope variables of an executable: laid out, and checked for
+/// what the device cannot offer. Objects and libraries keep theirs as
+/// variables for the link.
+unsafe fn executable_globals(m: LLVMModuleRef, kind: ModuleKind) -> Result<GlobalsImage, String> {
+    match kind {
+        ModuleKind::Executable => Layout::of(m).image(m),
+        _ => Ok(GlobalsImage::default()),
     }
 }
 
@@ -429,18 +477,20 @@ unsafe fn finish(
             Ok(())
         }
     });
-    let result = checked.map(|_| {
+    let result = checked.and_then(|_| {
+        let globals = executable_globals(module, kind)?;
         let kernels = kernel_info::reflect(module);
-        (kernels, write_bitcode(module))
+        Ok((kernels, globals, write_bitcode(module)))
     });
     LLVMDisposeModule(module);
     match result {
-        Ok((kernels, bitcode)) => Ok(ProgramModule {
+        Ok((kernels, globals, bitcode)) => Ok(ProgramModule {
             bitcode,
             kernels,
             log,
             codegen,
             kind,
+            globals,
         }),
         Err(e) => Err(BuildError {
             log: format!("{log}{e}\n"),

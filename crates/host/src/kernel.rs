@@ -75,7 +75,10 @@ mod tests {
     fn the_passes_read_the_scheduling_info_where_its_fields_are() {
         let fields = [
             (offset_of!(ScheduleInfo, global_size), GLOBAL_SIZE_OFFSET),
-            (offset_of!(ScheduleInfo, global_offset), GLOBAL_OFFSET_OFFSET),
+            (
+                offset_of!(ScheduleInfo, global_offset),
+                GLOBAL_OFFSET_OFFSET,
+            ),
             (offset_of!(ScheduleInfo, work_dim), WORK_DIM_OFFSET),
             (
                 offset_of!(ScheduleInfo, enqueued_local_size),

@@ -21,6 +21,8 @@
 //! - [`local_atomics`]: atomics on `__local` memory (the thread's own)
 //!   become plain reads and writes;
 //! - [`local_memory`]: `__local` variables move into the work-group's block;
+//! - [`program_globals`]: program-scope variables move into the program's
+//!   block of them, named by a hidden argument;
 //! - [`vector_stores`]: a vector assembled from scalars is stored lane by
 //!   lane, so that the work-item loop vectorizes;
 //! - [`safe_division`]: integer division and remainder never trap;
@@ -36,6 +38,7 @@ pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
 pub mod printf;
+pub mod program_globals;
 pub mod safe_division;
 pub mod streaming_stores;
 pub mod uniformity;
@@ -78,6 +81,9 @@ pub unsafe fn build_work_group_function(
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
+    // Where the block of program-scope variables has each, before any
+    // variable is dropped.
+    let globals = program_globals::offsets(m);
     // Barriers in called functions become barriers in the kernel.
     inline_all::run(m, k)?;
     // Every call, now in the kernel, writes to the printf buffer.
@@ -113,6 +119,9 @@ pub unsafe fn build_work_group_function(
     inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);
     let static_local_memory = local_memory::run(m, wg)?;
+    if kernel.uses_program_globals {
+        program_globals::run(m, wg, &globals, compiler::globals_arg_offset(kernel) as u64)?;
+    }
     let printf_arg = kernel
         .uses_printf()
         .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
