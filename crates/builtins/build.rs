@@ -37,12 +37,7 @@ fn main() {
                  +cl_khr_kernel_clock,+__opencl_c_kernel_clock_scope_device,\
                  +__opencl_c_kernel_clock_scope_work_group",
             ])
-            .args([
-                "-cl-ext=+__opencl_c_work_group_collective_functions,\
-                 +cl_khr_work_group_uniform_arithmetic",
-                // Clang defines no macro for an extension it does not know.
-                "-Dcl_khr_work_group_uniform_arithmetic=1",
-            ])
+            .args(["-cl-ext=+__opencl_c_work_group_collective_functions"])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")
             .arg(resource_dir())

@@ -9,7 +9,7 @@
 pub static BITCODE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/builtins.bc"));
 
 /// Declarations of the library's functions Clang does not declare itself
-/// (`cl_khr_work_group_uniform_arithmetic`'s): the compiler includes them
+/// (the work-group functions of `cl_khr_work_group_uniform_arithmetic`): the compiler includes them
 /// before every program.
 pub static DECLARATIONS: &str = include_str!("cl/declarations.h");
 

@@ -6,8 +6,10 @@
 #ifndef FERROCL_DECLARATIONS_H
 #define FERROCL_DECLARATIONS_H
 
-#if defined(cl_khr_work_group_uniform_arithmetic) &&                          \
-    defined(__opencl_c_work_group_collective_functions)
+// The functions of cl_khr_work_group_uniform_arithmetic, with the
+// collectives (the extension itself is not reported: see
+// compiler::OPENCL_C_EXTENSIONS).
+#if defined(__opencl_c_work_group_collective_functions)
 #define __ferrocl_wg_three(T, OP)                                             \
   T __attribute__((overloadable)) work_group_reduce_##OP(T);                  \
   T __attribute__((overloadable)) work_group_scan_inclusive_##OP(T);          \

@@ -1,4 +1,4 @@
-// cl_khr_work_group_uniform_arithmetic: reduce and scans by mul for every
+// The functions of cl_khr_work_group_uniform_arithmetic: reduce and scans by mul for every
 // type, by and, or and xor for the integer types, and by logical and, or
 // and xor over int predicates, combined as work_group.h describes. Clang
 // declares none of them; declarations.h does, for programs and for this file.
