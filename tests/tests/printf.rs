@@ -160,6 +160,7 @@ __kernel void k(void) {
            (short16)(0, -1, 2, -3, 4, -5, 6, -7, 8, -9, 10, -11, 12, -13, 14, -32768));
     printf("%.2v8lf\n", (double8)(0.5, 1.5, 2.5, 3.5, -0.5, -1.5, 100.125, 1e10));
     printf("%v3lu|%v4hhx\n", (ulong3)(1, 2, 18446744073709551615UL), (uchar4)(0xde, 0xad, 0xbe, 0xef));
+    printf("%v2d|%v4f\n", (int2)(-3, 4), (float4)(0.5f, 1.0f, -2.0f, 8.0f));
 }
 "#;
     let e = Env::new();
@@ -168,7 +169,8 @@ __kernel void k(void) {
                 0,1,2,3,4,5,6,7,8,9,10,11,12,13,-14,-15\n\
                 1,2,3,4,a,b,c,ffffffff|0,-1,2,-3,4,-5,6,-7,8,-9,10,-11,12,-13,14,-32768\n\
                 0.50,1.50,2.50,3.50,-0.50,-1.50,100.12,10000000000.00\n\
-                1,2,18446744073709551615|de,ad,be,ef\n";
+                1,2,18446744073709551615|de,ad,be,ef\n\
+                -3,4|0.500000,1.000000,-2.000000,8.000000\n";
     assert_eq!(out, want);
 }
 
@@ -295,7 +297,7 @@ fn malformed_formats_fail_the_build_naming_the_call() {
     let e = Env::new();
     let cases = [
         ("printf(\"%y\\n\", 1);", "invalid conversion specifier"),
-        ("printf(\"%v4f\\n\", (float4)(1));", "length modifier"),
+        ("printf(\"%v4c\\n\", (char4)(1));", "a vector is printed with"),
         ("printf(\"%v5hlf\\n\", (float4)(1));", "2, 3, 4, 8 or 16"),
         ("printf(\"%hlf\\n\", 1.0f);", "vectors only"),
         ("printf(\"%*d\\n\", 1, 2);", "`*`"),

@@ -128,6 +128,9 @@ impl Conversion {
             Length::Short => 2,
             Length::Int => 4,
             Length::Long => 8,
+            // A vector without a length modifier is undefined in the spec;
+            // ferrocl reads int and float elements, as `hl` does.
+            Length::None if self.vector.is_some() => 4,
             Length::None if self.is_float() => 8,
             Length::None if self.specifier == b'p' => 8,
             Length::None => 4,
@@ -251,7 +254,6 @@ fn check(c: &Conversion) -> Result<(), &'static str> {
                 return Err("a vector is printed with d, i, o, u, x, X, f, F, e, E, g, G, a or A");
             }
             match c.length {
-                Length::None => Err("a vector specifier needs a length modifier (hh, h, hl or l)"),
                 Length::Char if c.is_float() => Err("hh does not apply to floating-point vectors"),
                 _ => Ok(()),
             }
@@ -516,7 +518,7 @@ mod tests {
     #[test]
     fn malformed_conversions_are_refused() {
         for bad in [
-            "%", "%y", "%5", "%v4f", "%v5hlf", "%v1hd", "%vhd", "%v4hhf", "%hlf", "%hld", "%*d",
+            "%", "%y", "%5", "%v5hlf", "%v1hd", "%vhd", "%v4hhf", "%hlf", "%hld", "%*d",
             "%.*f", "%lc", "%ls", "%hp", "%hf", "%hhf", "%lld", "%v4c", "%v2s", "%Lf", "%zd",
             "%5%",
         ] {
@@ -525,7 +527,7 @@ mod tests {
         for good in [
             "%d", "%i", "%o", "%u", "%x", "%X", "%f", "%F", "%e", "%E", "%g", "%G", "%a", "%A",
             "%c", "%s", "%p", "%hhd", "%hd", "%ld", "%lf", "%v2hhd", "%v3hlf", "%v16ld", "%v4hf",
-            "%v8hlx", "% d", "%#o", "%-10.4s",
+            "%v8hlx", "% d", "%#o", "%-10.4s", "%v2d", "%v4f",
         ] {
             assert!(parse(good.as_bytes()).is_ok(), "{good} refused");
         }
