@@ -160,7 +160,7 @@ __kernel void k(void) {
            (short16)(0, -1, 2, -3, 4, -5, 6, -7, 8, -9, 10, -11, 12, -13, 14, -32768));
     printf("%.2v8lf\n", (double8)(0.5, 1.5, 2.5, 3.5, -0.5, -1.5, 100.125, 1e10));
     printf("%v3lu|%v4hhx\n", (ulong3)(1, 2, 18446744073709551615UL), (uchar4)(0xde, 0xad, 0xbe, 0xef));
-    printf("%v2d|%v4f\n", (int2)(-3, 4), (float4)(0.5f, 1.0f, -2.0f, 8.0f));
+    printf("%v2d|%v4f\n", (int2)(-3, 4), (double4)(0.5, 1.0, -2.0, 8.0));
 }
 "#;
     let e = Env::new();
@@ -297,7 +297,10 @@ fn malformed_formats_fail_the_build_naming_the_call() {
     let e = Env::new();
     let cases = [
         ("printf(\"%y\\n\", 1);", "invalid conversion specifier"),
-        ("printf(\"%v4c\\n\", (char4)(1));", "a vector is printed with"),
+        (
+            "printf(\"%v4c\\n\", (char4)(1));",
+            "a vector is printed with",
+        ),
         ("printf(\"%v5hlf\\n\", (float4)(1));", "2, 3, 4, 8 or 16"),
         ("printf(\"%hlf\\n\", 1.0f);", "vectors only"),
         ("printf(\"%*d\\n\", 1, 2);", "`*`"),

@@ -701,11 +701,11 @@ __kernel void quiet(__global int* p) { p[0] = 1; }";
 
     #[test]
     fn a_malformed_printf_format_fails_the_build_naming_the_call() {
-        let src = b"void helper(void) { printf(\"fine\\n\"); printf(\"%v4f\\n\", (float4)(1)); }
+        let src = b"void helper(void) { printf(\"fine\\n\"); printf(\"%v4hhf\\n\", (float4)(1)); }
 __kernel void k(void) { helper(); }";
         let e = build(&DiskCache::off(), src, "").unwrap_err();
         assert!(
-            e.log.contains("printf call 2 in function `helper`") && e.log.contains("%v4f"),
+            e.log.contains("printf call 2 in function `helper`") && e.log.contains("%v4hhf"),
             "{}",
             e.log
         );
