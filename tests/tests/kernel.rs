@@ -625,10 +625,27 @@ fn preferred_work_group_size_multiple_is_positive() {
 }
 
 #[test]
-fn private_mem_size_query_works() {
+fn private_mem_size_counts_the_private_arrays() {
     let e = Env::new();
-    let (_p, k) = e.kernel(FILL_SRC, "fillv");
-    wg(&k, CL_KERNEL_PRIVATE_MEM_SIZE).u64();
+    let src = r#"
+float pick(int i, int n) {
+    float table[32];
+    for (int k = 0; k < n; k++) table[k] = k * 0.5f;
+    return table[i & 31];
+}
+__kernel void big(__global float* out, int n) {
+    int hist[100];
+    for (int k = 0; k < n; k++) hist[k] = k;
+    out[get_global_id(0)] = hist[get_global_id(0) % 100] + pick(get_global_id(0), n);
+}
+__kernel void none(__global float* out) { out[get_global_id(0)] = 1.0f; }
+"#;
+    let p = e.program(src, "");
+    let big = ok(create_kernel(p.get(), "big"), "big");
+    let none = ok(create_kernel(p.get(), "none"), "none");
+    // hist and table.
+    assert_eq!(wg(&big, CL_KERNEL_PRIVATE_MEM_SIZE).u64(), 528);
+    assert_eq!(wg(&none, CL_KERNEL_PRIVATE_MEM_SIZE).u64(), 0);
 }
 
 const LOCAL_MEM_SRC: &str = r#"

@@ -307,7 +307,7 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
             CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE => {
                 Info::value::<usize>(d.info().native_vector_width.float as usize)
             }
-            CL_KERNEL_PRIVATE_MEM_SIZE => Info::value::<cl_ulong>(0),
+            CL_KERNEL_PRIVATE_MEM_SIZE => Info::value::<cl_ulong>(k.info.private_memory as u64),
             _ => return Err(CL_INVALID_VALUE),
         })
     });

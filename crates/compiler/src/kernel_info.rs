@@ -75,6 +75,10 @@ pub struct KernelInfo {
     pub uses_barrier: bool,
     /// Bytes of its own `__local` variables.
     pub static_local_memory: usize,
+    /// Bytes of private memory a work-item takes (`CL_KERNEL_PRIVATE_MEM_SIZE`):
+    /// the arrays and structs the kernel and the functions it calls keep in
+    /// memory rather than in registers.
+    pub private_memory: usize,
     /// Whether it reaches a program-scope variable: it then gets the
     /// program's block of them as a hidden argument.
     pub uses_program_globals: bool,
@@ -251,9 +255,36 @@ unsafe fn reflect_kernel(
         uniform_work_group_size: uniform_work_group_size(f),
         uses_barrier,
         static_local_memory,
+        private_memory: private_memory(&reached, td),
         uses_program_globals: crate::program_globals::used_by(&reached),
         printf_calls,
     }
+}
+
+/// Bytes of the arrays and structs `functions` allocate: what stays in
+/// memory once the optimizer has put scalars (which the front end gives
+/// allocas too) in registers.
+unsafe fn private_memory(functions: &[LLVMValueRef], td: LLVMTargetDataRef) -> usize {
+    functions
+        .iter()
+        .flat_map(|&f| llvm::instructions(f))
+        .filter(|&i| {
+            !LLVMIsAAllocaInst(i).is_null()
+                && matches!(
+                    LLVMGetTypeKind(LLVMGetAllocatedType(i)),
+                    LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMStructTypeKind
+                )
+        })
+        .map(|i| {
+            let count = LLVMGetOperand(i, 0);
+            let n = if LLVMIsAConstantInt(count).is_null() {
+                1
+            } else {
+                LLVMConstIntGetZExtValue(count) as usize
+            };
+            n * LLVMABISizeOfType(td, LLVMGetAllocatedType(i)) as usize
+        })
+        .sum()
 }
 
 /// `f` and every function it calls, directly or not.
@@ -419,6 +450,7 @@ pub(crate) mod cached {
             w.u64(k.uniform_work_group_size as u64)
                 .u64(k.uses_barrier as u64)
                 .u64(k.static_local_memory as u64)
+                .u64(k.private_memory as u64)
                 .u64(k.uses_program_globals as u64);
             w.u64(k.printf_calls.len() as u64);
             for c in &k.printf_calls {
@@ -496,6 +528,7 @@ pub(crate) mod cached {
                 uniform_work_group_size: r.u64()? != 0,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
+                private_memory: r.u64()? as usize,
                 uses_program_globals: r.u64()? != 0,
                 printf_calls: read_printf_calls(r)?,
             });

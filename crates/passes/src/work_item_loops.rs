@@ -563,6 +563,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             uniform_work_group_size: true,
             uses_barrier: false,
             static_local_memory: 0,
+            private_memory: 0,
             uses_program_globals: false,
             printf_calls: Vec::new(),
         }
