@@ -174,6 +174,66 @@ __kernel void k(void) {
     assert_eq!(out, want);
 }
 
+/// The optimized IR of the work-group functions of `kernel` (the suite
+/// sets FERROCL_DUMP_DIR before the library compiles anything).
+fn optimized_ir(kernel: &str) -> String {
+    let prefix = format!("__ferrocl_wg.{kernel}.");
+    std::fs::read_dir(ir_dump_dir())
+        .unwrap()
+        .map(|f| f.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&prefix) && !name.ends_with(".before-opt.ll")
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+/// A printf under a condition some work-items meet: the kernel still runs
+/// vectorized (lanes that skip it skip its memory accesses too), and the
+/// records come out in work-item order; a printf no work-item reaches
+/// prints nothing and leaves the kernel vector code.
+fn a_printf_some_work_items_reach_keeps_the_kernel_vectorized() {
+    let src = r#"
+__kernel void scaled(__global const float* x, __global float* y, float a, uint every) {
+    size_t i = get_global_id(0);
+    float v = a * x[i] + y[i];
+    y[i] = v;
+    if (i % every == 3)
+        printf("item %u: %.2f from %.1f (%v2hld)\n", (uint)i, v, x[i], (int2)((int)i, -(int)i));
+}
+"#;
+    let e = Env::new();
+    let n = 200usize;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
+    let y0: Vec<f32> = (0..n).map(|i| 1.0 + i as f32).collect();
+    let (_p, k) = e.kernel(src, "scaled");
+    let bx = e.buffer_from(&x);
+    for every in [7u32, 1_000_000] {
+        let by = e.buffer_from(&y0);
+        ok(set_mem(k.get(), 0, &bx), "x");
+        ok(set_mem(k.get(), 1, &by), "y");
+        ok(set_arg(k.get(), 2, &2.0f32), "a");
+        ok(set_arg(k.get(), 3, &every), "every");
+        let out = run_and_capture(&e, &k, &[n], Some(&[100]));
+        let mut want = String::new();
+        for i in (0..n).filter(|i| *i as u32 % every == 3) {
+            let v = 2.0 * x[i] + y0[i];
+            want += &format!("item {i}: {v:.2} from {:.1} ({i},-{i})\n", x[i]);
+        }
+        assert_eq!(out, want, "every {every}");
+        let y = e.read::<f32>(&by, 0, n);
+        for i in 0..n {
+            assert_eq!(y[i], 2.0 * x[i] + y0[i], "item {i}");
+        }
+    }
+    let ir = optimized_ir("scaled");
+    let vector_fma = ir
+        .lines()
+        .any(|l| l.contains("@llvm.fma.v") || (l.contains("fmul") && l.contains(" x float>")));
+    assert!(vector_fma, "not vectorized:\n{ir}");
+}
+
 fn many_work_groups_in_order() {
     let src = r#"
 __kernel void k(void) {
@@ -474,7 +534,12 @@ fn command_buffers_refuse_printf_kernels() {
 }
 
 fn main() {
+    ir_dump_dir();
     let checks: &[(&str, fn())] = &[
+        (
+            "a_printf_some_work_items_reach_keeps_the_kernel_vectorized",
+            a_printf_some_work_items_reach_keeps_the_kernel_vectorized,
+        ),
         ("every_conversion_and_flag", every_conversion_and_flag),
         (
             "infinities_nans_and_negative_zero",

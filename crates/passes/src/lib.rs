@@ -86,8 +86,6 @@ pub unsafe fn build_work_group_function(
     let globals = program_globals::offsets(m);
     // Barriers in called functions become barriers in the kernel.
     inline_all::run(m, k)?;
-    // Every call, now in the kernel, writes to the printf buffer.
-    printf::run(m, k, &kernel.printf_calls)?;
     // Before anything folds a division by zero or copies the kernel.
     safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then
@@ -97,15 +95,23 @@ pub unsafe fn build_work_group_function(
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
-    // A printing kernel stays one work-item after the other: its records
-    // then come out in work-item order, as they would be read.
-    let vector = if kernel.uses_barrier || kernel.uses_printf() {
+    // A printing kernel's records come out in work-item order, as they
+    // would be read: its vector form makes the calls lane after lane (and
+    // takes one call, outside loops), and it is given no loop barriers.
+    let printing = kernel.uses_printf();
+    let vector = if kernel.uses_barrier {
         None
     } else {
-        vector_form(m, k, local_size, vector_bytes, streaming)
+        vector_form(m, k, local_size, vector_bytes, streaming, printing)
     };
-    if vector.is_none() && items > 1 && loop_barriers_enabled() && !kernel.uses_printf() {
+    if vector.is_none() && items > 1 && loop_barriers_enabled() && !printing {
         loop_barriers::run(m, k);
+    }
+    // Every call, in the kernel and its vector form, writes to the printf
+    // buffer.
+    printf::run(m, k, &kernel.printf_calls)?;
+    if let Some(v) = &vector {
+        printf::run(m, v.function, &kernel.printf_calls)?;
     }
     let regions = barriers::run(m, k, items)?;
     // LLVM's loop vectorizer does not widen non-temporal stores.
@@ -166,9 +172,13 @@ unsafe fn vector_form(
     local_size: [usize; 3],
     vector_bytes: usize,
     streaming: bool,
+    printing: bool,
 ) -> Option<work_item_loops::VectorForm> {
     let local_x = local_size[0];
-    if !vectorize_enabled() || !(has_loop(k) || streaming) {
+    // LLVM's loop vectorizer takes the work-item loop of other kernels;
+    // not one that calls printf, even where no work-item reaches it.
+    let worth = |k| has_loop(k) || streaming || printing;
+    if !vectorize_enabled() || !worth(k) {
         return None;
     }
     // A private array indexed by the counter of a loop of a few constant
@@ -188,7 +198,7 @@ unsafe fn vector_form(
                 compiler::llvm::name(k)
             );
         }
-        if !(has_loop(k) || streaming) {
+        if !worth(k) {
             return None;
         }
     }
@@ -214,7 +224,7 @@ unsafe fn vector_form(
     // for: they take its place, so that a value of the kernel's still
     // fills as many registers.
     let jammed = width_for((interleave / ROWS).max(1))
-        .filter(|_| local_size[1] % ROWS == 0)
+        .filter(|_| local_size[1] % ROWS == 0 && !printing)
         .map(|w| (w, ROWS));
     let kname = compiler::llvm::name(k);
     for (width, rows) in jammed.into_iter().chain([(width, 1)]) {

@@ -28,7 +28,11 @@
 //! last lane leaves, with a mask of the lanes still in it: a lane that has
 //! left keeps its values (the header's phis take the new value only where
 //! the lane stays), and the loop's memory accesses are masked. The loop
-//! must have one exiting block, one latch, and no loop inside it. Varying
+//! must have one exiting block, one latch, and no loop inside it. A block
+//! only some work-items run (`if (c) { .. }` without an else, outside
+//! loops) runs when any lane's `c` holds, its memory accesses masked and
+//! what it joins chosen lane by lane; a `printf` call (one, outside loops)
+//! is made lane after lane, for the lanes that reach it. Varying
 //! values must be numbers, pointers or vectors of numbers. `run` says why
 //! it declines any other kernel, and the caller keeps the scalar path.
 //! Work-items are independent between barriers (and the kernel has none),
@@ -121,10 +125,34 @@ pub unsafe fn run(
     // A loop left on a varying condition carries different values in
     // different lanes, whatever they are computed from: its header's phis
     // are varying, and what follows from them.
-    let mut forced = HashSet::new();
+    let mut forced: HashSet<LLVMValueRef> = insts
+        .iter()
+        .copied()
+        .filter(|&i| compiler::printf::is_printf_call(i))
+        .collect();
+    if forced.len() > 1 {
+        // Lane after lane, two calls would interleave their work-items'
+        // records; one after the other, each work-item's stay together.
+        return Err("more than one printf call".into());
+    }
+    let in_loops: HashSet<LLVMBasicBlockRef> = loops
+        .iter()
+        .flat_map(|l| l.body.iter().map(|&b| cfg.blocks[b]))
+        .collect();
+    let mut guards;
     let shapes = loop {
         let shapes = shapes(m, &insts, &forced)?;
         let mut grew = false;
+        // A value that joins a guarded block's with its guard's differs
+        // from lane to lane, as the guard does.
+        guards = guarded_blocks(&cfg, &shapes, &in_loops);
+        for g in &guards {
+            for p in phis(g.merge) {
+                if (0..LLVMCountIncoming(p)).any(|k| LLVMGetIncomingBlock(p, k) == g.block) {
+                    grew |= forced.insert(p);
+                }
+            }
+        }
         for l in &loops {
             if exiting_blocks(&cfg, l)
                 .into_iter()
@@ -141,9 +169,10 @@ pub unsafe fn run(
     };
     let divergent = divergent_loops(&cfg, &loops, &shapes)?;
     for &i in &insts {
-        check(i, &shapes, &divergent)?;
+        check(i, &shapes, &divergent, &guards, &in_loops)?;
     }
-    let gen = Gen::new(m, kernel, width, shapes, divergent);
+    let mut gen = Gen::new(m, kernel, width, shapes, divergent);
+    gen.guards = guards;
     let v = gen.v;
     let made = gen.emit(&cfg, &order).map(|_| ());
     kept_if_verified(v, made, "its vector form does not verify")
@@ -169,6 +198,59 @@ pub(crate) unsafe fn kept_if_verified(
         }
     });
     checked.inspect_err(|_| LLVMDeleteFunction(f))
+}
+
+/// A block only some lanes run (`if (c) { .. }` with no else, `c`
+/// varying, outside loops): the vector form runs it when any lane's `c`
+/// holds, its memory accesses and `printf` for those lanes alone, and a
+/// value it joins with its guard's is chosen lane by lane.
+struct Guard {
+    /// The block ending in the varying branch.
+    guard: LLVMBasicBlockRef,
+    /// The block some lanes run, whose only predecessor is `guard`.
+    block: LLVMBasicBlockRef,
+    /// Where both go on.
+    merge: LLVMBasicBlockRef,
+    /// Whether `block` is taken where the condition is true.
+    on_true: bool,
+}
+
+/// The guarded blocks of the kernel, given the shapes so far.
+unsafe fn guarded_blocks(
+    cfg: &Cfg,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    in_loops: &HashSet<LLVMBasicBlockRef>,
+) -> Vec<Guard> {
+    let mut out = Vec::new();
+    for (g, &bb) in cfg.blocks.iter().enumerate() {
+        let t = LLVMGetBasicBlockTerminator(bb);
+        if in_loops.contains(&bb)
+            || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr
+            || LLVMIsConditional(t) == 0
+            || !branch_varies(bb, shapes)
+        {
+            continue;
+        }
+        let (s0, s1) = (LLVMGetSuccessor(t, 0), LLVMGetSuccessor(t, 1));
+        for (block, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
+            let b = cfg.index[&block];
+            let end = LLVMGetBasicBlockTerminator(block);
+            if cfg.preds[b] == [g]
+                && LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr
+                && LLVMIsConditional(end) == 0
+                && LLVMGetSuccessor(end, 0) == merge
+            {
+                out.push(Guard {
+                    guard: bb,
+                    block,
+                    merge,
+                    on_true,
+                });
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// A loop that work-items leave at different iterations.
@@ -488,9 +570,12 @@ unsafe fn check(
     i: LLVMValueRef,
     shapes: &HashMap<LLVMValueRef, Shape>,
     divergent: &[DivergentLoop],
+    guards: &[Guard],
+    in_loops: &HashSet<LLVMBasicBlockRef>,
 ) -> Result<(), String> {
     let block = LLVMGetInstructionParent(i);
     let in_divergent_loop = divergent.iter().any(|l| l.body.contains(&block));
+    let guarded = guards.iter().any(|g| g.block == block);
     use LLVMOpcode::*;
     let shape = shape_of(i, shapes);
     let opcode = LLVMGetInstructionOpcode(i);
@@ -518,15 +603,17 @@ unsafe fn check(
                 return Err("a varying store of a vector or aggregate".into());
             }
             if opcode == LLVMStore
-                && in_divergent_loop
+                && (in_divergent_loop || guarded)
                 && shape_of(LLVMGetOperand(i, 1), shapes) == Shape::Uniform
             {
-                return Err("a store to one place in a divergent loop".into());
+                return Err("a store to one place under a varying condition".into());
             }
         }
         LLVMBr | LLVMSwitch | LLVMIndirectBr => {
             let exit_test = divergent.iter().any(|l| l.exiting == block);
+            let guard = guards.iter().any(|g| g.guard == block);
             if !exit_test
+                && !guard
                 && LLVMGetNumOperands(i) > 1
                 && shape_of(LLVMGetOperand(i, 0), shapes) != Shape::Uniform
             {
@@ -548,6 +635,27 @@ unsafe fn check(
             };
             let name = llvm::name(f);
             if name.starts_with("__mux_get_") {
+                return Ok(());
+            }
+            if compiler::printf::is_printf_call(i) {
+                // Called lane by lane, in work-item order; once per
+                // work-item only outside loops.
+                if in_loops.contains(&block) {
+                    return Err("a printf call in a loop".into());
+                }
+                if !LLVMGetFirstUse(i).is_null() {
+                    return Err("a printf call whose result is used".into());
+                }
+                for k in 0..LLVMGetNumArgOperands(i) {
+                    let a = LLVMGetOperand(i, k);
+                    let ty = LLVMTypeOf(a);
+                    if shape_of(a, shapes) != Shape::Uniform
+                        && !is_lane_type(ty)
+                        && !is_packet_type(ty)
+                    {
+                        return Err("a printf argument of a type it does not split".into());
+                    }
+                }
                 return Ok(());
             }
             if let Some(intr) = intrinsic_name(f) {
@@ -645,6 +753,9 @@ struct Gen {
     /// For each divergent loop (by index): the lanes in it at its header,
     /// and the lanes that stay after its exit test.
     masks: Vec<(LLVMValueRef, LLVMValueRef)>,
+    guards: Vec<Guard>,
+    /// The lanes that run each guarded block (by the kernel's block).
+    guard_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
 }
 
 impl Drop for Gen {
@@ -681,6 +792,8 @@ impl Gen {
             vector: HashMap::new(),
             masks: vec![(std::ptr::null_mut(), std::ptr::null_mut()); divergent.len()],
             divergent,
+            guards: Vec::new(),
+            guard_masks: HashMap::new(),
         }
     }
 
@@ -860,6 +973,19 @@ impl Gen {
                     let stayed = self.spread(self.masks[l].1, elements(LLVMTypeOf(i)));
                     v = LLVMBuildSelect(self.b, stayed, v, p, c"kept".as_ptr());
                 }
+                if let Some(g) = self.guards.iter().find(|g| g.block == from) {
+                    // The lanes that skipped the guarded block keep the
+                    // value they had at the guard.
+                    let guard = g.guard;
+                    let skipped = (0..LLVMCountIncoming(i))
+                        .find(|&k| LLVMGetIncomingBlock(i, k) == guard)
+                        .map(|k| LLVMGetIncomingValue(i, k));
+                    if let Some(before) = skipped {
+                        let ran = self.spread(self.guard_masks[&from], elements(LLVMTypeOf(i)));
+                        let before = self.vector_of(before);
+                        v = LLVMBuildSelect(self.b, ran, v, before, c"guarded".as_ptr());
+                    }
+                }
                 let mut vals = [v];
                 LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
             }
@@ -907,12 +1033,74 @@ impl Gen {
         LLVMBuildCondBr(self.b, any, to(inside), to(outside));
     }
 
+    /// The varying branch of guard `g`: the guarded block runs, for the
+    /// lanes whose condition takes them there, if there are any.
+    unsafe fn guard_branch(&mut self, i: LLVMValueRef, g: usize) {
+        let cond = self.vector_of(LLVMGetCondition(i));
+        let Guard {
+            block,
+            merge,
+            on_true,
+            ..
+        } = self.guards[g];
+        let lanes = if on_true {
+            cond
+        } else {
+            LLVMBuildNot(self.b, cond, c"guarded".as_ptr())
+        };
+        self.guard_masks.insert(block, lanes);
+        let mut args = [lanes];
+        let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(lanes)], &mut args);
+        LLVMBuildCondBr(self.b, any, self.blocks[&block], self.blocks[&merge]);
+    }
+
+    /// A `printf` call: the scalar call once for each lane it is made for,
+    /// lane after lane (work-item order), each with its lane's arguments.
+    unsafe fn printf(&mut self, i: LLVMValueRef) -> LLVMValueRef {
+        let lanes = self.lanes_of(i, true);
+        let nargs = LLVMGetNumArgOperands(i);
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        for lane in 0..self.width {
+            let next = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"printf.next".as_ptr());
+            if let Some(mask) = lanes {
+                let on = LLVMBuildExtractElement(
+                    self.b,
+                    mask,
+                    LLVMConstInt(i32t, lane as u64, 0),
+                    c"printf.lane.on".as_ptr(),
+                );
+                let call = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"printf.lane".as_ptr());
+                LLVMBuildCondBr(self.b, on, call, next);
+                LLVMPositionBuilderAtEnd(self.b, call);
+            }
+            // The call itself, its id and attributes kept, on this lane's values.
+            let c = LLVMInstructionClone(i);
+            for k in 0..nargs {
+                let a = LLVMGetOperand(i, k);
+                let value = if self.shape(a) == Shape::Uniform {
+                    self.scalar_of(a)
+                } else {
+                    self.lane(self.vector_of(a), LLVMTypeOf(a), lane)
+                };
+                LLVMSetOperand(c, k, value);
+            }
+            LLVMInsertIntoBuilder(self.b, c);
+            LLVMBuildBr(self.b, next);
+            LLVMPositionBuilderAtEnd(self.b, next);
+        }
+        // Its result is unused (`check`).
+        LLVMGetPoison(self.vec_type(LLVMTypeOf(i)))
+    }
+
     /// The lanes a memory access of `i` is for, when not all: in a
     /// divergent loop, those in it (before the exit test) or those that
     /// stayed (after it). Loads before the test need none: a lane that has
     /// left reads again what it read in its last iteration.
     unsafe fn lanes_of(&self, i: LLVMValueRef, is_store: bool) -> Option<LLVMValueRef> {
         let block = LLVMGetInstructionParent(i);
+        if let Some(&mask) = self.guard_masks.get(&block) {
+            return Some(mask);
+        }
         let l = self
             .divergent
             .iter()
@@ -953,6 +1141,10 @@ impl Gen {
             let block = LLVMGetInstructionParent(i);
             if let Some(l) = self.divergent.iter().position(|l| l.exiting == block) {
                 self.exit_test(i, l);
+                return Ok(());
+            }
+            if let Some(g) = self.guards.iter().position(|g| g.guard == block) {
+                self.guard_branch(i, g);
                 return Ok(());
             }
         }
@@ -1415,6 +1607,9 @@ impl Gen {
     /// vector variant, or the scalar builtin once per lane.
     unsafe fn call(&mut self, i: LLVMValueRef) -> Result<LLVMValueRef, String> {
         let f = llvm::called_function(i).ok_or("an indirect call")?;
+        if compiler::printf::is_printf_call(i) {
+            return Ok(self.printf(i));
+        }
         let ty = LLVMTypeOf(i);
         let vt = self.vec_type(ty);
         let nargs = LLVMGetNumArgOperands(i);
@@ -1622,6 +1817,98 @@ out:
     }
 
     #[test]
+    fn a_guarded_block_runs_for_its_lanes_when_any_takes_it() {
+        let v = vector_text(
+            &format!(
+                "{HEAD}
+@fmt = private addrspace(2) constant [4 x i8] c\"%f\\0A\\00\"
+declare i32 @printf(ptr addrspace(2), ...)
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %pa, align 4
+  %c = fcmp olt float %x, 0.0
+  br i1 %c, label %then, label %join
+then:
+  %pq = getelementptr float, ptr %q, i64 %lid
+  %y = load float, ptr %pq, align 4
+  %neg = fneg float %y
+  store float %neg, ptr %pq, align 4
+  %d = fpext float %y to double
+  %r = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, double %d), !ferrocl.printf.id !0
+  br label %join
+join:
+  %z = phi float [ %x, %entry ], [ %neg, %then ]
+  store float %z, ptr %pa, align 4
+  ret void
+}}
+!0 = !{{i32 0}}"
+            ),
+            4,
+        );
+        // The block runs if any lane's condition holds ...
+        assert!(
+            v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %c)"),
+            "{v}"
+        );
+        // ... its memory accesses for those lanes only ...
+        assert!(v.contains("@llvm.masked.load.v4f32"), "{v}");
+        assert!(v.contains("@llvm.masked.store.v4f32"), "{v}");
+        // ... printf once per lane that takes it, in lane order ...
+        assert_eq!(
+            v.matches("call i32 (ptr addrspace(2), ...) @printf")
+                .count(),
+            4,
+            "{v}"
+        );
+        assert_eq!(v.matches("!ferrocl.printf.id").count(), 4, "{v}");
+        assert!(v.contains("extractelement <4 x i1> %c, i32 3"), "{v}");
+        // ... and the join takes its value where the lane ran it.
+        assert!(v.contains("select <4 x i1> %c, <4 x float>"), "{v}");
+        assert!(v.contains("phi <4 x float>"), "{v}");
+    }
+
+    #[test]
+    fn printf_in_a_loop_or_twice_is_declined() {
+        let head = format!(
+            "{HEAD}
+@fmt = private addrspace(2) constant [4 x i8] c\"%d\\0A\\00\"
+declare i32 @printf(ptr addrspace(2), ...)"
+        );
+        let twice = Ir::parse(&format!(
+            "{head}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %a = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  %b = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  ret void
+}}"
+        ));
+        let err = vectorize(&twice, 4).unwrap_err();
+        assert!(err.contains("more than one printf"), "{err}");
+        let looped = Ir::parse(&format!(
+            "{head}
+define void @k(ptr %p, i32 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %a = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}"
+        ));
+        let err = vectorize(&looped, 4).unwrap_err();
+        assert!(err.contains("printf call in a loop"), "{err}");
+    }
+
+    #[test]
     fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
         let v = vector_text(
             &format!(
@@ -1689,10 +1976,13 @@ define void @k(ptr %p) {{
 entry:
   %lid = call i64 @__mux_get_local_id(i32 0)
   %odd = trunc i64 %lid to i1
-  br i1 %odd, label %then, label %out
-then:
   %q = getelementptr float, ptr %p, i64 %lid
+  br i1 %odd, label %then, label %else
+then:
   store float 1.0, ptr %q, align 4
+  br label %out
+else:
+  store float 2.0, ptr %q, align 4
   br label %out
 out:
   ret void
