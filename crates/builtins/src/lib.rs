@@ -18,6 +18,12 @@ pub mod mux {
     pub const GET_NUM_GROUPS: &str = "__mux_get_num_groups";
     pub const GET_WORK_DIM: &str = "__mux_get_work_dim";
     pub const WORK_GROUP_BARRIER: &str = "__mux_work_group_barrier";
+    /// Whether a generic pointer points into the work-group's local
+    /// memory, an `i1` (`to_local`, `get_fence`).
+    pub const IS_LOCAL: &str = "__mux_is_local";
+    /// Whether a generic pointer points into the calling work-item's
+    /// private memory, an `i1` (`to_private`, `to_global`).
+    pub const IS_PRIVATE: &str = "__mux_is_private";
     /// The work-group's chunk of the printf buffer (`passes::printf` calls
     /// them; the library does not).
     pub const GET_PRINTF_BUFFER: &str = "__mux_get_printf_buffer";

@@ -15,5 +15,11 @@ size_t CONST_FN __mux_get_global_offset(uint dim);
 size_t CONST_FN __mux_get_num_groups(uint dim);
 uint CONST_FN __mux_get_work_dim(void);
 void __attribute__((convergent)) __mux_work_group_barrier(uint flags);
+#if defined(__opencl_c_generic_address_space)
+// Where a generic pointer points: into the work-group's local memory, or
+// into the calling work-item's private memory (passes::generic_pointers).
+bool CONST_FN __mux_is_local(const __generic void *p);
+bool CONST_FN __mux_is_private(const __generic void *p);
+#endif
 
 #endif
