@@ -31,6 +31,12 @@ pub mod mux {
     /// Bytes behind [`GET_WORK_GROUP_SCRATCH`]: one value of the widest
     /// type a collective takes (`long`, `double`).
     pub const WORK_GROUP_SCRATCH_BYTES: usize = 8;
+    /// Whether a generic pointer points into the work-group's local
+    /// memory, an `i1` (`to_local`, `get_fence`).
+    pub const IS_LOCAL: &str = "__mux_is_local";
+    /// Whether a generic pointer points into the calling work-item's
+    /// private memory, an `i1` (`to_private`, `to_global`).
+    pub const IS_PRIVATE: &str = "__mux_is_private";
     /// The work-group's chunk of the printf buffer (`passes::printf` calls
     /// them; the library does not).
     pub const GET_PRINTF_BUFFER: &str = "__mux_get_printf_buffer";

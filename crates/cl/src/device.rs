@@ -320,6 +320,9 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::value::<cl_uint>(0),
         CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::value::<cl_uint>(0),
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
+        // Generic pointers (`__opencl_c_generic_address_space`): the passes
+        // tell local and private memory apart by address.
+        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(true),
         // Every order and scope of the OpenCL C atomics (the builtins'
         // atomics_c11.cl; the __opencl_c_atomic_* features say the same).
         // Work-item scope is for fences only; there are no sub-groups.
@@ -338,7 +341,7 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
                 .iter()
                 .any(|(name, _)| name == "__opencl_c_work_group_collective_functions"),
         ),
-        CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT | CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
+        CL_DEVICE_PIPE_SUPPORT => Info::bool(false),
         CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES => {
             Info::value::<cl_device_device_enqueue_capabilities>(0)
         }

@@ -65,6 +65,7 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_atomic_order_seq_cst", (3, 0, 0)),
     ("__opencl_c_atomic_scope_device", (3, 0, 0)),
     ("__opencl_c_atomic_scope_all_devices", (3, 0, 0)),
+    ("__opencl_c_generic_address_space", (3, 0, 0)),
     ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
     (
         "__opencl_c_integer_dot_product_input_4x8bit_packed",

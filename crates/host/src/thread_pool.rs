@@ -44,7 +44,9 @@ fn with_scratch<R>(
 ) -> R {
     LOCAL.with(|cell| {
         let mut slot = cell.borrow_mut();
-        // [local memory][work-item storage], each aligned as `__local` memory is.
+        // [local memory][work-item storage], each aligned as `__local` memory
+        // is; kernels find the local memory's end at `storage`
+        // (`mux::Kernel::run_groups`).
         let storage_at = local_bytes.next_multiple_of(compiler::LOCAL_ALIGN);
         let bytes = storage_at + storage_bytes;
         if slot.as_ref().is_none_or(|a| a.size() < bytes) {

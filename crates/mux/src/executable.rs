@@ -31,7 +31,9 @@ pub trait Kernel: Send + Sync {
     /// `args` must be the packed argument block this kernel was built for,
     /// naming live memory; `local` must hold the work-group's local memory
     /// and `storage` its [`work_item_storage`](Self::work_item_storage),
-    /// both for this call alone.
+    /// both for this call alone. `storage` begins where the local memory
+    /// ends (its bytes rounded up to 128): a kernel tells a pointer to
+    /// local memory by that range.
     unsafe fn run_groups(
         &self,
         args: *const u8,

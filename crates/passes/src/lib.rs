@@ -23,6 +23,8 @@
 //! - [`local_memory`]: `__local` variables move into the work-group's block;
 //! - [`program_globals`]: program-scope variables move into the program's
 //!   block of them, named by a hidden argument;
+//! - [`generic_pointers`]: whether a generic pointer points to local or
+//!   private memory, told by its address;
 //! - [`vector_stores`]: a vector assembled from scalars is stored lane by
 //!   lane, so that the work-item loop vectorizes;
 //! - [`safe_division`]: integer division and remainder never trap;
@@ -31,6 +33,7 @@
 
 pub mod barriers;
 pub mod constant_expr;
+pub mod generic_pointers;
 pub mod inline_all;
 pub mod jam_rows;
 pub mod local_atomics;
@@ -132,6 +135,8 @@ pub unsafe fn build_work_group_function(
         .uses_printf()
         .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
     mux_builtins::run(m, wg, local_size, spec.enqueued_local_size, printf_arg)?;
+    let storage_bytes = regions.as_ref().map_or(0, |r| r.storage_bytes);
+    generic_pointers::run(m, wg, storage_bytes, compiler::arg_layout(&kernel.args).1);
     // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
     // stores the assembled vector itself.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
@@ -143,7 +148,7 @@ pub unsafe fn build_work_group_function(
     Ok(WorkGroupFunction {
         name: compiler::llvm::name(wg),
         static_local_memory,
-        work_item_storage: regions.map_or(0, |r| r.storage_bytes),
+        work_item_storage: storage_bytes,
     })
 }
 

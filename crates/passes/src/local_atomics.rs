@@ -4,6 +4,9 @@
 //! the read and the write: a locked read-modify-write would only cost time.
 //! The new accesses carry no access group, so the vectorizer does not take
 //! them for independent between work-items (two may hit the same word).
+//! An atomic on a generic pointer is rewritten only when the pointer is
+//! made from a `__local` one by casts and address arithmetic; otherwise it
+//! may reach memory other threads share, and stays atomic.
 
 use compiler::llvm;
 use llvm_sys::core::*;
@@ -29,7 +32,7 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
             continue;
         }
         let ptr = LLVMGetOperand(i, 0);
-        if LLVMGetPointerAddressSpace(LLVMTypeOf(ptr)) != LOCAL_AS {
+        if !points_to_local(ptr) {
             continue;
         }
         LLVMPositionBuilderBefore(b, i);
@@ -45,6 +48,28 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
     }
     LLVMDisposeBuilder(b);
     rewritten
+}
+
+/// Whether `p` is a `__local` pointer, or one made from it by address
+/// space casts and GEPs (instructions or constant expressions).
+unsafe fn points_to_local(mut p: LLVMValueRef) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    loop {
+        if LLVMGetPointerAddressSpace(LLVMTypeOf(p)) == LOCAL_AS {
+            return true;
+        }
+        let opcode = if !LLVMIsAInstruction(p).is_null() {
+            LLVMGetInstructionOpcode(p)
+        } else if !LLVMIsAConstantExpr(p).is_null() {
+            LLVMGetConstOpcode(p)
+        } else {
+            return false;
+        };
+        match opcode {
+            LLVMAddrSpaceCast | LLVMGetElementPtr => p = LLVMGetOperand(p, 0),
+            _ => return false,
+        }
+    }
 }
 
 /// `old = *p; *p = op(old, v); old` for the integer operations.
@@ -130,5 +155,34 @@ define i32 @f(ptr addrspace(3) %l, ptr addrspace(1) %g, i32 %v) {
         assert!(!text.contains("cmpxchg"), "{text}");
         assert!(text.contains("icmp ugt i32"), "{text}");
         assert!(text.contains("atomicrmw add ptr addrspace(1) %g"), "{text}");
+    }
+
+    #[test]
+    fn generic_atomics_become_plain_only_when_made_from_a_local_pointer() {
+        let ir = Ir::parse(
+            r#"
+@lv = internal addrspace(3) global [4 x i32] undef
+define i32 @f(ptr addrspace(3) %l, ptr addrspace(4) %unknown, i32 %v) {
+  %lg = addrspacecast ptr addrspace(3) %l to ptr addrspace(4)
+  %lq = getelementptr i32, ptr addrspace(4) %lg, i64 1
+  %a = atomicrmw add ptr addrspace(4) %lq, i32 %v seq_cst
+  %b = atomicrmw add ptr addrspace(4) getelementptr (i32, ptr addrspace(4) addrspacecast (ptr addrspace(3) @lv to ptr addrspace(4)), i64 2), i32 %a seq_cst
+  %c = atomicrmw xor ptr addrspace(4) %unknown, i32 %b seq_cst
+  %x = cmpxchg ptr addrspace(4) %unknown, i32 %c, i32 7 seq_cst seq_cst
+  %old = extractvalue { i32, i1 } %x, 0
+  ret i32 %old
+}
+"#,
+        );
+        let n = unsafe { run(ir.function("f")) };
+        assert_eq!(n, 2);
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        assert!(!text.contains("atomicrmw add"), "{text}");
+        assert!(
+            text.contains("atomicrmw xor ptr addrspace(4) %unknown"),
+            "{text}"
+        );
+        assert!(text.contains("cmpxchg ptr addrspace(4) %unknown"), "{text}");
     }
 }

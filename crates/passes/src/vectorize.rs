@@ -493,7 +493,8 @@ unsafe fn transfer(
             (Affine(a), Some(c)) if (0..32).contains(&c) => Affine(a.wrapping_shl(c as u32)),
             _ => Varying,
         },
-        LLVMTrunc | LLVMZExt | LLVMSExt => s(0),
+        // An address space cast is no change of address on the host.
+        LLVMTrunc | LLVMZExt | LLVMSExt | LLVMAddrSpaceCast => s(0),
         LLVMGetElementPtr => gep_shape(i, shapes, layout),
         LLVMCall => {
             let Some(f) = llvm::called_function(i) else {
@@ -1906,6 +1907,30 @@ done:
         ));
         let err = vectorize(&looped, 4).unwrap_err();
         assert!(err.contains("printf call in a loop"), "{err}");
+    }
+
+    #[test]
+    fn a_generic_pointer_cast_from_a_contiguous_one_is_still_contiguous() {
+        let v = vector_text(
+            &format!(
+                "{HEAD}
+define void @k(ptr addrspace(1) %p, ptr addrspace(1) %o) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %g = addrspacecast ptr addrspace(1) %p to ptr addrspace(4)
+  %q = getelementptr float, ptr addrspace(4) %g, i64 %lid
+  %x = load float, ptr addrspace(4) %q, align 4
+  %r = getelementptr float, ptr addrspace(1) %o, i64 %lid
+  %rg = addrspacecast ptr addrspace(1) %r to ptr addrspace(4)
+  store float %x, ptr addrspace(4) %rg, align 4
+  ret void
+}}"
+            ),
+            8,
+        );
+        assert!(v.contains("load <8 x float>, ptr addrspace(4)"), "{v}");
+        assert!(v.contains("store <8 x float> "), "{v}");
+        assert!(!v.contains("masked"), "{v}");
     }
 
     #[test]

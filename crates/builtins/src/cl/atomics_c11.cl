@@ -1,8 +1,9 @@
 // The OpenCL C 3.0 atomics (section 6.15.12): atomic_init, load, store,
 // exchange, compare-exchange, fetch-and-modify, atomic_flag and
 // atomic_work_item_fence, each in its plain and _explicit forms, for the
-// atomic types on __global and __local memory (the device has no generic
-// address space, so these are the overloads the language gives it).
+// atomic types on __global and __local memory (the overloads OpenCL C
+// without the generic address space has) and on generic pointers (those
+// it has with it), which may point to global, local or private memory.
 //
 // Orders and scopes arrive as run-time arguments: Clang turns an order into
 // a switch over the LLVM orderings, which folds to one instruction once the
@@ -11,7 +12,8 @@
 // coherent memory, so a system-scope atomic is exactly as strong as
 // memory_scope_all_svm_devices asks and stronger than the narrower scopes
 // need. Atomics on __local memory become plain accesses later
-// (passes::local_atomics): a work-group runs on one thread.
+// (passes::local_atomics): a work-group runs on one thread. On a generic
+// pointer they stay the CPU's atomics, right for every memory.
 #include "mux.h"
 
 // The forms without an order or scope mean these (section 6.15.12.3).
@@ -91,13 +93,18 @@
         p, expected, desired, DEFAULT_ORDER, DEFAULT_ORDER, DEFAULT_SCOPE);   \
   }
 
-#define COMPARE_EXCHANGE(AS, A, C)                                            \
-  COMPARE_EXCHANGE_ONE(strong, AS, A, C, __global)                            \
-  COMPARE_EXCHANGE_ONE(strong, AS, A, C, __local)                             \
-  COMPARE_EXCHANGE_ONE(strong, AS, A, C, __private)                           \
-  COMPARE_EXCHANGE_ONE(weak, AS, A, C, __global)                              \
-  COMPARE_EXCHANGE_ONE(weak, AS, A, C, __local)                               \
-  COMPARE_EXCHANGE_ONE(weak, AS, A, C, __private)
+#define COMPARE_EXCHANGE_EXPECTED_IN(EAS, AS, A, C)                           \
+  COMPARE_EXCHANGE_ONE(strong, AS, A, C, EAS)                                 \
+  COMPARE_EXCHANGE_ONE(weak, AS, A, C, EAS)
+
+// A named address space's atomic takes `expected` in any named one; a
+// generic atomic takes a generic `expected`.
+#define COMPARE_EXCHANGE_NAMED(AS, A, C)                                      \
+  COMPARE_EXCHANGE_EXPECTED_IN(__global, AS, A, C)                            \
+  COMPARE_EXCHANGE_EXPECTED_IN(__local, AS, A, C)                             \
+  COMPARE_EXCHANGE_EXPECTED_IN(__private, AS, A, C)
+#define COMPARE_EXCHANGE_GENERIC(AS, A, C)                                    \
+  COMPARE_EXCHANGE_EXPECTED_IN(__generic, AS, A, C)
 
 // ---------------------------------------------------------------------------
 // atomic_fetch_<op>: the result is the value before the operation. The
@@ -172,17 +179,17 @@
 
 // ---------------------------------------------------------------------------
 
-#define EVERY_TYPE(AS, A, C)                                                  \
+#define EVERY_TYPE(AS, A, C, COMPARE_EXCHANGE)                                \
   LOAD_STORE_EXCHANGE(AS, A, C)                                               \
   COMPARE_EXCHANGE(AS, A, C)
 
-#define FOR_ADDRESS_SPACE(AS)                                                 \
-  EVERY_TYPE(AS, atomic_int, int)                                             \
-  EVERY_TYPE(AS, atomic_uint, uint)                                           \
-  EVERY_TYPE(AS, atomic_long, long)                                           \
-  EVERY_TYPE(AS, atomic_ulong, ulong)                                         \
-  EVERY_TYPE(AS, atomic_float, float)                                         \
-  EVERY_TYPE(AS, atomic_double, double)                                       \
+#define FOR_ADDRESS_SPACE(AS, COMPARE_EXCHANGE)                               \
+  EVERY_TYPE(AS, atomic_int, int, COMPARE_EXCHANGE)                           \
+  EVERY_TYPE(AS, atomic_uint, uint, COMPARE_EXCHANGE)                         \
+  EVERY_TYPE(AS, atomic_long, long, COMPARE_EXCHANGE)                         \
+  EVERY_TYPE(AS, atomic_ulong, ulong, COMPARE_EXCHANGE)                       \
+  EVERY_TYPE(AS, atomic_float, float, COMPARE_EXCHANGE)                       \
+  EVERY_TYPE(AS, atomic_double, double, COMPARE_EXCHANGE)                     \
   FETCH_ALL(AS, atomic_int, int)                                              \
   FETCH_ALL(AS, atomic_uint, uint)                                            \
   FETCH_ALL(AS, atomic_long, long)                                            \
@@ -190,8 +197,11 @@
   FETCH_POINTER_SIZED(AS)                                                     \
   FLAG(AS)
 
-FOR_ADDRESS_SPACE(__global)
-FOR_ADDRESS_SPACE(__local)
+FOR_ADDRESS_SPACE(__global, COMPARE_EXCHANGE_NAMED)
+FOR_ADDRESS_SPACE(__local, COMPARE_EXCHANGE_NAMED)
+#if defined(__opencl_c_generic_address_space)
+FOR_ADDRESS_SPACE(__generic, COMPARE_EXCHANGE_GENERIC)
+#endif
 
 // A fence for work-item scope only orders this work-item's own accesses
 // (as seen by itself), which is the compiler's business alone; any wider

@@ -21,4 +21,11 @@ void __attribute__((convergent)) __mux_work_group_barrier(uint flags);
 // (work_group.h); laid out with the kernel's own __local variables.
 __local void *CONST_FN __mux_get_work_group_scratch(void);
 
+#if defined(__opencl_c_generic_address_space)
+// Where a generic pointer points: into the work-group's local memory, or
+// into the calling work-item's private memory (passes::generic_pointers).
+bool CONST_FN __mux_is_local(const __generic void *p);
+bool CONST_FN __mux_is_private(const __generic void *p);
+#endif
+
 #endif
