@@ -39,6 +39,13 @@ fn main() {
                  +__opencl_c_generic_address_space",
             ])
             .args(["-cl-ext=+__opencl_c_work_group_collective_functions"])
+            .args([
+                "-cl-ext=+cl_ext_float_atomics,\
+                 +__opencl_c_ext_fp32_global_atomic_add,+__opencl_c_ext_fp32_local_atomic_add,\
+                 +__opencl_c_ext_fp32_global_atomic_min_max,+__opencl_c_ext_fp32_local_atomic_min_max,\
+                 +__opencl_c_ext_fp64_global_atomic_add,+__opencl_c_ext_fp64_local_atomic_add,\
+                 +__opencl_c_ext_fp64_global_atomic_min_max,+__opencl_c_ext_fp64_local_atomic_min_max",
+            ])
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")
             .arg(resource_dir())

@@ -354,6 +354,10 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_LUID_VALID_KHR => Info::bool(false),
         CL_DEVICE_LUID_KHR => Info::slice::<u8>(&[0; 8]),
         CL_DEVICE_NODE_MASK_KHR => Info::value::<cl_uint>(0),
+        // cl_ext_float_atomics: float and double, global and local; no half.
+        CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT
+        | CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT => Info::value::<cl_bitfield>(FP_ATOMICS),
+        CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT => Info::value::<cl_bitfield>(0),
         // cl_khr_integer_dot_product: both input forms; none is faster than
         // the multiplies and adds it is made of (the struct's six cl_bools).
         CL_DEVICE_INTEGER_DOT_PRODUCT_CAPABILITIES_KHR => {
@@ -378,6 +382,15 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
 }
 
 /// The memory orders of kernels' atomics and fences.
+// cl_ext_float_atomics (not in opencl-sys): the queries and their bits.
+const CL_DEVICE_SINGLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4231;
+const CL_DEVICE_DOUBLE_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4232;
+const CL_DEVICE_HALF_FP_ATOMIC_CAPABILITIES_EXT: cl_device_info = 0x4233;
+/// Load, store, add and min/max, in global and local memory: the
+/// builtins' `float_atomics.cl` and `atomics_c11.cl`, and the
+/// `__opencl_c_ext_fp*` features `compiler::OPENCL_C_FEATURES` lists.
+const FP_ATOMICS: cl_bitfield = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 16) | (1 << 17) | (1 << 18);
+
 const ATOMIC_ORDERS: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_ORDER_RELAXED
     | CL_DEVICE_ATOMIC_ORDER_ACQ_REL
     | CL_DEVICE_ATOMIC_ORDER_SEQ_CST;

@@ -44,6 +44,9 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_expect_assume", (1, 0, 0)),
     // Device and work-group scopes only: there are no sub-groups.
     ("cl_khr_kernel_clock", (1, 0, 0)),
+    // Add, subtract, min and max on atomic_float and atomic_double, in
+    // global and local memory (`float_atomics.cl`).
+    ("cl_ext_float_atomics", (1, 0, 0)),
     // Not listed: cl_khr_work_group_uniform_arithmetic. Its functions are
     // offered with the collectives (declared by the builtins'
     // declarations.h, as Clang lacks them), but the Khronos CTS's list of
@@ -66,6 +69,14 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_atomic_scope_device", (3, 0, 0)),
     ("__opencl_c_atomic_scope_all_devices", (3, 0, 0)),
     ("__opencl_c_generic_address_space", (3, 0, 0)),
+    ("__opencl_c_ext_fp32_global_atomic_add", (1, 0, 0)),
+    ("__opencl_c_ext_fp32_local_atomic_add", (1, 0, 0)),
+    ("__opencl_c_ext_fp32_global_atomic_min_max", (1, 0, 0)),
+    ("__opencl_c_ext_fp32_local_atomic_min_max", (1, 0, 0)),
+    ("__opencl_c_ext_fp64_global_atomic_add", (1, 0, 0)),
+    ("__opencl_c_ext_fp64_local_atomic_add", (1, 0, 0)),
+    ("__opencl_c_ext_fp64_global_atomic_min_max", (1, 0, 0)),
+    ("__opencl_c_ext_fp64_local_atomic_min_max", (1, 0, 0)),
     ("__opencl_c_integer_dot_product_input_4x8bit", (2, 0, 0)),
     (
         "__opencl_c_integer_dot_product_input_4x8bit_packed",
