@@ -1124,3 +1124,32 @@ fn specialization_constants_need_a_device_that_takes_il() {
         );
     }
 }
+
+/// An OpenCL C 2.0 program builds and runs where the 2.0 features it uses
+/// are offered: generic pointers, program-scope variables, the C11
+/// atomics and the work-group functions.
+#[test]
+fn opencl_c_2_0_programs_build_with_the_features_offered() {
+    let e = Env::new();
+    let src = r#"
+global int bias = 3;
+int twice(int* p) { return *p * 2; }
+kernel void k(global int* out, global atomic_int* total) {
+    int mine = (int)get_global_id(0);
+    local int shared;
+    if (get_local_id(0) == 0) shared = 5;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = twice(&mine) + twice(&shared) + work_group_reduce_add(1) + bias;
+    atomic_fetch_add(total, 1);
+}
+"#;
+    let (_p, k) = e.kernel_opts(src, "k", "-cl-std=CL2.0");
+    let out = e.buffer_from(&[0i32; 32]);
+    let total = e.buffer_from(&[0i32]);
+    e.run_with(&k, &[&out, &total], &[32], Some(&[8]));
+    let got = e.read::<i32>(&out, 0, 32);
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, 2 * i as i32 + 10 + 8 + 3, "item {i}");
+    }
+    assert_eq!(e.read::<i32>(&total, 0, 1), [32]);
+}
