@@ -786,3 +786,25 @@ fn the_device_reports_every_order_and_scope() {
     assert_eq!(memory, all);
     assert_eq!(fence, all | CL_DEVICE_ATOMIC_SCOPE_WORK_ITEM);
 }
+
+#[test]
+fn an_atomic_function_on_a_plain_type_fails_the_build_with_clangs_reason() {
+    let e = env();
+    let src = "kernel void k(global int* p) { atomic_fetch_add(p, 1); }";
+    match build(e.c(), src, "-cl-std=CL3.0") {
+        Ok(_) => panic!("atomic_fetch_add on a plain int built"),
+        Err(f) => {
+            assert_eq!(f.code, CL_BUILD_PROGRAM_FAILURE);
+            assert!(f.log.contains("atomic_fetch_add"), "{}", f.log);
+        }
+    }
+    // The context goes on building and running.
+    let (_p, k) = e.kernel_opts(
+        "kernel void k(global atomic_int* p) { atomic_fetch_add(p, 1); }",
+        "k",
+        "-cl-std=CL3.0",
+    );
+    let counter = e.buffer_from(&[0i32]);
+    e.run_with(&k, &[&counter], &[64], None);
+    assert_eq!(e.read::<i32>(&counter, 0, 1), [64]);
+}
