@@ -13,7 +13,7 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LOGS="${MEMCHECK_LOGS:-$ROOT/build/memcheck}"
-SUITES="${MEMCHECK_SUITES:-handles context queue buffer event kernel program runtime command_graphs command_buffer mutable_dispatch semaphore sub_device svm usm integer_division}"
+SUITES="${MEMCHECK_SUITES:-handles context queue buffer event kernel program runtime command_graphs command_buffer mutable_dispatch semaphore sub_device svm usm integer_division program_globals non_uniform_work_groups generic_address_space}"
 CARGO="${CARGO:-cargo}"
 mkdir -p "$LOGS"
 
