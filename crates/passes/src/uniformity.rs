@@ -174,7 +174,9 @@ impl PostDominance {
                 LLVMOpcode::LLVMSwitch => true,
                 _ => false,
             };
-            if !conditional || !varying.contains(&LLVMGetCondition(t)) {
+            // The condition is operand 0 of a branch and of a switch alike
+            // (LLVMGetCondition is for branches only).
+            if !conditional || !varying.contains(&LLVMGetOperand(t, 0)) {
                 continue;
             }
             let stop = self.ipdom[b];
@@ -241,6 +243,38 @@ define void @k(ptr %p, i64 %n) {
         ] {
             assert_eq!(u.is_uniform(value(&ir, "k", name)), uniform, "%{name}");
         }
+    }
+
+    #[test]
+    fn a_switch_on_a_varying_value_makes_its_join_vary() {
+        let ir = Ir::parse(&format!(
+            "{DECLS}{}",
+            r#"
+define void @k(ptr %p, i64 %n) {
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  switch i64 %lid, label %other [ i64 0, label %zero
+                                  i64 1, label %one ]
+zero:
+  br label %join
+one:
+  br label %join
+other:
+  br label %join
+join:
+  %picked = phi i64 [ 5, %zero ], [ 6, %one ], [ %n, %other ]
+  switch i64 %n, label %done [ i64 3, label %three ]
+three:
+  br label %done
+done:
+  %same = phi i64 [ 7, %three ], [ 8, %join ]
+  ret void
+}
+"#
+        ));
+        let u = unsafe { Uniformity::of(ir.function("k")) };
+        assert!(!u.is_uniform(value(&ir, "k", "picked")));
+        assert!(u.is_uniform(value(&ir, "k", "same")));
     }
 
     #[test]
