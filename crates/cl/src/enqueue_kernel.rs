@@ -155,9 +155,9 @@ struct Packed {
 /// Packs the kernel's argument values into its argument block.
 fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
     let args = k.args.lock().unwrap();
-    let (offsets, _) = arg_layout(&k.info.args);
+    let (offsets, args_end) = arg_layout(&k.info.args);
     // Room for the hidden arguments, written once the range is known.
-    let size = compiler::hidden_args_end(&k.info);
+    let size = compiler::hidden_args_end(&k.info, args_end);
     if size == 0 {
         // No arguments: one shared, never written block serves every launch.
         static EMPTY: std::sync::OnceLock<Option<Arc<mux::Allocation>>> =
@@ -301,7 +301,6 @@ pub struct PreparedRange {
 
 impl PreparedRange {
     pub fn into_payload(self) -> Result<Payload, cl_int> {
-        let keep = self.keep();
         Ok(if self.parts.is_empty() {
             Payload::Host(Box::new(|| Ok(())))
         } else {
@@ -313,7 +312,8 @@ impl PreparedRange {
                 parts: self.parts,
                 args: self.args,
                 // What the arguments name lives until it has run.
-                keep,
+                keep: self.buffers,
+                globals: self.globals,
                 printf: self.printf,
             }
         })

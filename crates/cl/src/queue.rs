@@ -34,8 +34,9 @@ pub enum Payload {
         parts: Vec<(mux::KernelRef, mux::NdRange)>,
         args: Arc<mux::Allocation>,
         /// Dropped once it has run: the memory objects its arguments name,
-        /// the program's block of variables.
-        keep: Vec<Arc<dyn Send + Sync>>,
+        /// and the program's block of variables.
+        keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
+        globals: Option<Arc<crate::program_globals::GlobalsBlock>>,
         /// A printing kernel's buffer: its output is written before the
         /// event completes.
         printf: Option<Arc<crate::printf::PrintfBuffer>>,
@@ -389,6 +390,7 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             mut parts,
             args,
             keep,
+            globals,
             printf: None,
         } if parts.len() == 1 => {
             // The range itself reports its start and end: one command.
@@ -398,11 +400,13 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
             let recorded = commands.nd_range_with_progress(kernel, args, range, progress);
             debug_assert!(recorded.is_ok());
             release(commands, keep);
+            release(commands, globals.into_iter().collect());
         }
         Payload::NdRange {
             parts,
             args,
             keep,
+            globals,
             printf,
         } => {
             notify(commands, CL_RUNNING);
@@ -414,6 +418,7 @@ fn record(commands: &mut CommandBuffer, event: Option<&Arc<ClObject<Event>>>, pa
                 commands.host(Box::new(move || printf.print()));
             }
             release(commands, keep);
+            release(commands, globals.into_iter().collect());
             notify(commands, CL_COMPLETE);
         }
         Payload::Device { commands: c, keep } => {

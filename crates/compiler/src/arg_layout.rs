@@ -40,15 +40,17 @@ pub fn globals_arg_offset(k: &KernelInfo) -> usize {
     printf_arg_offset(&k.args) + if k.uses_printf() { PRINTF_ARG_BYTES } else { 0 }
 }
 
-/// The size of a kernel's packed block: its arguments and the hidden ones
-/// it needs.
-pub fn hidden_args_end(k: &KernelInfo) -> usize {
+/// The size of a kernel's packed block: its arguments (which end at
+/// `args_end`, from [`arg_layout`]) and the hidden ones it needs.
+pub fn hidden_args_end(k: &KernelInfo, args_end: usize) -> usize {
+    let printf_at = args_end.next_multiple_of(8);
+    let printf_end = printf_at + if k.uses_printf() { PRINTF_ARG_BYTES } else { 0 };
     if k.uses_program_globals {
-        globals_arg_offset(k) + crate::program_globals::GLOBALS_ARG_BYTES
+        printf_end + crate::program_globals::GLOBALS_ARG_BYTES
     } else if k.uses_printf() {
-        printf_arg_offset(&k.args) + PRINTF_ARG_BYTES
+        printf_end
     } else {
-        arg_layout(&k.args).1
+        args_end
     }
 }
 
