@@ -73,7 +73,12 @@ impl NdRange {
         (1..=3).contains(&self.work_dim)
             && (0..3).all(|d| {
                 let (g, l) = (self.global_size[d], self.local_size[d]);
-                l > 0 && if self.remainder[d] { g % l != 0 } else { g >= l }
+                l > 0
+                    && if self.remainder[d] {
+                        g % l != 0
+                    } else {
+                        g >= l
+                    }
             })
     }
 
