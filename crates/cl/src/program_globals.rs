@@ -14,13 +14,20 @@ impl GlobalsBlock {
     /// Device memory holding `image`, its addresses made real.
     pub fn new(device: &dyn mux::Device, image: &GlobalsImage) -> Result<GlobalsBlock, cl_int> {
         let size = image.size.max(1);
+        // Every run and relocation inside the block, whatever wrote the image.
+        let inside = |at: usize, len: usize| at.checked_add(len).is_some_and(|end| end <= size);
+        if !image.data.iter().all(|(at, b)| inside(*at, b.len()))
+            || !image.relocations.iter().all(|&(at, _)| inside(at, 8))
+        {
+            return Err(CL_INVALID_PROGRAM_EXECUTABLE);
+        }
         let memory = device
             .allocate_memory(size, image.align.max(8))
             .map_err(|_| CL_OUT_OF_RESOURCES)?;
         let base = memory.device_address();
         let p = memory.map(0, size).map_err(|_| CL_OUT_OF_RESOURCES)?;
-        // SAFETY: the mapping covers `size` bytes; the image's runs and
-        // relocations lie inside the block it was laid out for.
+        // SAFETY: the mapping covers `size` bytes, and the image's runs and
+        // relocations were checked to lie inside them.
         unsafe {
             std::ptr::write_bytes(p, 0, size);
             for (at, bytes) in &image.data {
