@@ -1,4 +1,6 @@
-//! Triad bandwidth, `a[i] = b[i] + s * c[i]`, as in STREAM.
+//! Triad bandwidth, `a[i] = b[i] + s * c[i]`, as in STREAM; and the same
+//! triad with a `printf` no work-item reaches (a NaN check), which should
+//! run as fast as the triad itself.
 
 use std::sync::OnceLock;
 
@@ -14,6 +16,15 @@ kernel void triad_f32(global float *restrict a, global const float *restrict b,
     size_t i = get_global_id(0);
     a[i] = b[i] + s * c[i];
 }
+
+kernel void triad_printf_f32(global float *restrict a, global const float *restrict b,
+                             global const float *restrict c, float s) {
+    size_t i = get_global_id(0);
+    float v = b[i] + s * c[i];
+    a[i] = v;
+    if (isnan(v))
+        printf("triad_printf: NaN at %u from %f and %f\n", (uint)i, b[i], c[i]);
+}
 "#;
 
 /// 128 MiB per buffer, three buffers.
@@ -28,12 +39,27 @@ struct Host {
 
 #[derive(Default)]
 pub struct Triad {
+    /// The variant with the unreached printf.
+    printf: bool,
     host: OnceLock<Host>,
+}
+
+impl Triad {
+    pub fn with_unreached_printf() -> Self {
+        Self {
+            printf: true,
+            ..Self::default()
+        }
+    }
 }
 
 impl Benchmark for Triad {
     fn name(&self) -> &'static str {
-        "triad"
+        if self.printf {
+            "triad_printf"
+        } else {
+            "triad"
+        }
     }
     fn source(&self) -> &'static str {
         SOURCE
@@ -65,7 +91,12 @@ impl Benchmark for Triad {
         let b = t.upload(&h.b)?;
         let c = t.upload(&h.c)?;
         let args = [mem(&a), mem(&b), mem(&c), val(S)];
-        let launch = Launch::new(program, "triad_f32", &args, &[N], None)?;
+        let kernel = if self.printf {
+            "triad_printf_f32"
+        } else {
+            "triad_f32"
+        };
+        let launch = Launch::new(program, kernel, &args, &[N], None)?;
         Ok(Box::new(Simple {
             launch,
             inputs: vec![b, c],
