@@ -40,6 +40,10 @@ fn main() {
             ])
             .args(["-cl-ext=+__opencl_c_work_group_collective_functions"])
             .args([
+                "-cl-ext=+__opencl_c_images,+__opencl_c_read_write_images,\
+                 +__opencl_c_3d_image_writes,+cl_khr_3d_image_writes",
+            ])
+            .args([
                 "-cl-ext=+cl_ext_float_atomics,\
                  +__opencl_c_ext_fp32_global_atomic_add,+__opencl_c_ext_fp32_local_atomic_add,\
                  +__opencl_c_ext_fp32_global_atomic_min_max,+__opencl_c_ext_fp32_local_atomic_min_max,\

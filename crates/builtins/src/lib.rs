@@ -42,6 +42,14 @@ pub mod mux {
     pub const GET_PRINTF_BUFFER: &str = "__mux_get_printf_buffer";
     /// Bytes of that chunk, an `i32`.
     pub const GET_PRINTF_BUFFER_SIZE: &str = "__mux_get_printf_buffer_size";
+    /// How the names of the builtins that give an image argument's
+    /// descriptor (`struct __mux_image`, `cl/image.h`) begin: one per image
+    /// type and access, each the identity on the argument's pointer.
+    pub const IMAGE_DESCRIPTOR_PREFIX: &str = "__mux_image_descriptor_";
+    /// A sampler's `CLK_*` bits, an `i32` (a sampler is that integer).
+    pub const SAMPLER_BITS: &str = "__mux_sampler_bits";
+    /// What Clang calls to make a `sampler_t` from a constant initializer.
+    pub const TRANSLATE_SAMPLER_INITIALIZER: &str = "__translate_sampler_initializer";
 }
 
 /// The float and double functions that stay calls until the loop vectorizer has run:
