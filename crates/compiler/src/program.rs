@@ -560,6 +560,7 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
         if LLVMIsDeclaration(f) != 0
             && LLVMGetIntrinsicID(f) == 0
             && !n.starts_with("__mux_")
+            && n != builtins::mux::TRANSLATE_SAMPLER_INITIALIZER
             && n != crate::printf::PRINTF
             && !LIBM.contains(&n.as_str())
             && !LLVMGetFirstUse(f).is_null()
