@@ -572,8 +572,7 @@ pub unsafe extern "C" fn command_copy_image(
             sync_point,
             mutable_handle,
             |q| {
-                copy_image_action(q, src, dst, src_origin, dst_origin, region)
-                    .map(Recorded::Action)
+                copy_image_action(q, src, dst, src_origin, dst_origin, region).map(Recorded::Action)
             },
         )
     })

@@ -3,10 +3,10 @@
 //! and pitches by `libimg`), then recorded as `mux` commands, which address
 //! an image as (x, y, z) with a 1D array's layers as rows.
 
-use crate::entry::{self, ensure, status};
 use crate::enqueue_buffer::{
     action, enqueue_action, enqueue_commands, overlaps, refused, same_context, Action,
 };
+use crate::entry::{self, ensure, status};
 use crate::memory::{get_buffer, Mapping, Mem};
 use crate::object::{self, ClObject};
 use crate::queue::{enqueue, Queue};
@@ -57,7 +57,12 @@ unsafe fn region_of(
 
 /// The host pitches of a read or write as `mux` takes them: a 1D array's
 /// layers are its rows, at the slice pitch.
-fn mux_host_pitches(m: &Mem, region: [usize; 3], row: usize, slice: usize) -> Result<(usize, usize), cl_int> {
+fn mux_host_pitches(
+    m: &Mem,
+    region: [usize; 3],
+    row: usize,
+    slice: usize,
+) -> Result<(usize, usize), cl_int> {
     let shape = &part(m).shape;
     let (row, slice) = validate::host_pitches(shape, region, row, slice)?;
     Ok(match shape.image_type {
@@ -231,7 +236,9 @@ pub unsafe fn fill_image_action(
 fn packed_size(m: &Mem, region: [usize; 3]) -> Option<usize> {
     region
         .iter()
-        .try_fold(part(m).shape.format.element_size(), |n, &r| n.checked_mul(r))
+        .try_fold(part(m).shape.format.element_size(), |n, &r| {
+            n.checked_mul(r)
+        })
 }
 
 /// Validates `clEnqueueCopyImageToBuffer`'s (`to_buffer`) or
@@ -256,10 +263,7 @@ pub unsafe fn image_buffer_action(
     let end = offset.checked_add(bytes).ok_or(CL_INVALID_VALUE)?;
     ensure(end <= b.size, CL_INVALID_VALUE)?;
     // An image over this very buffer shares its bytes.
-    let same_memory = part(&i)
-        .buffer
-        .as_ref()
-        .is_some_and(|p| Arc::ptr_eq(p, &b));
+    let same_memory = part(&i).buffer.as_ref().is_some_and(|p| Arc::ptr_eq(p, &b));
     ensure(!same_memory, CL_INVALID_MEM_OBJECT)?;
     let (im, bu) = (part(&i).mux.clone(), b.buffer.clone());
     action(vec![i, b], move |c| {
@@ -322,7 +326,9 @@ pub unsafe extern "C" fn enqueue_copy_image_to_buffer(
 ) -> cl_int {
     status(|| {
         let q = object::get::<Queue>(queue)?;
-        let a = image_buffer_action(&q, true, src_image, dst_buffer, src_origin, region, dst_offset)?;
+        let a = image_buffer_action(
+            &q, true, src_image, dst_buffer, src_origin, region, dst_offset,
+        )?;
         enqueue_action(
             &q,
             CL_COMMAND_COPY_IMAGE_TO_BUFFER,
@@ -348,7 +354,9 @@ pub unsafe extern "C" fn enqueue_copy_buffer_to_image(
 ) -> cl_int {
     status(|| {
         let q = object::get::<Queue>(queue)?;
-        let a = image_buffer_action(&q, false, dst_image, src_buffer, dst_origin, region, src_offset)?;
+        let a = image_buffer_action(
+            &q, false, dst_image, src_buffer, dst_origin, region, src_offset,
+        )?;
         enqueue_action(
             &q,
             CL_COMMAND_COPY_BUFFER_TO_IMAGE,

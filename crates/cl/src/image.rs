@@ -177,10 +177,7 @@ unsafe fn create(
             let m = object::get::<Mem>(b).map_err(|_| CL_INVALID_IMAGE_DESCRIPTOR)?;
             // An image from another image is not offered.
             ensure(m.image.is_none(), CL_INVALID_IMAGE_DESCRIPTOR)?;
-            ensure(
-                Arc::ptr_eq(&m.context, &ctx),
-                CL_INVALID_IMAGE_DESCRIPTOR,
-            )?;
+            ensure(Arc::ptr_eq(&m.context, &ctx), CL_INVALID_IMAGE_DESCRIPTOR)?;
             Some(m)
         }
         None => None,

@@ -6,9 +6,9 @@
 
 use crate::context::Context;
 use crate::entry::{self, ensure, status};
+use crate::image::ImagePart;
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
-use crate::image::ImagePart;
 use crate::shared_memory::Origin;
 use opencl_sys::*;
 use std::ffi::c_void;
@@ -334,7 +334,10 @@ pub unsafe extern "C" fn get_mem_object_info(
         let (parent, offset) = match (&m.parent, &m.image) {
             (Some((parent, offset)), _) => (object::handle(parent), *offset),
             (None, Some(image)) => (
-                image.buffer.as_ref().map_or(std::ptr::null_mut(), object::handle),
+                image
+                    .buffer
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), object::handle),
                 0,
             ),
             (None, None) => (std::ptr::null_mut(), 0),

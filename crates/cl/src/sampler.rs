@@ -37,9 +37,12 @@ fn create(
         ctx.devices.iter().any(|d| d.info().images.is_some()),
         CL_INVALID_OPERATION,
     )?;
-    ensure(normalized == CL_TRUE || normalized == CL_FALSE, CL_INVALID_VALUE)?;
-    let bits = libimg::sampler::bits(normalized == CL_TRUE, addressing, filter)
-        .ok_or(CL_INVALID_VALUE)?;
+    ensure(
+        normalized == CL_TRUE || normalized == CL_FALSE,
+        CL_INVALID_VALUE,
+    )?;
+    let bits =
+        libimg::sampler::bits(normalized == CL_TRUE, addressing, filter).ok_or(CL_INVALID_VALUE)?;
     let s = object::create(Sampler {
         context: ctx,
         normalized: normalized == CL_TRUE,

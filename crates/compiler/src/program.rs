@@ -430,6 +430,9 @@ fn front_end(
     args.push(format!("-cl-std={}", options.language()));
     // The device's OpenCL version (Clang leaves this macro to the platform).
     args.push("-D__OPENCL_VERSION__=300".into());
+    // The device has images (the builtins' image_*.cl); Clang leaves the
+    // macro to the platform too.
+    args.push("-D__IMAGE_SUPPORT__=1".into());
     args.push("-internal-isystem".into());
     args.push(format!("{res}/include"));
     // The library's functions Clang does not declare, before the source.

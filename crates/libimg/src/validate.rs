@@ -61,7 +61,10 @@ pub enum Parent {
     None,
     /// A buffer of `size` bytes at `address` (1D image buffers, and 2D
     /// images from a buffer, `cl_khr_image2d_from_buffer`).
-    Buffer { size: usize, address: usize },
+    Buffer {
+        size: usize,
+        address: usize,
+    },
 }
 
 /// `clCreateImage`'s format: `CL_INVALID_IMAGE_FORMAT_DESCRIPTOR` if it is

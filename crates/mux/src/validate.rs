@@ -41,7 +41,11 @@ fn valid_desc(desc: &ImageDesc) -> bool {
     let [_, rows, _] = desc.addressable();
     // A pitch given holds what it steps over.
     let pitches = (row == 0 || w.checked_mul(desc.element_size).is_some_and(|b| b <= row))
-        && (slice == 0 || row.max(w * desc.element_size).checked_mul(rows).is_some_and(|b| b <= slice));
+        && (slice == 0
+            || row
+                .max(w * desc.element_size)
+                .checked_mul(rows)
+                .is_some_and(|b| b <= slice));
     shape
         && w > 0
         && h > 0

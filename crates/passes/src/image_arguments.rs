@@ -37,7 +37,9 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
             LLVMBuildPointerCast(b, arg(), LLVMTypeOf(i), c"image".as_ptr())
         } else if name == SAMPLER_BITS {
             match made_from_integer(arg()) {
-                Some(bits) => LLVMBuildIntCast2(b, bits, LLVMTypeOf(i), 0, c"sampler.bits".as_ptr()),
+                Some(bits) => {
+                    LLVMBuildIntCast2(b, bits, LLVMTypeOf(i), 0, c"sampler.bits".as_ptr())
+                }
                 None => LLVMBuildPtrToInt(b, arg(), LLVMTypeOf(i), c"sampler.bits".as_ptr()),
             }
         } else if name == TRANSLATE_SAMPLER_INITIALIZER {
@@ -102,19 +104,34 @@ define i32 @f(ptr addrspace(1) %img, ptr addrspace(1) %out, ptr addrspace(2) %s)
         assert_eq!(n, 5);
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
-        assert!(!text.contains("call ptr addrspace(1) @__mux_image"), "{text}");
+        assert!(
+            !text.contains("call ptr addrspace(1) @__mux_image"),
+            "{text}"
+        );
         assert!(!text.contains("call i32 @__mux_sampler_bits"), "{text}");
-        assert!(!text.contains("call ptr addrspace(2) @__translate"), "{text}");
+        assert!(
+            !text.contains("call ptr addrspace(2) @__translate"),
+            "{text}"
+        );
         // The descriptor's fields are read through the image pointer.
         assert!(
             text.contains("getelementptr i8, ptr addrspace(1) %img, i64 8"),
             "{text}"
         );
-        assert!(text.contains("store i32 %w, ptr addrspace(1) %out"), "{text}");
+        assert!(
+            text.contains("store i32 %w, ptr addrspace(1) %out"),
+            "{text}"
+        );
         // A sampler argument's bits are its pointer's integer; a constant
         // sampler's are its initializer.
-        assert!(text.contains("ptrtoint ptr addrspace(2) %s to i32"), "{text}");
+        assert!(
+            text.contains("ptrtoint ptr addrspace(2) %s to i32"),
+            "{text}"
+        );
         assert!(text.contains("add i32 36, %sampler.bits"), "{text}");
-        assert!(text.contains("call i32 @other(ptr addrspace(2) %s)"), "{text}");
+        assert!(
+            text.contains("call i32 @other(ptr addrspace(2) %s)"),
+            "{text}"
+        );
     }
 }
