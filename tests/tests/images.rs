@@ -306,8 +306,8 @@ fn images_are_written_and_read_by_region_with_host_pitches() {
         "clEnqueueWriteImage(pitches)",
     );
     let back = e.read_image::<u32>(&m, [5, 4, 2], [3, 2, 2], 12);
-    assert_eq!(back[0], all[2 * 48 + 8 + 2]);
-    assert_eq!(back[11], all[3 * 48 + 2 * 8 + 4]);
+    assert_eq!(back[0], all[48 + 8 + 2]);
+    assert_eq!(back[11], all[2 * 48 + 2 * 8 + 4]);
 }
 
 #[test]
