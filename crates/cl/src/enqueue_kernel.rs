@@ -150,6 +150,8 @@ struct Packed {
     /// (`cache_bytes`): what a kernel writes there cannot stay cached
     /// anyway, so its stores to it may bypass the cache.
     streaming: u64,
+    /// The formats of the first image arguments.
+    images: [Option<compiler::ImageFormat>; compiler::MAX_SPECIALIZED_IMAGES],
 }
 
 /// Packs the kernel's argument values into its argument block.
@@ -168,12 +170,15 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
             local: 0,
             keep: Vec::new(),
             streaming: 0,
+            images: [None; compiler::MAX_SPECIALIZED_IMAGES],
         });
     }
     let block = mux::Allocation::host(size, ARG_BLOCK_ALIGN).ok_or(CL_OUT_OF_HOST_MEMORY)?;
     let mut local = 0usize;
     let mut keep = Vec::new();
     let mut streaming = 0u64;
+    let mut images = [None; compiler::MAX_SPECIALIZED_IMAGES];
+    let mut image_count = 0;
     for (i, (v, off)) in args.iter().zip(offsets).enumerate() {
         let word;
         let bytes: &[u8] = match v.as_ref().ok_or(CL_INVALID_KERNEL_ARGS)? {
@@ -208,6 +213,16 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
                 let m = m.upgrade().ok_or(CL_INVALID_MEM_OBJECT)?;
                 let image = m.image.as_ref().ok_or(CL_INVALID_MEM_OBJECT)?;
                 word = image.mux.kernel_argument().to_ne_bytes();
+                if let Some(slot) = images.get_mut(image_count) {
+                    let format = image.shape.format;
+                    *slot = Some(compiler::ImageFormat {
+                        arg: i as u32,
+                        channel_order: format.order,
+                        channel_data_type: format.data_type,
+                        element_size: format.element_size() as u32,
+                    });
+                    image_count += 1;
+                }
                 keep.push(m);
                 &word
             }
@@ -226,6 +241,7 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
         local,
         keep,
         streaming,
+        images,
     })
 }
 
@@ -437,6 +453,7 @@ pub unsafe fn prepare_range(
                 local_size: part.group_size(),
                 enqueued_local_size: local,
                 streaming: packed.streaming,
+                images: packed.images,
             };
             parts.push((specialize(&k, device, spec)?, part));
         }

@@ -105,6 +105,22 @@ pub struct Specialization {
     /// Bit `i`: argument `i` is a buffer larger than the device's cache,
     /// so what the kernel only writes there may bypass the cache.
     pub streaming: u64,
+    /// The formats of the first image arguments, so that the image
+    /// functions' branches on the format fold.
+    pub images: [Option<ImageFormat>; MAX_SPECIALIZED_IMAGES],
+}
+
+/// Image arguments a specialization knows the format of.
+pub const MAX_SPECIALIZED_IMAGES: usize = 4;
+
+/// An image argument's format, as its descriptor holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageFormat {
+    /// The argument's index.
+    pub arg: u32,
+    pub channel_order: u32,
+    pub channel_data_type: u32,
+    pub element_size: u32,
 }
 
 /// A compilation target: the compiler half of a device.

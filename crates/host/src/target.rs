@@ -265,6 +265,7 @@ mod tests {
             local_size: [16, 1, 1],
             enqueued_local_size: [16, 1, 1],
             streaming: 0,
+            images: [None; compiler::MAX_SPECIALIZED_IMAGES],
         };
         let runs = || CODEGEN_RUNS.get();
         let first = target.specialize_with(&cache, &p, k, spec).unwrap();
@@ -281,6 +282,7 @@ mod tests {
             local_size: [8, 1, 1],
             enqueued_local_size: [8, 1, 1],
             streaming: 0,
+            images: [None; compiler::MAX_SPECIALIZED_IMAGES],
         };
         target.specialize_with(&cache, &p, k, other).unwrap();
         assert_eq!(runs(), 2);

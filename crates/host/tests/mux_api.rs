@@ -287,6 +287,7 @@ fn an_executable_from_a_binary_runs_its_kernel() {
         local_size: [8, 1, 1],
         enqueued_local_size: [8, 1, 1],
         streaming: 0,
+        images: [None; compiler::MAX_SPECIALIZED_IMAGES],
     };
     let binary = target.executable(&program, info, spec).unwrap();
     let d = device();

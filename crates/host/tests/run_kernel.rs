@@ -68,6 +68,7 @@ fn global_ids_in_three_dimensions_with_an_offset() {
                 local_size: [4, 2, 1],
                 enqueued_local_size: [4, 2, 1],
                 streaming: 0,
+                images: [None; compiler::MAX_SPECIALIZED_IMAGES],
             },
         )
         .unwrap();
@@ -116,6 +117,7 @@ fn local_variables_and_local_arguments_are_per_work_group() {
                 local_size: [16, 1, 1],
                 enqueued_local_size: [16, 1, 1],
                 streaming: 0,
+                images: [None; compiler::MAX_SPECIALIZED_IMAGES],
             },
         )
         .unwrap();

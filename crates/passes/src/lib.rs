@@ -35,6 +35,7 @@ pub mod barriers;
 pub mod constant_expr;
 pub mod generic_pointers;
 pub mod image_arguments;
+pub mod image_formats;
 pub mod inline_all;
 pub mod jam_rows;
 pub mod local_atomics;
@@ -93,6 +94,7 @@ pub unsafe fn build_work_group_function(
     // Image descriptors and sampler bits, so that a constant sampler's
     // branches fold in what follows.
     image_arguments::run(k);
+    image_formats::run(k, &spec.images);
     // Before anything folds a division by zero or copies the kernel.
     safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then
