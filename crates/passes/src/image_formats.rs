@@ -4,7 +4,6 @@
 //! on those (`image_texel.h`); with constants the branches fold, and a
 //! work-item loop reading an image is straight-line code that vectorizes.
 
-use compiler::llvm;
 use compiler::ImageFormat;
 use libimg::KernelImage;
 use llvm_sys::core::*;
