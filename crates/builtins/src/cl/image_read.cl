@@ -185,13 +185,14 @@ static float4 linear_texels(float4 u, float4 ext, uint s, int4 *i0, int4 *i1,
   float4 t = u - 0.5f;
   float4 f0 = FLOOR(t);
   float4 f1 = f0 + 1.0f;
+  float4 weight = t - f0;
   if (ADDRESSING(s) == CLK_ADDRESS_REPEAT) {
     f0 = f0 < 0.0f ? f0 + ext : f0;
     f1 = f1 > ext - 1.0f ? f1 - ext : f1;
   }
   *i0 = address(f0, ext, s, in0);
   *i1 = address(f1, ext, s, in1);
-  return t - f0;
+  return weight;
 }
 
 // The layer an array coordinate selects: clamp(rint(w), 0, layers - 1).

@@ -11,10 +11,11 @@
 #define FMIN(x, y) __builtin_elementwise_min(x, y)
 #define FMAX(x, y) __builtin_elementwise_max(x, y)
 
-// round(clamp(f * scale, lo, hi)) to even, NaN giving 0 (minnum and maxnum
-// return the other operand), as convert_<type>_sat_rte does.
+// f * scale rounded to even and clamped to [lo, scale], NaN giving 0, as
+// convert_<type>_sat_rte does.
 static uint4 normalize_rte(float4 f, float4 scale, float4 lo) {
-  float4 x = FMIN(FMAX(f * scale, lo), scale);
+  float4 x = f * scale;
+  x = FMIN(FMAX(x == x ? x : 0.0f, lo), scale);
   return as_uint4(CONV(4, int4, __builtin_elementwise_rint(x)));
 }
 
