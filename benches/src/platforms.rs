@@ -188,7 +188,7 @@ macro_rules! as_bytes {
         }
     )*};
 }
-as_bytes!(i32, u32, f32, f64, [f32; 4]);
+as_bytes!(i32, u32, f32, f64, [f32; 2], [f32; 4]);
 
 /// A kernel with its arguments bound and its range fixed: `enqueue` is all
 /// that is timed.

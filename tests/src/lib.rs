@@ -451,6 +451,37 @@ handle!(
     /// An owned `cl_event`.
     Ev, cl_event, clReleaseEvent
 );
+handle!(
+    /// An owned `cl_sampler`.
+    Sampler, cl_sampler, clReleaseSampler
+);
+
+/// An image format.
+pub fn image_format(order: cl_channel_order, data_type: cl_channel_type) -> cl_image_format {
+    cl_image_format {
+        image_channel_order: order,
+        image_channel_data_type: data_type,
+    }
+}
+
+/// An image descriptor of `image_type` and extent (0 where unused), with
+/// no pitches and no buffer.
+pub fn image_desc(
+    image_type: cl_mem_object_type,
+    width: usize,
+    height: usize,
+    depth: usize,
+    array_size: usize,
+) -> cl_image_desc {
+    // SAFETY: all-zero is a valid descriptor (no buffer).
+    let mut d: cl_image_desc = unsafe { std::mem::zeroed() };
+    d.image_type = image_type;
+    d.image_width = width;
+    d.image_height = height;
+    d.image_depth = depth;
+    d.image_array_size = array_size;
+    d
+}
 
 impl Ev {
     /// `clWaitForEvents` on this one event.
@@ -675,6 +706,109 @@ impl Env {
         let mut rc = 0;
         let m = cl!(clCreateBuffer(self.c(), flags, size, host, &mut rc));
         result(rc, m).map(Mem)
+    }
+
+    /// `clCreateImage` returning the raw result.
+    pub fn try_image(
+        &self,
+        flags: cl_mem_flags,
+        format: &cl_image_format,
+        desc: &cl_image_desc,
+        host: *mut c_void,
+    ) -> Result<Mem, cl_int> {
+        let mut rc = 0;
+        let m = cl!(clCreateImage(self.c(), flags, format, desc, host, &mut rc));
+        result(rc, m).map(Mem)
+    }
+
+    /// An image without host memory.
+    #[track_caller]
+    pub fn image(
+        &self,
+        flags: cl_mem_flags,
+        format: &cl_image_format,
+        desc: &cl_image_desc,
+    ) -> Mem {
+        ok(
+            self.try_image(flags, format, desc, null_mut()),
+            "clCreateImage",
+        )
+    }
+
+    /// `clCreateSampler` returning the raw result.
+    pub fn try_sampler(
+        &self,
+        normalized: bool,
+        addressing: cl_addressing_mode,
+        filter: cl_filter_mode,
+    ) -> Result<Sampler, cl_int> {
+        let mut rc = 0;
+        let s = cl!(clCreateSampler(
+            self.c(),
+            normalized as cl_bool,
+            addressing,
+            filter,
+            &mut rc
+        ));
+        result(rc, s).map(Sampler)
+    }
+
+    /// Blocking write of `data` into `region` of an image at `origin`,
+    /// packed.
+    #[track_caller]
+    pub fn write_image<T: Copy>(
+        &self,
+        m: &Mem,
+        origin: [usize; 3],
+        region: [usize; 3],
+        data: &[T],
+    ) {
+        check(
+            cl!(clEnqueueWriteImage(
+                self.q(),
+                m.0,
+                CL_TRUE,
+                origin.as_ptr(),
+                region.as_ptr(),
+                0,
+                0,
+                data.as_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            )),
+            "clEnqueueWriteImage",
+        );
+    }
+
+    /// Blocking read of `region` of an image at `origin`, packed, as
+    /// `count` elements.
+    #[track_caller]
+    pub fn read_image<T: Copy + Default>(
+        &self,
+        m: &Mem,
+        origin: [usize; 3],
+        region: [usize; 3],
+        count: usize,
+    ) -> Vec<T> {
+        let mut v = vec![T::default(); count];
+        check(
+            cl!(clEnqueueReadImage(
+                self.q(),
+                m.0,
+                CL_TRUE,
+                origin.as_ptr(),
+                region.as_ptr(),
+                0,
+                0,
+                v.as_mut_ptr().cast(),
+                0,
+                null(),
+                null_mut()
+            )),
+            "clEnqueueReadImage",
+        );
+        v
     }
 
     /// A `CL_MEM_READ_WRITE` buffer of `size` bytes.

@@ -16,6 +16,7 @@ mod float8_math;
 mod gemm;
 mod hash;
 mod histogram;
+mod image_resample;
 pub mod latency;
 mod mandelbrot;
 mod nbody;
@@ -145,6 +146,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(scan::Scan::default()),
         Box::new(transpose::Transpose::default()),
         Box::new(pixel::Pixel::default()),
+        Box::new(image_resample::ImageResample::default()),
         Box::new(hash::Hash::default()),
         Box::new(float8::Float8::default()),
         Box::new(float8_math::Float8Math::default()),

@@ -13,6 +13,7 @@ use crate::context::Context;
 use crate::enqueue_buffer::{
     copy_buffer_action, copy_buffer_rect_action, fill_buffer_action, Action,
 };
+use crate::enqueue_image::{copy_image_action, fill_image_action, image_buffer_action};
 use crate::entry::{self, ensure, status};
 use crate::info::{answer, Info};
 use crate::mutable_command::MutableCommand;
@@ -546,33 +547,128 @@ pub unsafe extern "C" fn command_svm_mem_fill(
     })
 }
 
-/// The image commands: the device has no images, so no handle is one.
-macro_rules! image_command {
-    ($name:ident, $($arg:ident: $ty:ty),*) => {
-        #[allow(clippy::too_many_arguments)]
-        pub unsafe extern "C" fn $name(
-            cb: cl_command_buffer_khr,
-            queue: cl_command_queue,
-            _properties: *const cl_command_properties_khr,
-            $($arg: $ty,)*
-            _num_sync_points: cl_uint,
-            _sync_points: *const cl_sync_point_khr,
-            _sync_point: *mut cl_sync_point_khr,
-            _mutable_handle: *mut cl_mutable_command_khr,
-        ) -> cl_int {
-            status(|| {
-                object::get::<CommandBuffer>(cb)?;
-                ensure(queue.is_null(), CL_INVALID_COMMAND_QUEUE)?;
-                Err(CL_INVALID_OPERATION)
-            })
-        }
-    };
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_copy_image(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        record(
+            cb,
+            queue,
+            properties,
+            num_sync_points,
+            sync_points,
+            sync_point,
+            mutable_handle,
+            |q| {
+                copy_image_action(q, src, dst, src_origin, dst_origin, region).map(Recorded::Action)
+            },
+        )
+    })
 }
 
-image_command!(command_copy_image, _src: cl_mem, _dst: cl_mem, _so: *const usize, _do: *const usize, _region: *const usize);
-image_command!(command_copy_buffer_to_image, _src: cl_mem, _dst: cl_mem, _so: usize, _do: *const usize, _region: *const usize);
-image_command!(command_copy_image_to_buffer, _src: cl_mem, _dst: cl_mem, _so: *const usize, _region: *const usize, _do: usize);
-image_command!(command_fill_image, _image: cl_mem, _color: *const c_void, _origin: *const usize, _region: *const usize);
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_copy_buffer_to_image(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    src: cl_mem,
+    dst: cl_mem,
+    src_offset: usize,
+    dst_origin: *const usize,
+    region: *const usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        record(
+            cb,
+            queue,
+            properties,
+            num_sync_points,
+            sync_points,
+            sync_point,
+            mutable_handle,
+            |q| {
+                image_buffer_action(q, false, dst, src, dst_origin, region, src_offset)
+                    .map(Recorded::Action)
+            },
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_copy_image_to_buffer(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    src: cl_mem,
+    dst: cl_mem,
+    src_origin: *const usize,
+    region: *const usize,
+    dst_offset: usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        record(
+            cb,
+            queue,
+            properties,
+            num_sync_points,
+            sync_points,
+            sync_point,
+            mutable_handle,
+            |q| {
+                image_buffer_action(q, true, src, dst, src_origin, region, dst_offset)
+                    .map(Recorded::Action)
+            },
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn command_fill_image(
+    cb: cl_command_buffer_khr,
+    queue: cl_command_queue,
+    properties: *const cl_command_properties_khr,
+    image: cl_mem,
+    fill_color: *const c_void,
+    origin: *const usize,
+    region: *const usize,
+    num_sync_points: cl_uint,
+    sync_points: *const cl_sync_point_khr,
+    sync_point: *mut cl_sync_point_khr,
+    mutable_handle: *mut cl_mutable_command_khr,
+) -> cl_int {
+    status(|| {
+        record(
+            cb,
+            queue,
+            properties,
+            num_sync_points,
+            sync_points,
+            sync_point,
+            mutable_handle,
+            |q| fill_image_action(q, image, fill_color, origin, region).map(Recorded::Action),
+        )
+    })
+}
 
 pub unsafe extern "C" fn enqueue_command_buffer(
     num_queues: cl_uint,

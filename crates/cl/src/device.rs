@@ -69,6 +69,9 @@ impl Device {
         {
             v.push((name.to_string(), make_version(major, minor, patch)));
         }
+        if self.info().images.is_some() {
+            v.push(("cl_khr_image2d_from_buffer".into(), make_version(1, 0, 0)));
+        }
         v
     }
 }
@@ -147,6 +150,8 @@ pub unsafe extern "C" fn get_device_ids(
 fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> {
     let d = &obj.body;
     let i = d.info();
+    // All zero for a device without images.
+    let image = i.images.unwrap_or_default();
     let pw = i.preferred_vector_width;
     let nw = i.native_vector_width;
     let c_versions: Vec<(String, cl_version)> = [(1, 0), (1, 1), (1, 2), (3, 0)]
@@ -285,20 +290,22 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
             Some(_) => obj.ref_count(),
             None => 1,
         }),
-        CL_DEVICE_IMAGE_SUPPORT => Info::bool(false),
-        CL_DEVICE_MAX_READ_IMAGE_ARGS
-        | CL_DEVICE_MAX_WRITE_IMAGE_ARGS
-        | CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::value::<cl_uint>(0),
-        CL_DEVICE_IMAGE2D_MAX_WIDTH
-        | CL_DEVICE_IMAGE2D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_WIDTH
-        | CL_DEVICE_IMAGE3D_MAX_HEIGHT
-        | CL_DEVICE_IMAGE3D_MAX_DEPTH
-        | CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
-        | CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::value::<usize>(0),
-        CL_DEVICE_MAX_SAMPLERS
-        | CL_DEVICE_IMAGE_PITCH_ALIGNMENT
-        | CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => Info::value::<cl_uint>(0),
+        CL_DEVICE_IMAGE_SUPPORT => Info::bool(i.images.is_some()),
+        CL_DEVICE_MAX_READ_IMAGE_ARGS => Info::value::<cl_uint>(image.max_read_args),
+        CL_DEVICE_MAX_WRITE_IMAGE_ARGS => Info::value::<cl_uint>(image.max_write_args),
+        CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS => Info::value::<cl_uint>(image.max_read_write_args),
+        CL_DEVICE_IMAGE2D_MAX_WIDTH => Info::value::<usize>(image.max_2d[0]),
+        CL_DEVICE_IMAGE2D_MAX_HEIGHT => Info::value::<usize>(image.max_2d[1]),
+        CL_DEVICE_IMAGE3D_MAX_WIDTH => Info::value::<usize>(image.max_3d[0]),
+        CL_DEVICE_IMAGE3D_MAX_HEIGHT => Info::value::<usize>(image.max_3d[1]),
+        CL_DEVICE_IMAGE3D_MAX_DEPTH => Info::value::<usize>(image.max_3d[2]),
+        CL_DEVICE_IMAGE_MAX_BUFFER_SIZE => Info::value::<usize>(image.max_buffer_texels),
+        CL_DEVICE_IMAGE_MAX_ARRAY_SIZE => Info::value::<usize>(image.max_array_size),
+        CL_DEVICE_MAX_SAMPLERS => Info::value::<cl_uint>(image.max_samplers),
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT => Info::value::<cl_uint>(image.pitch_alignment),
+        CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT => {
+            Info::value::<cl_uint>(image.base_address_alignment)
+        }
         CL_DEVICE_MAX_PIPE_ARGS
         | CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS
         | CL_DEVICE_PIPE_MAX_PACKET_SIZE => Info::value::<cl_uint>(0),

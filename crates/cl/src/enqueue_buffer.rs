@@ -4,7 +4,7 @@
 //! objects) between the updates of its event.
 
 use crate::entry::{self, ensure, status};
-use crate::memory::{Mapping, Mem};
+use crate::memory::{get_buffer, Mapping, Mem};
 use crate::object::{self, ClObject};
 use crate::queue::{enqueue, enqueue_payload, Ordering, Payload, Queue};
 use mux::{CommandBuffer, HostPtr};
@@ -13,7 +13,7 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 /// The spec's code for a command `mux` refused to record.
-fn refused(e: mux::Error) -> cl_int {
+pub(crate) fn refused(e: mux::Error) -> cl_int {
     match e {
         mux::Error::CopyOverlap => CL_MEM_COPY_OVERLAP,
         mux::Error::OutOfMemory => CL_OUT_OF_HOST_MEMORY,
@@ -23,7 +23,7 @@ fn refused(e: mux::Error) -> cl_int {
 
 /// Enqueues device `commands`; `keep` lives until they have run.
 #[allow(clippy::too_many_arguments)]
-unsafe fn enqueue_commands(
+pub(crate) unsafe fn enqueue_commands(
     q: &Arc<ClObject<Queue>>,
     command_type: cl_command_type,
     num_events: cl_uint,
@@ -45,7 +45,7 @@ unsafe fn enqueue_commands(
     )
 }
 
-fn same_context(q: &ClObject<Queue>, m: &ClObject<Mem>) -> Result<(), cl_int> {
+pub(crate) fn same_context(q: &ClObject<Queue>, m: &ClObject<Mem>) -> Result<(), cl_int> {
     ensure(Arc::ptr_eq(&q.context, &m.context), CL_INVALID_CONTEXT)
 }
 
@@ -54,12 +54,13 @@ fn in_bounds(m: &Mem, offset: usize, size: usize) -> Result<(), cl_int> {
     ensure(end <= m.size, CL_INVALID_VALUE)
 }
 
+/// The queue and buffer of a buffer command.
 fn lookup(
     queue: cl_command_queue,
     buffer: cl_mem,
 ) -> Result<(Arc<ClObject<Queue>>, Arc<ClObject<Mem>>), cl_int> {
     let q = object::get::<Queue>(queue)?;
-    let m = object::get::<Mem>(buffer)?;
+    let m = get_buffer(buffer)?;
     same_context(&q, &m)?;
     Ok((q, m))
 }
@@ -133,7 +134,7 @@ pub unsafe extern "C" fn enqueue_write_buffer(
 }
 
 /// Whether two byte ranges of the same memory overlap.
-fn overlaps(a: usize, b: usize, size_a: usize, size_b: usize) -> bool {
+pub(crate) fn overlaps(a: usize, b: usize, size_a: usize, size_b: usize) -> bool {
     a < b + size_b && b < a + size_a
 }
 
@@ -143,7 +144,7 @@ pub type Action = Arc<dyn Fn(&mut CommandBuffer) -> mux::Result<()> + Send + Syn
 
 /// An action that records `record`, then holds `keep` until that has run.
 /// Recorded once at once, so that whatever `mux` refuses is refused now.
-fn action(
+pub(crate) fn action(
     keep: Vec<Arc<ClObject<Mem>>>,
     record: impl Fn(&mut CommandBuffer) -> mux::Result<()> + Send + Sync + 'static,
 ) -> Result<Action, cl_int> {
@@ -160,7 +161,7 @@ fn action(
 }
 
 /// Enqueues what `action` records.
-unsafe fn enqueue_action(
+pub(crate) unsafe fn enqueue_action(
     q: &Arc<ClObject<Queue>>,
     command_type: cl_command_type,
     num_events: cl_uint,
@@ -191,8 +192,8 @@ pub unsafe fn copy_buffer_action(
     dst_offset: usize,
     size: usize,
 ) -> Result<Action, cl_int> {
-    let src = object::get::<Mem>(src_buffer)?;
-    let dst = object::get::<Mem>(dst_buffer)?;
+    let src = get_buffer(src_buffer)?;
+    let dst = get_buffer(dst_buffer)?;
     same_context(q, &src)?;
     same_context(q, &dst)?;
     ensure(size > 0, CL_INVALID_VALUE)?;
@@ -215,7 +216,7 @@ pub unsafe fn fill_buffer_action(
     offset: usize,
     size: usize,
 ) -> Result<Action, cl_int> {
-    let m = object::get::<Mem>(buffer)?;
+    let m = get_buffer(buffer)?;
     same_context(q, &m)?;
     ensure(!pattern.is_null(), CL_INVALID_VALUE)?;
     ensure(
@@ -344,7 +345,7 @@ impl Rect {
     }
 }
 
-unsafe fn read_region(region: *const usize) -> Result<[usize; 3], cl_int> {
+pub(crate) unsafe fn read_region(region: *const usize) -> Result<[usize; 3], cl_int> {
     ensure(!region.is_null(), CL_INVALID_VALUE)?;
     let r = [*region, *region.add(1), *region.add(2)];
     ensure(r.iter().all(|&x| x > 0), CL_INVALID_VALUE)?;
@@ -540,8 +541,8 @@ pub unsafe fn copy_buffer_rect_action(
     region: *const usize,
     pitches: [usize; 4],
 ) -> Result<Action, cl_int> {
-    let src = object::get::<Mem>(src_buffer)?;
-    let dst = object::get::<Mem>(dst_buffer)?;
+    let src = get_buffer(src_buffer)?;
+    let dst = get_buffer(dst_buffer)?;
     same_context(q, &src)?;
     same_context(q, &dst)?;
     let region = read_region(region)?;
@@ -649,7 +650,9 @@ pub unsafe extern "C" fn enqueue_unmap_mem_object(
     event: *mut cl_event,
 ) -> cl_int {
     status(|| {
-        let (q, m) = lookup(queue, mem)?;
+        let q = object::get::<Queue>(queue)?;
+        let m = object::get::<Mem>(mem)?;
+        same_context(&q, &m)?;
         let mapping = {
             let mut maps = m.maps.lock().unwrap();
             let i = maps

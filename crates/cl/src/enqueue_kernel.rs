@@ -204,6 +204,17 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
                 word = (*p as u64).to_ne_bytes();
                 &word
             }
+            ArgValue::Image(m) => {
+                let m = m.upgrade().ok_or(CL_INVALID_MEM_OBJECT)?;
+                let image = m.image.as_ref().ok_or(CL_INVALID_MEM_OBJECT)?;
+                word = image.mux.kernel_argument().to_ne_bytes();
+                keep.push(m);
+                &word
+            }
+            ArgValue::Sampler(bits) => {
+                word = u64::from(*bits).to_ne_bytes();
+                &word
+            }
         };
         // SAFETY: the layout gives each argument room for its bytes.
         unsafe {

@@ -24,6 +24,10 @@ pub enum ArgValue {
     /// An address kernels use as it is: SVM or USM memory, or (a device
     /// sharing all host memory) any host memory.
     Pointer(usize),
+    /// An image; like a buffer, not kept alive by the argument.
+    Image(Weak<ClObject<Mem>>),
+    /// A sampler's bits.
+    Sampler(u32),
 }
 
 pub struct Kernel {
@@ -170,13 +174,48 @@ pub unsafe extern "C" fn set_kernel_arg(
                 if handle.is_null() {
                     ArgValue::Buffer(None)
                 } else {
-                    let m = object::get::<Mem>(handle)?;
+                    let m = crate::memory::get_buffer(handle)?;
                     ensure(
                         Arc::ptr_eq(&m.context, &k.program.context),
                         CL_INVALID_MEM_OBJECT,
                     )?;
                     ArgValue::Buffer(Some(Arc::downgrade(&m)))
                 }
+            }
+            ArgKind::Image(t) => {
+                ensure(
+                    arg_size == std::mem::size_of::<cl_mem>(),
+                    CL_INVALID_ARG_SIZE,
+                )?;
+                ensure(!arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
+                let m = crate::enqueue_image::get_image(*(arg_value as *const cl_mem))?;
+                ensure(
+                    Arc::ptr_eq(&m.context, &k.program.context),
+                    CL_INVALID_MEM_OBJECT,
+                )?;
+                let shape = &m.image.as_ref().expect("an image").shape;
+                ensure(image_fits(t, shape), CL_INVALID_MEM_OBJECT)?;
+                // The kernel may not do what the image's flags forbid.
+                let forbidden = match arg.access.as_str() {
+                    "read_only" => CL_MEM_WRITE_ONLY,
+                    "write_only" => CL_MEM_READ_ONLY,
+                    _ => CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+                };
+                ensure(m.flags & forbidden == 0, CL_INVALID_ARG_VALUE)?;
+                ArgValue::Image(Arc::downgrade(&m))
+            }
+            ArgKind::Sampler => {
+                ensure(
+                    arg_size == std::mem::size_of::<cl_sampler>(),
+                    CL_INVALID_ARG_SIZE,
+                )?;
+                ensure(!arg_value.is_null(), CL_INVALID_SAMPLER)?;
+                let s = object::get::<crate::sampler::Sampler>(*(arg_value as *const cl_sampler))?;
+                ensure(
+                    Arc::ptr_eq(&s.context, &k.program.context),
+                    CL_INVALID_SAMPLER,
+                )?;
+                ArgValue::Sampler(s.bits)
             }
             ArgKind::Local => {
                 ensure(arg_value.is_null(), CL_INVALID_ARG_VALUE)?;
@@ -194,6 +233,21 @@ pub unsafe extern "C" fn set_kernel_arg(
         k.args.lock().unwrap()[arg_index as usize] = Some(value);
         Ok(())
     })
+}
+
+/// Whether an image of `shape` may be given for an argument of type `t`.
+fn image_fits(t: compiler::ImageType, shape: &libimg::Shape) -> bool {
+    use compiler::ImageType::*;
+    let depth = shape.format.order == CL_DEPTH;
+    match (t, shape.image_type) {
+        (D1, CL_MEM_OBJECT_IMAGE1D)
+        | (D1Buffer, CL_MEM_OBJECT_IMAGE1D_BUFFER)
+        | (D1Array, CL_MEM_OBJECT_IMAGE1D_ARRAY)
+        | (D3, CL_MEM_OBJECT_IMAGE3D) => true,
+        (D2, CL_MEM_OBJECT_IMAGE2D) | (D2Array, CL_MEM_OBJECT_IMAGE2D_ARRAY) => !depth,
+        (D2Depth, CL_MEM_OBJECT_IMAGE2D) | (D2ArrayDepth, CL_MEM_OBJECT_IMAGE2D_ARRAY) => depth,
+        _ => false,
+    }
 }
 
 pub unsafe extern "C" fn get_kernel_info(

@@ -8,6 +8,7 @@ mod context;
 mod device;
 mod dispatch;
 mod enqueue_buffer;
+mod enqueue_image;
 mod enqueue_kernel;
 mod entry;
 mod event;

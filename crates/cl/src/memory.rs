@@ -1,10 +1,12 @@
-//! Buffers and sub-buffers, over the device's memory (`mux`): a buffer is
-//! the whole of a memory the device allocated, or that it uses in place of
-//! the application's (`CL_MEM_USE_HOST_PTR`); a sub-buffer is a range of
-//! its parent's memory.
+//! Memory objects: buffers and sub-buffers, over the device's memory
+//! (`mux`): a buffer is the whole of a memory the device allocated, or that
+//! it uses in place of the application's (`CL_MEM_USE_HOST_PTR`); a
+//! sub-buffer is a range of its parent's memory. An image is a memory
+//! object too, with an image part (`crate::image`).
 
 use crate::context::Context;
 use crate::entry::{self, ensure, status};
+use crate::image::ImagePart;
 use crate::info::{answer, Info};
 use crate::object::{self, ClObject, Kind};
 use crate::shared_memory::Origin;
@@ -44,6 +46,8 @@ pub struct Mem {
     properties: Vec<cl_mem_properties>,
     destructors: Mutex<Vec<(Destructor, usize)>>,
     handle: std::sync::OnceLock<usize>,
+    /// What makes it an image; `None` for a buffer.
+    pub image: Option<ImagePart>,
 }
 
 impl Kind for Mem {
@@ -59,6 +63,42 @@ impl Drop for Mem {
             unsafe { cb(h, data as *mut c_void) };
         }
     }
+}
+
+/// A memory object that must be a buffer: an image is
+/// `CL_INVALID_MEM_OBJECT`.
+pub fn get_buffer(mem: cl_mem) -> Result<Arc<ClObject<Mem>>, cl_int> {
+    let m = object::get::<Mem>(mem)?;
+    ensure(m.image.is_none(), CL_INVALID_MEM_OBJECT)?;
+    Ok(m)
+}
+
+/// Makes the memory object of an image: `buffer` spans its memory.
+pub fn create_image_object(
+    context: Arc<ClObject<Context>>,
+    flags: cl_mem_flags,
+    host_ptr: usize,
+    buffer: mux::BufferRef,
+    image: ImagePart,
+    properties: Vec<cl_mem_properties>,
+) -> cl_mem {
+    let m = object::create(Mem {
+        context,
+        uses_svm_pointer: false,
+        flags,
+        size: buffer.size(),
+        host_ptr,
+        buffer,
+        parent: None,
+        properties,
+        maps: Mutex::new(Vec::new()),
+        destructors: Mutex::new(Vec::new()),
+        handle: Default::default(),
+        image: Some(image),
+    });
+    let h = object::handle(&m);
+    let _ = m.handle.set(h as usize);
+    h
 }
 
 impl Mem {
@@ -81,7 +121,7 @@ const HOST_ACCESS: cl_mem_flags =
 const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
 
 /// The combinations of flags the spec allows for a buffer.
-fn valid_flags(flags: cl_mem_flags) -> bool {
+pub(crate) fn valid_flags(flags: cl_mem_flags) -> bool {
     let one_of = |set: cl_mem_flags| (flags & set).count_ones() <= 1;
     flags & !(ACCESS | HOST_ACCESS | HOST_PTR) == 0
         && one_of(ACCESS)
@@ -153,6 +193,7 @@ unsafe fn create(
         maps: Mutex::new(Vec::new()),
         destructors: Mutex::new(Vec::new()),
         handle: Default::default(),
+        image: None,
     });
     let h = object::handle(&m);
     let _ = m.handle.set(h as usize);
@@ -203,7 +244,7 @@ pub unsafe extern "C" fn create_sub_buffer(
     errcode_ret: *mut cl_int,
 ) -> cl_mem {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
-        let parent = object::get::<Mem>(buffer)?;
+        let parent = get_buffer(buffer)?;
         ensure(parent.parent.is_none(), CL_INVALID_MEM_OBJECT)?;
         ensure(
             valid_flags(flags) && flags & HOST_PTR == 0,
@@ -266,6 +307,7 @@ pub unsafe extern "C" fn create_sub_buffer(
             maps: Mutex::new(Vec::new()),
             destructors: Mutex::new(Vec::new()),
             handle: Default::default(),
+            image: None,
         });
         let h = object::handle(&m);
         let _ = m.handle.set(h as usize);
@@ -289,12 +331,23 @@ pub unsafe extern "C" fn get_mem_object_info(
     size_ret: *mut usize,
 ) -> cl_int {
     let result = object::get::<Mem>(mem).and_then(|m| {
-        let (parent, offset) = match &m.parent {
-            Some((parent, offset)) => (object::handle(parent), *offset),
-            None => (std::ptr::null_mut(), 0),
+        let (parent, offset) = match (&m.parent, &m.image) {
+            (Some((parent, offset)), _) => (object::handle(parent), *offset),
+            (None, Some(image)) => (
+                image
+                    .buffer
+                    .as_ref()
+                    .map_or(std::ptr::null_mut(), object::handle),
+                0,
+            ),
+            (None, None) => (std::ptr::null_mut(), 0),
         };
+        let mem_type = m
+            .image
+            .as_ref()
+            .map_or(CL_MEM_OBJECT_BUFFER, |i| i.shape.image_type);
         Ok(match param_name {
-            CL_MEM_TYPE => Info::value::<cl_mem_object_type>(CL_MEM_OBJECT_BUFFER),
+            CL_MEM_TYPE => Info::value::<cl_mem_object_type>(mem_type),
             CL_MEM_FLAGS => Info::value::<cl_mem_flags>(m.flags),
             CL_MEM_SIZE => Info::value::<usize>(m.size),
             CL_MEM_HOST_PTR => Info::value::<*mut c_void>(m.host_ptr as *mut c_void),

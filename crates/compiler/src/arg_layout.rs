@@ -12,7 +12,7 @@ pub fn arg_layout(args: &[ArgInfo]) -> (Vec<usize>, usize) {
     let mut end = 0usize;
     for a in args {
         let (size, align) = match a.kind {
-            ArgKind::Buffer | ArgKind::Local => (8, 8),
+            ArgKind::Buffer | ArgKind::Local | ArgKind::Image(_) | ArgKind::Sampler => (8, 8),
             ArgKind::Value | ArgKind::ByVal => (a.size, a.align.max(1)),
         };
         let at = end.next_multiple_of(align);

@@ -42,6 +42,52 @@ pub enum ArgKind {
     Value,
     /// A struct passed by value (in memory).
     ByVal,
+    /// An image: a `cl_mem` image object of this type, passed as the
+    /// address of its descriptor.
+    Image(ImageType),
+    /// A `sampler_t`: a `cl_sampler`, passed as its bits.
+    Sampler,
+}
+
+/// The image types of OpenCL C, as a kernel argument declares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImageType {
+    D1,
+    D1Buffer,
+    D1Array,
+    D2,
+    D2Array,
+    D3,
+    D2Depth,
+    D2ArrayDepth,
+}
+
+impl ImageType {
+    pub const ALL: [ImageType; 8] = [
+        ImageType::D1,
+        ImageType::D1Buffer,
+        ImageType::D1Array,
+        ImageType::D2,
+        ImageType::D2Array,
+        ImageType::D3,
+        ImageType::D2Depth,
+        ImageType::D2ArrayDepth,
+    ];
+
+    /// The type a kernel argument's base type name (`image2d_t`) names.
+    pub fn from_type_name(name: &str) -> Option<ImageType> {
+        Some(match name {
+            "image1d_t" => ImageType::D1,
+            "image1d_buffer_t" => ImageType::D1Buffer,
+            "image1d_array_t" => ImageType::D1Array,
+            "image2d_t" => ImageType::D2,
+            "image2d_array_t" => ImageType::D2Array,
+            "image3d_t" => ImageType::D3,
+            "image2d_depth_t" => ImageType::D2Depth,
+            "image2d_array_depth_t" => ImageType::D2ArrayDepth,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -168,6 +214,7 @@ unsafe fn reflect_kernel(
     let spaces = ints(f, "kernel_arg_addr_space").unwrap_or_default();
     let access = strings(f, "kernel_arg_access_qual");
     let types = strings(f, "kernel_arg_type");
+    let base_types = strings(f, "kernel_arg_base_type");
     let quals = strings(f, "kernel_arg_type_qual");
     let names = strings(f, "kernel_arg_name");
     let byval_kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
@@ -179,7 +226,13 @@ unsafe fn reflect_kernel(
         let ty = LLVMTypeOf(p);
         let space = AddressSpace::from_number(spaces.get(i as usize).copied().unwrap_or(0));
         let byval = LLVMGetEnumAttributeAtIndex(f, i + 1, byval_kind);
-        let (kind, size, align) = if !byval.is_null() {
+        let base_type = base_types.get(i as usize).map_or("", |t| t.as_str());
+        let image = ImageType::from_type_name(base_type);
+        let (kind, size, align) = if let Some(t) = image {
+            (ArgKind::Image(t), 8, 8)
+        } else if base_type == "sampler_t" {
+            (ArgKind::Sampler, 8, 8)
+        } else if !byval.is_null() {
             let t = LLVMGetTypeAttributeValue(byval);
             (
                 ArgKind::ByVal,
@@ -434,6 +487,10 @@ pub(crate) mod cached {
                     ArgKind::Local => 1,
                     ArgKind::Value => 2,
                     ArgKind::ByVal => 3,
+                    ArgKind::Sampler => 4,
+                    ArgKind::Image(t) => {
+                        16 + ImageType::ALL.iter().position(|&u| u == t).unwrap() as u64
+                    }
                 };
                 w.u64(kind)
                     .u64(a.address_space as u64)
@@ -506,6 +563,8 @@ pub(crate) mod cached {
                     1 => ArgKind::Local,
                     2 => ArgKind::Value,
                     3 => ArgKind::ByVal,
+                    4 => ArgKind::Sampler,
+                    n @ 16..=23 => ArgKind::Image(ImageType::ALL[n as usize - 16]),
                     _ => return None,
                 };
                 args.push(ArgInfo {

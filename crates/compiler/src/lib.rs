@@ -19,7 +19,7 @@ pub use arg_layout::{
     LOCAL_ALIGN, PRINTF_ARG_BYTES,
 };
 pub use build_id::build_id;
-pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, KernelInfo};
+pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use printf::{PrintfArg, PrintfCall};
 pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};
@@ -47,6 +47,10 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     // Add, subtract, min and max on atomic_float and atomic_double, in
     // global and local memory (`float_atomics.cl`).
     ("cl_ext_float_atomics", (1, 0, 0)),
+    // Images (the builtins' `image_*.cl`): writes to 3D images, and
+    // image2d_depth_t and image2d_array_depth_t.
+    ("cl_khr_3d_image_writes", (1, 0, 0)),
+    ("cl_khr_depth_images", (1, 0, 0)),
     // Not listed: cl_khr_work_group_uniform_arithmetic. Its functions are
     // offered with the collectives (declared by the builtins'
     // declarations.h, as Clang lacks them), but the Khronos CTS's list of
@@ -85,6 +89,9 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
     ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
     ("__opencl_c_work_group_collective_functions", (3, 0, 0)),
+    ("__opencl_c_images", (3, 0, 0)),
+    ("__opencl_c_read_write_images", (3, 0, 0)),
+    ("__opencl_c_3d_image_writes", (3, 0, 0)),
 ];
 
 /// What a target needs from a kernel to build its work-group function.

@@ -108,12 +108,7 @@ impl mux::Device for HostDevice {
         offset: usize,
         desc: ImageDesc,
     ) -> mux::Result<ImageRef> {
-        Ok(Arc::new(HostImage {
-            layout: image_layout(&desc)?,
-            desc,
-            memory,
-            offset,
-        }))
+        Ok(Arc::new(HostImage::new(memory, offset, desc)?))
     }
 
     fn create_executable(&self, binary: &[u8]) -> mux::Result<ExecutableRef> {

@@ -186,6 +186,27 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
             system: true,
             host_atomics: true,
         },
+        images: Some(image_limits((memory / 2).max(128 << 20))),
+    }
+}
+
+/// Images are software on this target (the builtins' `image_*.cl`): their
+/// only bounds are memory and the descriptor's 32-bit sizes. Texels need
+/// no alignment, as kernels read them with unaligned loads.
+fn image_limits(max_mem_alloc: u64) -> mux::ImageLimits {
+    mux::ImageLimits {
+        max_2d: [65536, 65536],
+        max_3d: [16384, 16384, 2048],
+        // A float4 texel a 16th of the largest allocation, at most the
+        // descriptor's int width.
+        max_buffer_texels: (max_mem_alloc / 16).min(i32::MAX as u64) as usize,
+        max_array_size: 2048,
+        max_samplers: 16,
+        max_read_args: 128,
+        max_write_args: 64,
+        max_read_write_args: 64,
+        pitch_alignment: 1,
+        base_address_alignment: 1,
     }
 }
 

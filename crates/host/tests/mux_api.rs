@@ -154,6 +154,8 @@ fn image(d: &dyn Device, kind: ImageKind, extent: [usize; 3], layers: usize) -> 
         element_size: 4,
         extent,
         layers,
+        format: [0; 2],
+        pitches: [0; 2],
     };
     let layout = d.image_layout(&desc).unwrap();
     let memory = d.allocate_memory(layout.size, layout.align).unwrap();

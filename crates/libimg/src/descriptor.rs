@@ -3,6 +3,16 @@
 //! (`struct __mux_image` in `crates/builtins/src/cl/image.h`); the two must
 //! stay field for field alike.
 
+use opencl_sys::*;
+
+/// [`KernelImage::image_type`] of each image type.
+pub const IMAGE1D: u32 = CL_MEM_OBJECT_IMAGE1D;
+pub const IMAGE1D_BUFFER: u32 = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+pub const IMAGE1D_ARRAY: u32 = CL_MEM_OBJECT_IMAGE1D_ARRAY;
+pub const IMAGE2D: u32 = CL_MEM_OBJECT_IMAGE2D;
+pub const IMAGE2D_ARRAY: u32 = CL_MEM_OBJECT_IMAGE2D_ARRAY;
+pub const IMAGE3D: u32 = CL_MEM_OBJECT_IMAGE3D;
+
 /// The descriptor of one image, as kernels read it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -26,7 +26,11 @@ pub fn addressing_bits(mode: cl_addressing_mode) -> Option<u32> {
 
 /// The sampler's bits, or `None` if the addressing or filter mode is not
 /// one the spec defines.
-pub fn bits(normalized: bool, addressing: cl_addressing_mode, filter: cl_filter_mode) -> Option<u32> {
+pub fn bits(
+    normalized: bool,
+    addressing: cl_addressing_mode,
+    filter: cl_filter_mode,
+) -> Option<u32> {
     let filter = match filter {
         CL_FILTER_NEAREST => FILTER_NEAREST,
         CL_FILTER_LINEAR => FILTER_LINEAR,
@@ -44,7 +48,10 @@ mod tests {
     fn bits_are_the_clk_values() {
         assert_eq!(bits(true, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR), Some(0x27));
         assert_eq!(bits(false, CL_ADDRESS_NONE, CL_FILTER_NEAREST), Some(0x10));
-        assert_eq!(bits(false, CL_ADDRESS_MIRRORED_REPEAT, CL_FILTER_NEAREST), Some(0x18));
+        assert_eq!(
+            bits(false, CL_ADDRESS_MIRRORED_REPEAT, CL_FILTER_NEAREST),
+            Some(0x18)
+        );
         assert_eq!(bits(false, 0x1234, CL_FILTER_NEAREST), None);
         assert_eq!(bits(false, CL_ADDRESS_CLAMP, 0x99), None);
     }

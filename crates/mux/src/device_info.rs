@@ -130,4 +130,30 @@ pub struct DeviceInfo {
     pub driver_uuid: [u8; 16],
     /// What memory the host and kernels share by address.
     pub shared_memory: SharedMemory,
+    /// The device's images, or `None` if it has none.
+    pub images: Option<ImageLimits>,
+}
+
+/// How large a device's images may be and how many a kernel may take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImageLimits {
+    /// Width and height of a 2D image, in texels.
+    pub max_2d: [usize; 2],
+    /// Width, height and depth of a 3D image.
+    pub max_3d: [usize; 3],
+    /// Texels of a 1D image over a buffer.
+    pub max_buffer_texels: usize,
+    /// Layers of an image array.
+    pub max_array_size: usize,
+    /// Samplers a kernel may use.
+    pub max_samplers: u32,
+    /// Image arguments a kernel may take, by access.
+    pub max_read_args: u32,
+    pub max_write_args: u32,
+    pub max_read_write_args: u32,
+    /// Texels a row pitch of an image over a buffer must be a multiple of.
+    pub pitch_alignment: u32,
+    /// Texels the address of a buffer an image is made over must be a
+    /// multiple of.
+    pub base_address_alignment: u32,
 }

@@ -31,13 +31,28 @@ fn check(ok: bool) -> Result<()> {
 fn valid_desc(desc: &ImageDesc) -> bool {
     let [w, h, d] = desc.extent;
     let shape = match desc.kind {
-        ImageKind::D1 => h == 1 && d == 1 && desc.layers == 1,
+        ImageKind::D1 | ImageKind::D1Buffer => h == 1 && d == 1 && desc.layers == 1,
         ImageKind::D1Array => h == 1 && d == 1,
         ImageKind::D2 => d == 1 && desc.layers == 1,
         ImageKind::D2Array => d == 1,
         ImageKind::D3 => desc.layers == 1,
     };
-    shape && w > 0 && h > 0 && d > 0 && desc.layers > 0 && (1..=16).contains(&desc.element_size)
+    let [row, slice] = desc.pitches;
+    let [_, rows, _] = desc.addressable();
+    // A pitch given holds what it steps over.
+    let pitches = (row == 0 || w.checked_mul(desc.element_size).is_some_and(|b| b <= row))
+        && (slice == 0
+            || row
+                .max(w * desc.element_size)
+                .checked_mul(rows)
+                .is_some_and(|b| b <= slice));
+    shape
+        && w > 0
+        && h > 0
+        && d > 0
+        && desc.layers > 0
+        && (1..=16).contains(&desc.element_size)
+        && pitches
 }
 
 impl Device for Validating {
@@ -172,6 +187,8 @@ mod tests {
             element_size: 4,
             extent,
             layers,
+            format: [0; 2],
+            pitches: [0; 2],
         };
         assert!(valid_desc(&desc(ImageKind::D2, [4, 4, 1], 1)));
         assert!(valid_desc(&desc(ImageKind::D2Array, [4, 4, 1], 3)));
@@ -181,5 +198,12 @@ mod tests {
         let mut wide = desc(ImageKind::D1, [4, 1, 1], 1);
         wide.element_size = 32;
         assert!(!valid_desc(&wide));
+        let mut pitched = desc(ImageKind::D2, [4, 4, 1], 1);
+        pitched.pitches = [16, 0];
+        assert!(valid_desc(&pitched));
+        pitched.pitches = [12, 0];
+        assert!(!valid_desc(&pitched));
+        pitched.pitches = [32, 64];
+        assert!(!valid_desc(&pitched));
     }
 }

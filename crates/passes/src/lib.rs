@@ -34,6 +34,7 @@
 pub mod barriers;
 pub mod constant_expr;
 pub mod generic_pointers;
+pub mod image_arguments;
 pub mod inline_all;
 pub mod jam_rows;
 pub mod local_atomics;
@@ -89,6 +90,9 @@ pub unsafe fn build_work_group_function(
     let globals = program_globals::offsets(m);
     // Barriers in called functions become barriers in the kernel.
     inline_all::run(m, k)?;
+    // Image descriptors and sampler bits, so that a constant sampler's
+    // branches fold in what follows.
+    image_arguments::run(k);
     // Before anything folds a division by zero or copies the kernel.
     safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then

@@ -138,16 +138,9 @@ pub unsafe fn run(
         let at = byte_gep(b, i8t, args_p, off as u64, "arg.addr");
         let v = match a.kind {
             ArgKind::ByVal => at,
-            ArgKind::Value | ArgKind::Buffer => {
+            ArgKind::Value | ArgKind::Buffer | ArgKind::Image(_) | ArgKind::Sampler => {
                 let l = LLVMBuildLoad2(b, pty, at, c"arg".as_ptr());
-                LLVMSetAlignment(
-                    l,
-                    if a.kind == ArgKind::Buffer {
-                        8
-                    } else {
-                        a.align as u32
-                    },
-                );
+                LLVMSetAlignment(l, a.align as u32);
                 l
             }
             ArgKind::Local => {
