@@ -11,6 +11,11 @@ use std::ptr::null_mut;
 // ---------------------------------------------------------------------------
 // Formats, as the spec's tables describe them
 
+// The sRGB orders, named so that they may be matched on.
+const SRGB: cl_channel_order = CL_sRGB;
+const SRGBA: cl_channel_order = CL_sRGBA;
+const SBGRA: cl_channel_order = CL_sBGRA;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Format {
     order: cl_channel_order,
@@ -31,16 +36,9 @@ impl Format {
         match self.order {
             CL_R | CL_A | CL_INTENSITY | CL_LUMINANCE | CL_DEPTH => 1,
             CL_RG | CL_RA => 2,
-            CL_RGB | CL_sRGB => 3,
+            CL_RGB | SRGB => 3,
             _ => 4,
         }
-    }
-
-    fn is_packed(self) -> bool {
-        matches!(
-            self.ty,
-            CL_UNORM_SHORT_565 | CL_UNORM_SHORT_555 | CL_UNORM_INT_101010
-        )
     }
 
     fn channel_bytes(self) -> usize {
@@ -60,7 +58,7 @@ impl Format {
     }
 
     fn is_srgb(self) -> bool {
-        matches!(self.order, CL_sRGB | CL_sRGBA | CL_sBGRA)
+        matches!(self.order, SRGB | SRGBA | SBGRA)
     }
 
     /// Which of (r, g, b, a) each stored channel holds.
@@ -69,11 +67,11 @@ impl Format {
             CL_A => &[3],
             CL_RA => &[0, 3],
             CL_RG => &[0, 1],
-            CL_RGB | CL_sRGB => &[0, 1, 2],
-            CL_BGRA | CL_sBGRA => &[2, 1, 0, 3],
+            CL_RGB | SRGB => &[0, 1, 2],
+            CL_BGRA | SBGRA => &[2, 1, 0, 3],
             CL_ARGB => &[3, 0, 1, 2],
             CL_ABGR => &[3, 2, 1, 0],
-            CL_RGBA | CL_sRGBA => &[0, 1, 2, 3],
+            CL_RGBA | SRGBA => &[0, 1, 2, 3],
             _ => &[0], // R, INTENSITY, LUMINANCE, DEPTH
         }
     }
@@ -81,7 +79,7 @@ impl Format {
     /// The border colour of CLK_ADDRESS_CLAMP (the spec's list).
     fn border(self) -> [f32; 4] {
         match self.order {
-            CL_R | CL_RG | CL_RGB | CL_LUMINANCE | CL_sRGB => [0.0, 0.0, 0.0, 1.0],
+            CL_R | CL_RG | CL_RGB | CL_LUMINANCE | SRGB => [0.0, 0.0, 0.0, 1.0],
             _ => [0.0; 4],
         }
     }
@@ -992,15 +990,14 @@ fn all_texels(size: [usize; 3]) -> Vec<[usize; 3]> {
 }
 
 /// Writes `values` (16 bytes each) to every texel of a fresh image of
-/// `kind` and `f` with `write`, and returns the image's bytes.
+/// `kind` and `f`, with `[access qualifier, write function, value type]`,
+/// and returns the image's bytes.
 fn write_every_texel(
     e: &Env,
     kind: Kind,
     f: Format,
     size: [usize; 3],
-    access: &str,
-    write: &str,
-    ty: &str,
+    [access, write, ty]: [&str; 3],
     values: &[u8],
 ) -> Vec<u8> {
     let img = HostImage {
@@ -1044,8 +1041,14 @@ fn writes_reach_every_texel_of_every_image_type() {
         let values: Vec<u32> = (0..4 * n as u32).map(|i| i * 2654435761).collect();
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         for access in ["write_only", "read_write"] {
-            let got =
-                write_every_texel(&e, kind, f, size, access, "write_imageui", "uint4", &bytes);
+            let got = write_every_texel(
+                &e,
+                kind,
+                f,
+                size,
+                [access, "write_imageui", "uint4"],
+                &bytes,
+            );
             assert_eq!(got, bytes, "{kind:?} {access}: every texel holds its value");
         }
     }
@@ -1106,9 +1109,7 @@ fn write_imagef_rounds_to_nearest_even_and_saturates() {
             Kind::D1,
             f,
             [n, 1, 1],
-            "write_only",
-            "write_imagef",
-            "float4",
+            ["write_only", "write_imagef", "float4"],
             &bytes,
         );
         for i in 0..n {
@@ -1212,7 +1213,7 @@ fn integer_writes_saturate_and_reads_sign_extend() {
         v.resize(20, 5);
         let n = v.len() / 4;
         let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        let got = write_every_texel(&e, Kind::D1, f, [n, 1, 1], "read_write", write, t, &bytes);
+        let got = write_every_texel(&e, Kind::D1, f, [n, 1, 1], ["read_write", write, t], &bytes);
         let es = f.element_size();
         for i in 0..n {
             let val: [i32; 4] = v[i * 4..i * 4 + 4].try_into().unwrap();
@@ -1276,9 +1277,7 @@ fn packed_formats_hold_their_channels_in_their_bits() {
             Kind::D2,
             f,
             [n, 1, 1],
-            "write_only",
-            "write_imagef",
-            "float4",
+            ["write_only", "write_imagef", "float4"],
             &bytes,
         );
         let es = f.element_size();
@@ -1380,9 +1379,7 @@ fn channel_orders_fill_missing_channels_and_pick_their_border() {
             Kind::D2,
             f,
             [1, 1, 1],
-            "write_only",
-            "write_imagef",
-            "float4",
+            ["write_only", "write_imagef", "float4"],
             &bytes,
         );
         let stored: Vec<u8> = match order {
@@ -1402,7 +1399,7 @@ fn channel_orders_fill_missing_channels_and_pick_their_border() {
 #[test]
 fn srgb_images_read_linear_values() {
     let e = Env::new();
-    for order in [CL_sRGB, CL_sRGBA, CL_sBGRA] {
+    for order in [SRGB, SRGBA, SBGRA] {
         let f = fmt(order, CL_UNORM_INT8);
         let channels = f.channels();
         // Every value in every channel, over 256 texels.
