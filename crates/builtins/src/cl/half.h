@@ -1,0 +1,78 @@
+// half <-> float, in integer arithmetic: exact for every rounding mode,
+// vectorizable, and independent of the CPU's half-conversion instructions.
+// Shared by vload_half/vstore_half and the half-float images.
+#ifndef FERROCL_HALF_H
+#define FERROCL_HALF_H
+
+#include "gentype.h"
+
+// half bits -> float, exactly: normals rebias the exponent, subnormals are
+// m * 2^-24 (exact in float), infinities and NaNs keep their payload.
+#define HALF_TO_FLOAT(N, ...)                                                 \
+  static float##N OVERLOAD half_bits_to_float(ushort##N h) {                  \
+    uint##N u = CONV(N, uint##N, h);                                          \
+    uint##N sign = (u & 0x8000u) << 16;                                       \
+    uint##N e = (u >> 10) & 0x1fu;                                            \
+    uint##N m = u & 0x3ffu;                                                   \
+    uint##N normal = sign | ((e + 112u) << 23) | (m << 13);                   \
+    uint##N special = sign | 0x7f800000u | (m << 13);                         \
+    uint##N sub = as_uint##N(CONV(N, float##N, m) * 0x1p-24f) | sign;         \
+    return as_float##N(e == 0u ? sub : e == 31u ? special : normal);          \
+  }
+WIDTHS(HALF_TO_FLOAT)
+
+#define RTE 0
+#define RTZ 1
+#define RTP 2
+#define RTN 3
+
+// float or double -> half bits, rounded by `mode` (a constant once inlined).
+// F: the type; U: the unsigned integer of its size; MANT, BIAS: its
+// mantissa width and exponent bias.
+// The result is first truncated: for a normal half, the top bits of the
+// magnitude rebiased; for a subnormal one, the significand shifted right.
+// The dropped bits r, against half an ulp hf, decide the rounding; a carry
+// out of the mantissa correctly bumps the exponent.
+#define FLOAT_TO_HALF(N, F, U, MANT, BIAS)                                    \
+  static ushort##N OVERLOAD float_to_half_bits(F##N x, int mode) {            \
+    const U one = 1;                                                          \
+    U##N u = as_##U##N(x);                                                    \
+    U##N sign = u >> (sizeof(U) * 8 - 1);                                     \
+    U##N a = u & ~(one << (sizeof(U) * 8 - 1));                               \
+    U##N E = a >> MANT;                                                       \
+    U##N mant = a & ((one << MANT) - 1);                                      \
+    U##N hn = (a >> (MANT - 10)) - ((U)(BIAS - 15) << 10);                    \
+    U##N rn = a & ((one << (MANT - 10)) - 1);                                 \
+    U##N m = E != (U##N)0 ? mant | (one << MANT) : mant;                      \
+    /* Beyond MANT + 2 the shift gives 0 with every bit dropped. */           \
+    U##N s = __builtin_elementwise_min((U)(BIAS - 14 + MANT - 10) - E,        \
+                                       (U##N)(MANT + 2));                     \
+    U##N hs = m >> s;                                                         \
+    U##N rs = m & (((U##N)one << s) - 1);                                          \
+    U##N h = E >= (U##N)(BIAS - 14) ? hn : hs;                                \
+    U##N r = E >= (U##N)(BIAS - 14) ? rn : rs;                                \
+    U##N hf = E >= (U##N)(BIAS - 14) ? (U##N)(one << (MANT - 11))             \
+                                     : ((U##N)one << s) >> 1;                  \
+    U##N nz = r != (U##N)0 ? (U##N)1 : (U##N)0;                               \
+    U##N tie = r == hf ? h & one : (U##N)0;                                   \
+    U##N nearest = r > hf ? (U##N)1 : tie;                                    \
+    h += mode == RTE   ? nearest                                              \
+         : mode == RTP ? nz & (sign ^ one)                                    \
+         : mode == RTN ? nz & sign                                            \
+                       : (U##N)0;                                             \
+    /* Too large for a half: infinity or the largest finite half. */         \
+    U##N to_inf = mode == RTE   ? (U##N)1                                     \
+                  : mode == RTP ? sign ^ one                                  \
+                  : mode == RTN ? sign                                        \
+                                : (U##N)0;                                    \
+    h = h >= (U##N)0x7c00 ? (U##N)0x7bff + to_inf : h;                        \
+    /* Infinities stay; NaNs stay NaNs (quiet, top payload bits kept). */     \
+    U##N inf = (U##N)(((one << (sizeof(U) * 8 - 1 - MANT)) - 1) << MANT);     \
+    h = a == inf ? (U##N)0x7c00 : h;                                          \
+    h = a > inf ? (U##N)0x7e00 | (mant >> (MANT - 10)) : h;                   \
+    return CONV(N, ushort##N, (sign << 15) | h);                              \
+  }
+WIDTHS(FLOAT_TO_HALF, float, uint, 23, 127)
+WIDTHS(FLOAT_TO_HALF, double, ulong, 52, 1023)
+
+#endif
