@@ -700,3 +700,63 @@ fn private_arrays_give_the_same_bits_and_unrolled_ones_vectorize() {
     let ir = work_group_ir("private_unrolled");
     assert!(ir.contains("phi <32 x float>"), "not vectorized:\n{ir}");
 }
+
+const IMAGE_BLUR: &str = r#"
+constant sampler_t image_blur_sampler =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_LINEAR;
+
+kernel void image_blur(read_only image2d_t img, global float4 *out, int taps) {
+    int x = get_global_id(0), y = get_global_id(1);
+    float4 acc = 0.0f;
+    for (int t = -taps; t <= taps; t++)
+        acc += read_imagef(img, image_blur_sampler, (float2)(x + t + 0.5f, y + 0.25f));
+    out[y * get_global_size(0) + x] = acc;
+}
+"#;
+
+#[test]
+fn a_loop_of_image_reads_with_a_constant_sampler_is_vector_code_with_gathers() {
+    dump_dir();
+    let e = Env::new();
+    let (w, h) = (48usize, 4usize);
+    let texels: Vec<u8> = (0..w * h * 4).map(|i| (i * 29 % 251) as u8).collect();
+    let img = ok(
+        e.try_image(
+            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+            &image_format(CL_RGBA, CL_UNORM_INT8),
+            &image_desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0),
+            texels.as_ptr() as *mut _,
+        ),
+        "image",
+    );
+    let (_p, k) = e.kernel(IMAGE_BLUR, "image_blur");
+    ok(set_arg(k.get(), 0, &img.get()), "image");
+    ok(set_arg(k.get(), 2, &3i32), "taps");
+    let locals: [&[usize]; 3] = [&[1, 1], &[16, 1], &[24, 2]];
+    let runs: Vec<Vec<f32>> = locals
+        .iter()
+        .map(|local| {
+            let out = e.buffer(w * h * 16);
+            ok(set_mem(k.get(), 1, &out), "out");
+            e.run(&k, &[w, h], Some(local));
+            e.read::<f32>(&out, 0, w * h * 4)
+        })
+        .collect();
+    for (r, local) in runs.iter().zip(&locals).skip(1) {
+        assert!(
+            r == &runs[0],
+            "local size {local:?} differs from one work-item's"
+        );
+    }
+    // Seven bilinear taps of 0..1 channels, away from the edges: the sum of
+    // the texels' weights.
+    assert!(runs[0].iter().all(|&v| (0.0..=7.0).contains(&v)));
+    let ir = work_group_ir("image_blur");
+    // The format is known, so the texel is read by a gather of the
+    // vector form's lanes, and no branch on the format is left.
+    assert!(
+        ir.contains("llvm.masked.gather.v16i32") || ir.contains("llvm.masked.gather.v8i32"),
+        "no gather"
+    );
+    assert!(!ir.contains("switch i32"), "a branch on the format is left");
+}

@@ -94,13 +94,16 @@ pub unsafe fn build_work_group_function(
     // Image descriptors and sampler bits, so that a constant sampler's
     // branches fold in what follows.
     image_arguments::run(k);
-    image_formats::run(k, &spec.images);
     // Before anything folds a division by zero or copies the kernel.
     safe_division::run(k);
     // Private variables into SSA values first: the barrier pass then
     // keeps only what truly lives across a barrier, and computes ids
     // and sizes again rather than storing them.
     compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
+    // Once the image arguments are values rather than stack slots.
+    if image_formats::run(k, &spec.images) > 0 {
+        compiler::llvm::run_passes(m, "function(sccp,simplifycfg)", std::ptr::null_mut())?;
+    }
     let streaming = streaming_stores::run(k, spec.streaming) > 0;
     // A work-group of one work-item has nothing to vectorize across.
     let items: usize = local_size.iter().product();
