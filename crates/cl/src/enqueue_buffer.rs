@@ -578,67 +578,84 @@ pub unsafe extern "C" fn enqueue_map_buffer(
 ) -> *mut c_void {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let (q, m) = lookup(queue, buffer)?;
-        const KNOWN: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        ensure(map_flags & !KNOWN == 0, CL_INVALID_VALUE)?;
-        let invalidate = map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
-        ensure(
-            !(invalidate && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0),
-            CL_INVALID_VALUE,
-        )?;
         ensure(size > 0, CL_INVALID_VALUE)?;
         in_bounds(&m, offset, size)?;
-        ensure(
-            map_flags & CL_MAP_READ == 0 || m.host_readable(),
-            CL_INVALID_OPERATION,
-        )?;
-        ensure(
-            map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) == 0 || m.host_writable(),
-            CL_INVALID_OPERATION,
-        )?;
-        let (memory, at) = (m.buffer.memory().clone(), m.buffer.offset() + offset);
-        let p = memory.map(at, size).map_err(|_| CL_MAP_FAILURE)? as usize;
-        let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
-        let mapping = Mapping {
-            ptr: p,
-            size,
-            writing,
-            at,
-        };
-        {
-            // Regions mapped for writing must not overlap other mappings.
-            let mut maps = m.maps.lock().unwrap();
-            let clash = maps
-                .iter()
-                .any(|o| (o.writing || writing) && overlaps(o.ptr, p, o.size, size));
-            if clash {
-                let _ = memory.unmap(at, size);
-                return Err(CL_INVALID_OPERATION);
-            }
-            maps.push(mapping);
-        }
-        // The pointer is the application's now; the command marks when
-        // the bytes behind it are the buffer's.
-        let done = enqueue(
-            &q,
-            CL_COMMAND_MAP_BUFFER,
-            num_events,
-            event_list,
-            event,
-            blocking != 0,
-            Box::new(|| Ok(())),
-        );
-        if done.is_err() {
-            let _ = memory.unmap(at, size);
-        }
-        if let Err(e) = done {
-            let mut maps = m.maps.lock().unwrap();
-            if let Some(i) = maps.iter().position(|o| *o == mapping) {
-                maps.remove(i);
-            }
-            return Err(e);
-        }
-        Ok(p as *mut c_void)
+        let writing = map_access(&m, map_flags)?;
+        let at = m.buffer.offset() + offset;
+        let map = (at, size, writing);
+        let waits = (num_events, event_list, event);
+        map_memory(&q, &m, CL_COMMAND_MAP_BUFFER, map, blocking != 0, waits)
     })
+}
+
+/// Checks a map's flags against the spec and `m`'s host access; whether
+/// the map is for writing.
+pub(crate) fn map_access(m: &Mem, map_flags: cl_map_flags) -> Result<bool, cl_int> {
+    const KNOWN: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
+    ensure(map_flags & !KNOWN == 0, CL_INVALID_VALUE)?;
+    let invalidate = map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
+    ensure(
+        !(invalidate && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0),
+        CL_INVALID_VALUE,
+    )?;
+    ensure(
+        map_flags & CL_MAP_READ == 0 || m.host_readable(),
+        CL_INVALID_OPERATION,
+    )?;
+    let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
+    ensure(!writing || m.host_writable(), CL_INVALID_OPERATION)?;
+    Ok(writing)
+}
+
+/// Maps bytes `[at, at + size)` of `m`'s memory for the host (`writing`
+/// or not) as command `command_type`: the pointer is the application's
+/// now; the command marks when the bytes behind it are the object's.
+/// Regions mapped for writing must not overlap other mappings.
+pub(crate) unsafe fn map_memory(
+    q: &Arc<ClObject<Queue>>,
+    m: &Arc<ClObject<Mem>>,
+    command_type: cl_command_type,
+    (at, size, writing): (usize, usize, bool),
+    blocking: bool,
+    (num_events, event_list, event): (cl_uint, *const cl_event, *mut cl_event),
+) -> Result<*mut c_void, cl_int> {
+    let memory = m.buffer.memory().clone();
+    let p = memory.map(at, size).map_err(|_| CL_MAP_FAILURE)? as usize;
+    let mapping = Mapping {
+        ptr: p,
+        size,
+        writing,
+        at,
+    };
+    {
+        let mut maps = m.maps.lock().unwrap();
+        let clash = maps
+            .iter()
+            .any(|o| (o.writing || writing) && overlaps(o.ptr, p, o.size, size));
+        if clash {
+            let _ = memory.unmap(at, size);
+            return Err(CL_INVALID_OPERATION);
+        }
+        maps.push(mapping);
+    }
+    let done = enqueue(
+        q,
+        command_type,
+        num_events,
+        event_list,
+        event,
+        blocking,
+        Box::new(|| Ok(())),
+    );
+    if let Err(e) = done {
+        let _ = memory.unmap(at, size);
+        let mut maps = m.maps.lock().unwrap();
+        if let Some(i) = maps.iter().position(|o| *o == mapping) {
+            maps.remove(i);
+        }
+        return Err(e);
+    }
+    Ok(p as *mut c_void)
 }
 
 pub unsafe extern "C" fn enqueue_unmap_mem_object(

@@ -4,12 +4,13 @@
 //! an image as (x, y, z) with a 1D array's layers as rows.
 
 use crate::enqueue_buffer::{
-    action, enqueue_action, enqueue_commands, overlaps, refused, same_context, Action,
+    action, enqueue_action, enqueue_commands, map_access, map_memory, overlaps, refused,
+    same_context, Action,
 };
 use crate::entry::{self, ensure, status};
-use crate::memory::{get_buffer, Mapping, Mem};
+use crate::memory::{get_buffer, Mem};
 use crate::object::{self, ClObject};
-use crate::queue::{enqueue, Queue};
+use crate::queue::Queue;
 use libimg::validate;
 use mux::{CommandBuffer, HostPtr};
 use opencl_sys::*;
@@ -386,13 +387,6 @@ pub unsafe extern "C" fn enqueue_map_image(
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let (q, m) = lookup(queue, image)?;
         let (o, r) = region_of(&m, origin, region)?;
-        const KNOWN: cl_map_flags = CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION;
-        ensure(map_flags & !KNOWN == 0, CL_INVALID_VALUE)?;
-        let invalidate = map_flags & CL_MAP_WRITE_INVALIDATE_REGION != 0;
-        ensure(
-            !(invalidate && map_flags & (CL_MAP_READ | CL_MAP_WRITE) != 0),
-            CL_INVALID_VALUE,
-        )?;
         ensure(!image_row_pitch.is_null(), CL_INVALID_VALUE)?;
         let p = part(&m);
         let sliced = matches!(
@@ -400,12 +394,7 @@ pub unsafe extern "C" fn enqueue_map_image(
             CL_MEM_OBJECT_IMAGE3D | CL_MEM_OBJECT_IMAGE1D_ARRAY | CL_MEM_OBJECT_IMAGE2D_ARRAY
         );
         ensure(!sliced || !image_slice_pitch.is_null(), CL_INVALID_VALUE)?;
-        ensure(
-            map_flags & CL_MAP_READ == 0 || m.host_readable(),
-            CL_INVALID_OPERATION,
-        )?;
-        let writing = map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION) != 0;
-        ensure(!writing || m.host_writable(), CL_INVALID_OPERATION)?;
+        let writing = map_access(&m, map_flags)?;
         // The bytes from the region's first texel to its last.
         let layout = *p.mux.layout();
         let element = p.shape.format.element_size();
@@ -414,47 +403,14 @@ pub unsafe extern "C" fn enqueue_map_image(
             + (o[1] + r[1] - 1) * layout.row_pitch
             + (o[2] + r[2] - 1) * layout.slice_pitch;
         let size = last + element - first;
-        let (memory, at) = (m.buffer.memory().clone(), m.buffer.offset() + first);
-        let ptr = memory.map(at, size).map_err(|_| CL_MAP_FAILURE)? as usize;
-        let mapping = Mapping {
-            ptr,
-            size,
-            writing,
-            at,
-        };
-        {
-            let mut maps = m.maps.lock().unwrap();
-            let clash = maps
-                .iter()
-                .any(|o| (o.writing || writing) && overlaps(o.ptr, ptr, o.size, size));
-            if clash {
-                let _ = memory.unmap(at, size);
-                return Err(CL_INVALID_OPERATION);
-            }
-            maps.push(mapping);
-        }
-        let done = enqueue(
-            &q,
-            CL_COMMAND_MAP_IMAGE,
-            num_events,
-            event_list,
-            event,
-            blocking != 0,
-            Box::new(|| Ok(())),
-        );
-        if let Err(e) = done {
-            let _ = memory.unmap(at, size);
-            let mut maps = m.maps.lock().unwrap();
-            if let Some(i) = maps.iter().position(|o| *o == mapping) {
-                maps.remove(i);
-            }
-            return Err(e);
-        }
+        let map = (m.buffer.offset() + first, size, writing);
+        let waits = (num_events, event_list, event);
+        let ptr = map_memory(&q, &m, CL_COMMAND_MAP_IMAGE, map, blocking != 0, waits)?;
         let (row, slice) = p.pitches();
         *image_row_pitch = row;
         if !image_slice_pitch.is_null() {
             *image_slice_pitch = slice;
         }
-        Ok(ptr as *mut c_void)
+        Ok(ptr)
     })
 }

@@ -132,33 +132,6 @@ unsafe fn copy_in(shape: &Shape, src: *const u8, dst: *mut u8, layout: &mux::Ima
     }
 }
 
-const ACCESS: cl_mem_flags = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY;
-const HOST_ACCESS: cl_mem_flags =
-    CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS;
-const HOST_PTR: cl_mem_flags = CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR;
-
-/// An image over a buffer takes the buffer's access where it names none,
-/// and may not ask for what the buffer forbids (spec 5.3.1).
-fn flags_over_buffer(flags: cl_mem_flags, buffer: &Mem) -> Result<cl_mem_flags, cl_int> {
-    let bf = buffer.flags;
-    ensure(flags & HOST_PTR == 0, CL_INVALID_VALUE)?;
-    let bad = (bf & CL_MEM_WRITE_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
-        || (bf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
-        || (bf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
-        || (bf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-        || (bf & CL_MEM_HOST_NO_ACCESS != 0
-            && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
-    ensure(!bad, CL_INVALID_VALUE)?;
-    let mut own = flags;
-    if own & ACCESS == 0 {
-        own |= bf & ACCESS;
-    }
-    if own & HOST_ACCESS == 0 {
-        own |= bf & HOST_ACCESS;
-    }
-    Ok(own | (bf & HOST_PTR))
-}
-
 unsafe fn create(
     context: cl_context,
     properties: Vec<cl_mem_properties>,
@@ -188,7 +161,7 @@ unsafe fn create(
     });
     let shape = validate::check_desc(desc, format, !host_ptr.is_null(), parent, &limits)?;
     let flags = match &over {
-        Some(m) => flags_over_buffer(flags, m)?,
+        Some(m) => memory::inherit_flags(flags, m.flags)?,
         None => {
             let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
             ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
@@ -283,16 +256,7 @@ pub unsafe extern "C" fn create_image_with_properties(
 ) -> cl_mem {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         object::get::<Context>(context)?;
-        // No image properties are defined by the core spec.
-        ensure(
-            properties.is_null() || *properties == 0,
-            CL_INVALID_PROPERTY,
-        )?;
-        let given = if properties.is_null() {
-            Vec::new()
-        } else {
-            vec![0]
-        };
+        let given = memory::properties(properties)?;
         create(context, given, flags, format, desc, host_ptr)
     })
 }

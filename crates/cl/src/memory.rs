@@ -130,6 +130,50 @@ pub(crate) fn valid_flags(flags: cl_mem_flags) -> bool {
             && flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0)
 }
 
+/// The flags of a memory object made over `parent_flags`' memory (a
+/// sub-buffer, an image over a buffer): host-pointer flags are the
+/// parent's alone, access the parent forbids cannot be asked for, and
+/// access left unnamed is the parent's (spec 5.2.1).
+pub(crate) fn inherit_flags(
+    flags: cl_mem_flags,
+    parent_flags: cl_mem_flags,
+) -> Result<cl_mem_flags, cl_int> {
+    let pf = parent_flags;
+    ensure(flags & HOST_PTR == 0, CL_INVALID_VALUE)?;
+    let bad_access = (pf & CL_MEM_WRITE_ONLY != 0
+        && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
+        || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
+        || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
+        || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
+        || (pf & CL_MEM_HOST_NO_ACCESS != 0
+            && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
+    ensure(!bad_access, CL_INVALID_VALUE)?;
+    let mut own = flags;
+    if own & ACCESS == 0 {
+        own |= pf & ACCESS;
+    }
+    if own & HOST_ACCESS == 0 {
+        own |= pf & HOST_ACCESS;
+    }
+    Ok(own | (pf & HOST_PTR))
+}
+
+/// A memory object's properties as `CL_MEM_PROPERTIES` keeps them: the
+/// core spec defines none, so only an empty list is accepted.
+pub(crate) unsafe fn properties(
+    properties: *const cl_mem_properties,
+) -> Result<Vec<cl_mem_properties>, cl_int> {
+    ensure(
+        properties.is_null() || *properties == 0,
+        CL_INVALID_PROPERTY,
+    )?;
+    Ok(if properties.is_null() {
+        Vec::new()
+    } else {
+        vec![0]
+    })
+}
+
 unsafe fn create(
     context: cl_context,
     flags: cl_mem_flags,
@@ -222,16 +266,7 @@ pub unsafe extern "C" fn create_buffer_with_properties(
 ) -> cl_mem {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         object::get::<Context>(context)?;
-        // No buffer properties are defined by the core spec.
-        ensure(
-            properties.is_null() || *properties == 0,
-            CL_INVALID_PROPERTY,
-        )?;
-        let given = if properties.is_null() {
-            Vec::new()
-        } else {
-            vec![0]
-        };
+        let given = self::properties(properties)?;
         create(context, flags, size, host_ptr, given)
     })
 }
@@ -246,20 +281,9 @@ pub unsafe extern "C" fn create_sub_buffer(
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
         let parent = get_buffer(buffer)?;
         ensure(parent.parent.is_none(), CL_INVALID_MEM_OBJECT)?;
-        ensure(
-            valid_flags(flags) && flags & HOST_PTR == 0,
-            CL_INVALID_VALUE,
-        )?;
-        let pf = parent.flags;
-        // Access the parent forbids cannot be asked for.
-        let bad_access = (pf & CL_MEM_WRITE_ONLY != 0
-            && flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY) != 0)
-            || (pf & CL_MEM_READ_ONLY != 0 && flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY) != 0)
-            || (pf & CL_MEM_HOST_WRITE_ONLY != 0 && flags & CL_MEM_HOST_READ_ONLY != 0)
-            || (pf & CL_MEM_HOST_READ_ONLY != 0 && flags & CL_MEM_HOST_WRITE_ONLY != 0)
-            || (pf & CL_MEM_HOST_NO_ACCESS != 0
-                && flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY) != 0);
-        ensure(!bad_access, CL_INVALID_VALUE)?;
+        ensure(valid_flags(flags), CL_INVALID_VALUE)?;
+        // Checked before the region, as the spec lists them.
+        let own = inherit_flags(flags, parent.flags)?;
         ensure(
             create_type == CL_BUFFER_CREATE_TYPE_REGION && !info.is_null(),
             CL_INVALID_VALUE,
@@ -273,15 +297,6 @@ pub unsafe extern "C" fn create_sub_buffer(
         ensure(end <= parent.size, CL_INVALID_VALUE)?;
         let align = parent.context.devices[0].info().mem_base_addr_align_bits as usize / 8;
         ensure(region.origin % align == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET)?;
-        // Unspecified access and host access are inherited from the parent.
-        let mut own = flags;
-        if own & ACCESS == 0 {
-            own |= pf & ACCESS;
-        }
-        if own & HOST_ACCESS == 0 {
-            own |= pf & HOST_ACCESS;
-        }
-        own |= pf & HOST_PTR;
         let host_ptr = if parent.host_ptr != 0 {
             parent.host_ptr + region.origin
         } else {
