@@ -194,10 +194,12 @@ pub fn check_desc(
         // expects it also for a pitch that is not even a multiple of the
         // element size (pitch + 1), so alignment is checked first.
         let pitch_alignment = limits.pitch_alignment.max(1).saturating_mul(element_size);
+        // A 3-byte texel (sRGB) is aligned as a 4-byte one, as the CTS
+        // aligns its buffers: to the texel size rounded up to a power of 2.
         let base_alignment = limits
             .base_address_alignment
             .max(1)
-            .saturating_mul(element_size);
+            .saturating_mul(element_size.next_power_of_two());
         if row_pitch % pitch_alignment != 0 || address % base_alignment != 0 {
             return Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
         }
@@ -756,6 +758,26 @@ mod tests {
             from_buffer(&pitched(d, 0, 64), 80, 0),
             Err(CL_INVALID_IMAGE_DESCRIPTOR)
         );
+    }
+
+    #[test]
+    fn a_3_byte_texel_from_a_buffer_is_aligned_as_a_4_byte_one() {
+        let srgb = Format {
+            order: CL_sRGB,
+            data_type: CL_UNORM_INT8,
+        };
+        let limits = Limits {
+            pitch_alignment: 1,
+            base_address_alignment: 1,
+            ..LIMITS
+        };
+        let d = desc(CL_MEM_OBJECT_IMAGE2D, [5, 3, 0, 0]);
+        let at = |address| {
+            let parent = Parent::Buffer { size: 64, address };
+            check_desc(Some(&d), srgb, false, parent, &limits)
+        };
+        assert_eq!(at(8).map(|s| s.row_pitch), Ok(15));
+        assert_eq!(at(6), Err(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR));
     }
 
     #[test]
