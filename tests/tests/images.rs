@@ -1234,3 +1234,18 @@ fn command_buffers_record_image_commands() {
         check(release(cb), "clReleaseCommandBufferKHR");
     }
 }
+
+#[test]
+fn a_sampled_read_of_a_write_only_image_fails_the_build_with_a_log() {
+    let e = Env::new();
+    let src = "kernel void k(write_only image2d_t i, sampler_t s, global float4 *o) {\n\
+               *o = read_imagef(i, s, (int2)(0, 0));\n}";
+    let failure = build(e.c(), src, "").expect_err("a read of a write-only image built");
+    let log = failure.to_string();
+    assert!(log.contains("read_imagef"), "{log}");
+    // The context builds other programs as before.
+    e.program(
+        "kernel void fine(read_only image2d_t i, global int *o) { *o = get_image_width(i); }",
+        "",
+    );
+}
