@@ -111,6 +111,50 @@ def main():
 
     check_binary_cache(ctx)
     check_struct_layout(device)
+    check_images(ctx, queue)
+
+
+IMAGE_SHIFT = """
+__constant sampler_t image_shift_sampler =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+__kernel void image_shift(__read_only image2d_t src, __write_only image2d_t dst)
+{
+    int2 at = (int2)(get_global_id(0), get_global_id(1));
+    float4 p = read_imagef(src, image_shift_sampler, at + (int2)(1, 0));
+    write_imagef(dst, at, p * 0.5f);
+}
+"""
+
+
+def check_images(ctx, queue):
+    """pyopencl's images: made from a numpy array, read with a sampler by a
+    kernel that writes another image, copied back into numpy; and an image
+    of uint8 made by image_from_array, read back as it was."""
+    h, w = 48, 64
+    rng = np.random.default_rng(77)
+    src = rng.integers(0, 256, (h, w, 4), dtype=np.uint8)
+    fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.UNORM_INT8)
+    formats = cl.get_supported_image_formats(ctx, cl.mem_flags.READ_ONLY, cl.mem_object_type.IMAGE2D)
+    check("RGBA UNORM_INT8 2D images are supported", any(
+        f.channel_order == fmt.channel_order and f.channel_data_type == fmt.channel_data_type
+        for f in formats), repr(formats))
+    mf = cl.mem_flags
+    image = cl.create_image(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, fmt, shape=(w, h), hostbuf=src)
+    out = cl.create_image(ctx, mf.WRITE_ONLY, fmt, shape=(w, h))
+    program = cl.Program(ctx, IMAGE_SHIFT).build()
+    program.image_shift(queue, (w, h), None, image, out)
+    got = np.empty_like(src)
+    cl.enqueue_copy(queue, got, out, origin=(0, 0), region=(w, h)).wait()
+    # One texel to the right, the last column clamped; halved and rounded
+    # to nearest even by the UNORM8 write.
+    shifted = np.concatenate([src[:, 1:], src[:, -1:]], axis=1).astype(np.float32)
+    want = np.rint(shifted / 255.0 * 0.5 * 255.0).astype(np.uint8)
+    bad = int(np.count_nonzero(got != want))
+    check("a kernel reads and writes pyopencl images", bad == 0, f"{bad} channels differ")
+    raw = cl.image_from_array(ctx, src, num_channels=4, mode="r")
+    back = np.empty_like(src)
+    cl.enqueue_copy(queue, back, raw, origin=(0, 0), region=(w, h)).wait()
+    check("image_from_array's image reads back as the array", bool((back == src).all()))
 
 
 def check_binary_cache(ctx):
