@@ -25,12 +25,12 @@ pub fn get_image(mem: cl_mem) -> Result<Arc<ClObject<Mem>>, cl_int> {
     Ok(m)
 }
 
+/// A command's queue and the memory object it names.
+type QueueAndMem = (Arc<ClObject<Queue>>, Arc<ClObject<Mem>>);
+
 /// The queue and image of an image command, of one context, on a device
 /// with images.
-fn lookup(
-    queue: cl_command_queue,
-    image: cl_mem,
-) -> Result<(Arc<ClObject<Queue>>, Arc<ClObject<Mem>>), cl_int> {
+fn lookup(queue: cl_command_queue, image: cl_mem) -> Result<QueueAndMem, cl_int> {
     let q = object::get::<Queue>(queue)?;
     let m = get_image(image)?;
     same_context(&q, &m)?;

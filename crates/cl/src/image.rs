@@ -164,7 +164,7 @@ unsafe fn create(
         Some(m) => memory::inherit_flags(flags, m.flags)?,
         None => {
             let wants_ptr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) != 0;
-            ensure(wants_ptr == !host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
+            ensure(wants_ptr != host_ptr.is_null(), CL_INVALID_HOST_PTR)?;
             flags
         }
     };
@@ -339,7 +339,7 @@ pub unsafe extern "C" fn get_supported_image_formats(
         let query_flags = flags & !CL_MEM_KERNEL_READ_AND_WRITE;
         ensure(memory::valid_flags(query_flags), CL_INVALID_VALUE)?;
         ensure(IMAGE_TYPES.contains(&image_type), CL_INVALID_VALUE)?;
-        ensure(!(num_entries == 0 && !formats.is_null()), CL_INVALID_VALUE)?;
+        ensure(num_entries != 0 || formats.is_null(), CL_INVALID_VALUE)?;
         let list: Vec<Format> = if limits(&ctx).is_ok() {
             format::supported(flags, image_type)
         } else {
