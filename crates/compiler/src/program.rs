@@ -17,6 +17,13 @@ use llvm_sys::LLVMLinkage;
 /// The target triple every host program is compiled for.
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
+/// The data layout Clang gives `TRIPLE`, which a SPIR-V module is given too.
+const DATA_LAYOUT: &str =
+    "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128";
+
+/// The values `clSetProgramSpecializationConstant` set, by SpecId.
+pub type SpecConstants = std::collections::BTreeMap<u32, Vec<u8>>;
+
 /// Header of a ferrocl program binary: magic, a kind byte, then LLVM bitcode.
 const BINARY_MAGIC: &[u8; 7] = b"FERROCL";
 
@@ -176,6 +183,28 @@ impl ProgramModule {
         input.build(disk_cache::global(), ModuleKind::Object)
     }
 
+    /// Translates a SPIR-V module into an executable (`clBuildProgram` of
+    /// a program made with `clCreateProgramWithIL`).
+    pub fn compile_il(
+        il: &[u8],
+        spec: &SpecConstants,
+        options: &BuildOptions,
+    ) -> Result<ProgramModule, BuildError> {
+        let input = IlInput { il, spec, options };
+        input.build(disk_cache::global(), ModuleKind::Executable)
+    }
+
+    /// Translates a SPIR-V module into an object for [`link`](Self::link)
+    /// (`clCompileProgram`).
+    pub fn compile_il_object(
+        il: &[u8],
+        spec: &SpecConstants,
+        options: &BuildOptions,
+    ) -> Result<ProgramModule, BuildError> {
+        let input = IlInput { il, spec, options };
+        input.build(disk_cache::global(), ModuleKind::Object)
+    }
+
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
     /// into a library with `library`.
     pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
@@ -321,6 +350,63 @@ impl SourceInput<'_> {
             .add(clang_frontend::RESOURCE_DIR.as_bytes());
         for h in self.headers {
             k.add(h.name.as_bytes()).add(h.source);
+        }
+        k.finish()
+    }
+}
+
+/// What a build from SPIR-V depends on.
+struct IlInput<'a> {
+    il: &'a [u8],
+    spec: &'a SpecConstants,
+    options: &'a BuildOptions,
+}
+
+impl IlInput<'_> {
+    /// Builds a module of `kind` from the SPIR-V, or takes it from `cache`.
+    fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
+        let key = self.key(kind);
+        if let Some(p) = cache
+            .get(&key)
+            .and_then(|e| ProgramModule::from_cache_entry(&e))
+        {
+            return Ok(p);
+        }
+        let ctx = Context::new();
+        FRONT_END_RUNS.set(FRONT_END_RUNS.get() + 1);
+        let opts = spirv_ll::Options {
+            triple: TRIPLE,
+            data_layout: DATA_LAYOUT,
+            spec_constants: self.spec,
+            uniform_work_group_size: self
+                .options
+                .clang_args
+                .iter()
+                .any(|a| a == "-cl-uniform-work-group-size"),
+        };
+        // SAFETY: the module lives in `ctx`, which outlives this call.
+        let p = unsafe {
+            let module = spirv_ll::translate(ctx.0, self.il, &opts).map_err(|e| BuildError {
+                log: format!("error: {e}\n"),
+            })?;
+            finish(
+                module,
+                String::new(),
+                CodeGenOptions::of(self.options),
+                kind,
+            )?
+        };
+        cache.put(&key, &p.cache_entry());
+        Ok(p)
+    }
+
+    fn key(&self, kind: ModuleKind) -> disk_cache::Key {
+        let mut k = KeyBuilder::new("spirv-program");
+        k.add(&[kind.tag()])
+            .add(self.il)
+            .add(format!("{:?}", self.options).as_bytes());
+        for (id, value) in self.spec {
+            k.add(&id.to_le_bytes()).add(value);
         }
         k.finish()
     }
