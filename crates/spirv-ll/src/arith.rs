@@ -387,8 +387,11 @@ impl Tr<'_> {
     pub fn any_all(&mut self, inst: &Inst) -> Result<()> {
         let (_, ty) = self.res(inst)?;
         let a = self.arg_any(inst, 0)?;
-        if !matches!(self.kind(ty)?, Kind::Bool) || !self.is_bool(a.ty) || self.width_of(a.ty)? < 2
-        {
+        let vector = self.width_of(a.ty)? >= 2;
+        // Clang's SPIR-V back end also gives integer vectors: a component
+        // is true when it is not zero.
+        let ok = self.is_bool(a.ty) || self.int_bits(a.ty).is_some();
+        if !matches!(self.kind(ty)?, Kind::Bool) || !ok || !vector {
             return Err(inst.err("the operand is not a bool vector or the result not a bool"));
         }
         let name = if inst.op() == Op::Any {
@@ -396,8 +399,16 @@ impl Tr<'_> {
         } else {
             "llvm.vector.reduce.and"
         };
-        // SAFETY: a bool vector.
-        let v = unsafe { ll::call_intrinsic(self.m, self.b, name, &[self.llty(a.ty)?], &[a.v]) };
+        // SAFETY: a bool (or integer) vector.
+        let v = unsafe {
+            let mut bools = a.v;
+            if !self.is_bool(a.ty) {
+                let zero = LLVMConstNull(self.llty(a.ty)?);
+                bools = LLVMBuildICmp(self.b, IP::LLVMIntNE, a.v, zero, NONAME);
+            }
+            let bt = LLVMTypeOf(bools);
+            ll::call_intrinsic(self.m, self.b, name, &[bt], &[bools])
+        };
         self.set(inst, v)
     }
 

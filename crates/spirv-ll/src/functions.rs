@@ -65,6 +65,19 @@ impl Tr<'_> {
         if kernel.is_some() && !matches!(self.kind(ret)?, Kind::Void) {
             return Err(def.err("a kernel must return void"));
         }
+        // An imported builtin (Clang's SPIR-V back end leaves some OpenCL C
+        // builtins as calls, mangled for SPIR): a function of this module
+        // that calls the library's, so the library's ABI is met.
+        let alias = match &link {
+            Some((n, LinkageType::Import)) if !has_body => crate::mangle::demangle(n)
+                .map(|(base, args)| crate::mangle::mangle(&base, &args))
+                .filter(|m| crate::library::exists(m)),
+            _ => None,
+        };
+        let name = match &alias {
+            Some(_) => format!("spirv.builtin.{name}"),
+            None => name,
+        };
         let c = cstr(&name);
         // SAFETY: functions and attributes of the translator's module.
         unsafe {
@@ -73,16 +86,17 @@ impl Tr<'_> {
                 return Err(def.err(format!("two functions are named {name}")));
             }
             let lf = LLVMAddFunction(self.m, c.as_ptr(), self.llty(fn_type)?);
-            let import = matches!(link, Some((_, LinkageType::Import)));
+            let import = matches!(link, Some((_, LinkageType::Import))) && alias.is_none();
             if import && has_body {
                 return Err(def.err("an imported function has a body"));
             }
-            if !import && !has_body {
+            if !import && !has_body && alias.is_none() {
                 return Err(def.err("a function without a body must be imported"));
             }
             LLVMSetLinkage(
                 lf,
                 match (&kernel, &link) {
+                    _ if alias.is_some() => LLVMLinkage::LLVMInternalLinkage,
                     (Some(_), _) => LLVMLinkage::LLVMExternalLinkage,
                     (None, Some((_, LinkageType::LinkOnceODR))) => {
                         LLVMLinkage::LLVMLinkOnceODRLinkage
@@ -127,6 +141,9 @@ impl Tr<'_> {
                 }
                 self.param_attributes(lf, i as u32 + 1, pid, pty)?;
             }
+            if let Some(target) = &alias {
+                self.alias_body(lf, target, ret)?;
+            }
             self.claim(id)?;
             let params = params
                 .iter()
@@ -142,6 +159,36 @@ impl Tr<'_> {
                 },
             );
         }
+        Ok(())
+    }
+
+    /// The body of a function standing for library function `target`.
+    unsafe fn alias_body(&mut self, f: LLVMValueRef, target: &str, ret: Id) -> Result<()> {
+        let allocas = LLVMAppendBasicBlockInContext(self.ctx, f, c"entry".as_ptr());
+        let body = LLVMAppendBasicBlockInContext(self.ctx, f, c"".as_ptr());
+        self.cur = Some(FnState {
+            llvm: f,
+            allocas,
+            blocks: HashMap::new(),
+            phis: Vec::new(),
+            locals: Vec::new(),
+            block: 0,
+        });
+        LLVMPositionBuilderAtEnd(self.b, body);
+        let args: Vec<LLVMValueRef> = (0..LLVMCountParams(f))
+            .map(|i| LLVMGetParam(f, i))
+            .collect();
+        let void = matches!(self.kind(ret)?, Kind::Void);
+        let r = self.call_library(target, &args, (!void).then(|| self.llty(ret)).transpose()?);
+        self.cur = None;
+        let r = r?;
+        if void {
+            LLVMBuildRetVoid(self.b);
+        } else {
+            LLVMBuildRet(self.b, r);
+        }
+        LLVMPositionBuilderAtEnd(self.b, allocas);
+        LLVMBuildBr(self.b, body);
         Ok(())
     }
 

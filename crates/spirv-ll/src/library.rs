@@ -183,7 +183,6 @@ fn library() -> &'static Library {
 }
 
 /// Whether the library defines `name`.
-#[cfg(test)]
 pub(crate) fn exists(name: &str) -> bool {
     library().sigs.contains_key(name)
 }

@@ -21,6 +21,8 @@ pub(crate) enum CType {
     Pointer(Box<Pointee>),
     /// A named type: `ocl_event`, `ocl_sampler`, `ocl_image2d_ro`...
     Named(String),
+    /// `_Atomic(T)` (Clang spells it `U7_Atomic` before `T`).
+    Atomic(Box<CType>),
 }
 
 /// What a pointer points to, with its qualifiers.
@@ -100,6 +102,7 @@ impl CType {
             CType::Vector(e, n) => format!("{}{n}", e.spelling()),
             CType::Pointer(p) => format!("{}*", p.ty.spelling()),
             CType::Named(n) => n.strip_prefix("ocl_").unwrap_or(n).to_string(),
+            CType::Atomic(t) => format!("atomic_{}", t.spelling()),
         }
     }
 }
@@ -162,6 +165,10 @@ impl Mangler {
                 self.pointee(p);
             }
             CType::Named(n) => self.out.push_str(&format!("{}{n}", n.len())),
+            CType::Atomic(t) => {
+                self.out.push_str("U7_Atomic");
+                self.ty(t);
+            }
             _ => {}
         }
         self.subs.push(e);
@@ -214,6 +221,176 @@ pub(crate) fn mangle(name: &str, args: &[CType]) -> String {
     m.out
 }
 
+/// Reads a name mangled as Clang mangles OpenCL C builtins, for SPIR
+/// (`PU3AS1i`, private pointers unqualified) or for this target
+/// (`PU8CLglobali`): the function's name and parameter types.
+pub(crate) fn demangle(name: &str) -> Option<(String, Vec<CType>)> {
+    let mut d = Demangler {
+        s: name.strip_prefix("_Z")?.as_bytes(),
+        subs: Vec::new(),
+    };
+    let base = d.source_name()?;
+    let mut args = Vec::new();
+    if d.s == b"v" {
+        return Some((base, args));
+    }
+    while !d.s.is_empty() {
+        args.push(d.ty()?);
+        if args.len() > 64 {
+            return None;
+        }
+    }
+    Some((base, args))
+}
+
+struct Demangler<'a> {
+    s: &'a [u8],
+    subs: Vec<Entity>,
+}
+
+impl Demangler<'_> {
+    fn number(&mut self) -> Option<usize> {
+        let n = self.s.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 || n > 6 {
+            return None;
+        }
+        let v = std::str::from_utf8(&self.s[..n]).ok()?.parse().ok()?;
+        self.s = &self.s[n..];
+        Some(v)
+    }
+
+    fn source_name(&mut self) -> Option<String> {
+        let len = self.number()?;
+        if len > self.s.len() {
+            return None;
+        }
+        let name = std::str::from_utf8(&self.s[..len]).ok()?.to_string();
+        self.s = &self.s[len..];
+        Some(name)
+    }
+
+    fn eat(&mut self, prefix: &str) -> bool {
+        match self.s.strip_prefix(prefix.as_bytes()) {
+            Some(rest) => {
+                self.s = rest;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `S_`, `S0_`...: the substitution it names.
+    fn substitution(&mut self) -> Option<&Entity> {
+        let end = self.s.iter().position(|&c| c == b'_')?;
+        let digits = std::str::from_utf8(&self.s[..end]).ok()?;
+        self.s = &self.s[end + 1..];
+        let n = if digits.is_empty() {
+            0
+        } else {
+            usize::from_str_radix(digits, 36).ok()? + 1
+        };
+        self.subs.get(n)
+    }
+
+    fn ty(&mut self) -> Option<CType> {
+        let builtin = [
+            ("Dh", CType::Half),
+            ("v", CType::Void),
+            ("c", CType::Char),
+            ("a", CType::Char),
+            ("h", CType::UChar),
+            ("s", CType::Short),
+            ("t", CType::UShort),
+            ("i", CType::Int),
+            ("j", CType::UInt),
+            ("l", CType::Long),
+            ("m", CType::ULong),
+            ("f", CType::Float),
+            ("d", CType::Double),
+        ];
+        for (code, t) in builtin {
+            if self.eat(code) {
+                return Some(t);
+            }
+        }
+        if self.eat("S") {
+            return match self.substitution()? {
+                Entity::Type(t) => Some(t.clone()),
+                Entity::Qualified(_) => None,
+            };
+        }
+        let t = if self.eat("Dv") {
+            let n = self.number()? as u32;
+            if !self.eat("_") {
+                return None;
+            }
+            CType::Vector(Box::new(self.ty()?), n)
+        } else if self.eat("P") {
+            CType::Pointer(Box::new(self.pointee()?))
+        } else if self.eat("U7_Atomic") {
+            CType::Atomic(Box::new(self.ty()?))
+        } else if self.s.first()?.is_ascii_digit() {
+            CType::Named(self.source_name()?)
+        } else {
+            return None;
+        };
+        self.subs.push(Entity::Type(t.clone()));
+        Some(t)
+    }
+
+    fn pointee(&mut self) -> Option<Pointee> {
+        if self.s.first() == Some(&b'S') {
+            self.s = &self.s[1..];
+            return match self.substitution()?.clone_entity() {
+                Entity::Qualified(p) => Some(p),
+                Entity::Type(t) => Some(Pointee {
+                    space: 0,
+                    konst: false,
+                    volatile: false,
+                    ty: t,
+                }),
+            };
+        }
+        let mut space = None;
+        while self.s.first() == Some(&b'U') && !self.s.starts_with(b"U7_Atomic") {
+            self.s = &self.s[1..];
+            let q = self.source_name()?;
+            space = Some(match q.as_str() {
+                "AS1" | "CLglobal" => 1,
+                "AS2" | "CLconstant" => 2,
+                "AS3" | "CLlocal" => 3,
+                "AS4" | "CLgeneric" => 4,
+                "AS0" | "CLprivate" => 0,
+                _ => return None,
+            });
+        }
+        self.eat("r");
+        let volatile = self.eat("V");
+        let konst = self.eat("K");
+        let qualified = space.is_some() || volatile || konst;
+        let ty = self.ty()?;
+        let p = Pointee {
+            space: space.unwrap_or(0),
+            konst,
+            volatile,
+            ty,
+        };
+        if qualified {
+            self.subs.push(Entity::Qualified(p.clone()));
+        }
+        Some(p)
+    }
+}
+
+impl Entity {
+    fn clone_entity(&self) -> Entity {
+        match self {
+            Entity::Type(t) => Entity::Type(t.clone()),
+            Entity::Qualified(p) => Entity::Qualified(p.clone()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,6 +437,30 @@ mod tests {
             ),
             "_Z21async_work_group_copyPU7CLlocalDv4_cPU8CLglobalKS_m9ocl_event"
         );
+    }
+
+    #[test]
+    fn spir_names_read_back_as_this_targets() {
+        for (spir, ours) in [
+            ("_Z10atomic_incPU3AS1Vi", "_Z10atomic_incPU8CLglobalVi"),
+            ("_Z5fractDv4_fPS_", "_Z5fractDv4_fPU9CLprivateS_"),
+            ("_Z6vload4mPU3AS2Kf", "_Z6vload4mPU10CLconstantKf"),
+            (
+                "_Z25atomic_fetch_add_explicitPU3AS4VU7_Atomicii12memory_order12memory_scope",
+                "_Z25atomic_fetch_add_explicitPU9CLgenericVU7_Atomicii12memory_order12memory_scope",
+            ),
+            (
+                "_Z21async_work_group_copyPU3AS3Dv4_cPU3AS1KS_m9ocl_event",
+                "_Z21async_work_group_copyPU7CLlocalDv4_cPU8CLglobalKS_m9ocl_event",
+            ),
+        ] {
+            let (name, args) = demangle(spir).unwrap();
+            assert_eq!(mangle(&name, &args), ours, "{spir}");
+            let (name, args) = demangle(ours).unwrap();
+            assert_eq!(mangle(&name, &args), ours);
+        }
+        assert!(demangle("_Z3fooPU3AS9i").is_none());
+        assert!(demangle("not mangled").is_none());
     }
 
     #[test]
