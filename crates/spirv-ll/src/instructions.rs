@@ -226,6 +226,7 @@ impl Tr<'_> {
             | ImageQueryLevels
             | ImageQuerySamples
             | Image => self.image(inst),
+            ReadClockKHR => self.read_clock(inst),
             Kill | TerminateInvocation => Err(inst.err("not an instruction of kernels")),
             other => Err(inst.err(format!("Op{other:?} is not supported"))),
         }

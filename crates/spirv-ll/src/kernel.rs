@@ -87,9 +87,7 @@ impl Tr<'_> {
             return Err(self.fail("the entry point has no function type"));
         };
         let declared = self.declared_type_names(kernel);
-        let (mut spaces, mut access, mut types, mut quals, mut names) =
-            (vec![], vec![], vec![], vec![], vec![]);
-        let mut all_named = true;
+        let (mut spaces, mut access, mut types, mut quals) = (vec![], vec![], vec![], vec![]);
         for (i, &p) in params.iter().enumerate() {
             let pty = ptys.get(i).copied().unwrap_or(0);
             let attrs = self.deco.param_attrs(p);
@@ -131,19 +129,14 @@ impl Tr<'_> {
             access.push(ll::md_string(ctx, acc));
             types.push(ll::md_string(ctx, &name));
             quals.push(ll::md_string(ctx, &q.join(" ")));
-            match self.names.get(&p) {
-                Some(n) => names.push(ll::md_string(ctx, n)),
-                None => all_named = false,
-            }
         }
         ll::set_function_metadata(f, "kernel_arg_addr_space", &spaces);
         ll::set_function_metadata(f, "kernel_arg_access_qual", &access);
         ll::set_function_metadata(f, "kernel_arg_type", &types);
         ll::set_function_metadata(f, "kernel_arg_base_type", &types);
         ll::set_function_metadata(f, "kernel_arg_type_qual", &quals);
-        if all_named && !params.is_empty() {
-            ll::set_function_metadata(f, "kernel_arg_name", &names);
-        }
+        // No kernel_arg_name: argument information is the source's
+        // (`-cl-kernel-arg-info`), which a program from IL lacks.
         Ok(())
     }
 

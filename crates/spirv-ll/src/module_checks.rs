@@ -34,6 +34,16 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::AtomicFloat64MinMaxEXT,
     // Uniform and UniformId are hints only.
     Capability::UniformDecoration,
+    Capability::ImageBasic,
+    Capability::ImageReadWrite,
+    Capability::Image1D,
+    Capability::ImageBuffer,
+    Capability::Sampled1D,
+    Capability::SampledBuffer,
+    Capability::LiteralSampler,
+    // OpBitFieldInsert and friends, OpBitReverse, OpBitCount.
+    Capability::BitInstructions,
+    Capability::ShaderClockKHR,
 ];
 
 /// The extensions a module may declare.
@@ -46,6 +56,8 @@ pub const EXTENSIONS: &[&str] = &[
     "SPV_KHR_non_semantic_info",
     "SPV_EXT_shader_atomic_float_add",
     "SPV_EXT_shader_atomic_float_min_max",
+    "SPV_KHR_bit_instructions",
+    "SPV_KHR_shader_clock",
 ];
 
 /// The extended instruction sets a module may import (besides any
