@@ -285,6 +285,13 @@ impl Tr<'_> {
             self.enter(inst);
             match inst.op() {
                 Op::FunctionParameter => {
+                    if param >= LLVMCountParams(func.llvm)
+                        || self.cur.as_ref().is_some_and(|s| s.block != 0)
+                    {
+                        return Err(inst.err(
+                            "a parameter past the function type's, or after the first block",
+                        ));
+                    }
                     let pid = inst.result_id()?;
                     let v = LLVMGetParam(func.llvm, param);
                     param += 1;
@@ -348,9 +355,23 @@ impl Tr<'_> {
                     .ok_or_else(|| {
                         inst.err(format!("%{parent} is not a block of this function"))
                     })?;
-                let mut vs = [v];
-                let mut bs = [bb];
-                LLVMAddIncoming(phi, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+                // A switch may reach the block from one parent twice: LLVM
+                // wants an entry for each edge, SPIR-V gives one per parent.
+                let here = LLVMGetInstructionParent(phi);
+                let term = LLVMGetBasicBlockTerminator(bb);
+                let edges = if term.is_null() {
+                    1
+                } else {
+                    (0..LLVMGetNumSuccessors(term))
+                        .filter(|&i| LLVMGetSuccessor(term, i) == here)
+                        .count()
+                        .max(1)
+                };
+                for _ in 0..edges {
+                    let mut vs = [v];
+                    let mut bs = [bb];
+                    LLVMAddIncoming(phi, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+                }
             }
         }
         Ok(())

@@ -15,7 +15,9 @@ impl Tr<'_> {
     pub fn res(&self, inst: &Inst) -> Result<(Id, Id)> {
         let id = inst.result_id()?;
         let ty = inst.result_type()?;
-        self.ty(ty)?;
+        if !self.is_sized(ty) && !matches!(self.kind(ty)?, Kind::Void) {
+            return Err(inst.err(format!("result type %{ty} is not the type of a value")));
+        }
         Ok((id, ty))
     }
 

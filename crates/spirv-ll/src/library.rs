@@ -217,6 +217,9 @@ impl Tr<'_> {
         if from == to {
             return Ok(v);
         }
+        if LLVMTypeIsSized(from) == 0 || LLVMTypeIsSized(to) == 0 {
+            return Err(self.fail("a builtin's argument or result has no size"));
+        }
         let size = |t| LLVMABISizeOfType(self.td, t);
         let bigger = if size(from) >= size(to) { from } else { to };
         let slot = self.alloca(bigger)?;
