@@ -23,6 +23,9 @@ pub struct Target {
     pub device_name: String,
     pub version: String,
     pub fp64: bool,
+    /// Builds take each source as the SPIR-V Clang's back end makes of it
+    /// (`clang-22 --target=spirv64`), through `clCreateProgramWithIL`.
+    pub spirv: bool,
     pub device: Device,
     pub context: Context,
     pub queue: CommandQueue,
@@ -31,10 +34,21 @@ pub struct Target {
 /// Every platform the ICD loader lists whose name contains one of `wanted`
 /// (case-insensitive; all of them when `wanted` is empty). A platform that
 /// cannot give a device, context or queue is reported and skipped.
-pub fn discover(wanted: &[String]) -> Result<Vec<Target>, String> {
+pub fn discover(wanted: &[String], spirv: bool) -> Result<Vec<Target>, String> {
     let platforms = get_platforms().map_err(|e| format!("no OpenCL platform: {e}"))?;
     let mut targets = Vec::new();
     for p in platforms {
+        // ferrocl once more, taking SPIR-V: a column beside its own.
+        let name = p.name().unwrap_or_default();
+        if spirv && label_for(&name) == "ferrocl" {
+            match open(&p, name.clone(), "ferrocl-spirv".into()) {
+                Ok(mut t) => {
+                    t.spirv = true;
+                    targets.push(t)
+                }
+                Err(e) => eprintln!("skipping ferrocl-spirv: {e}"),
+            }
+        }
         let name = p.name().unwrap_or_else(|_| "?".into());
         let label = label_for(&name);
         let matches = |w: &String| {
@@ -62,6 +76,40 @@ pub fn discover(wanted: &[String]) -> Result<Vec<Target>, String> {
         }
     }
     Ok(targets)
+}
+
+/// `source` compiled to SPIR-V by `clang-22 --target=spirv64 -O2`, once
+/// per source (outside the build times measured, when made beforehand).
+pub fn spirv_of(source: &str) -> Result<Vec<u8>, String> {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static MADE: LazyLock<Mutex<HashMap<String, Vec<u8>>>> = LazyLock::new(Default::default);
+    if let Some(il) = MADE.lock().unwrap().get(source) {
+        return Ok(il.clone());
+    }
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-spirv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let n = MADE.lock().unwrap().len();
+    let (cl, spv) = (dir.join(format!("{n}.cl")), dir.join(format!("{n}.spv")));
+    std::fs::write(&cl, source).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("clang-22")
+        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
+        .arg(&spv)
+        .arg(&cl)
+        .output()
+        .map_err(|e| format!("clang-22: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "clang-22: {}",
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        ));
+    }
+    let il = std::fs::read(&spv).map_err(|e| e.to_string())?;
+    MADE.lock().unwrap().insert(source.to_string(), il.clone());
+    Ok(il)
 }
 
 /// Short, stable names for the platforms this project compares against.
@@ -92,6 +140,7 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
         device_name: device.name().unwrap_or_default(),
         version: device.version().unwrap_or_default(),
         fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
+        spirv: false,
         device,
         context,
         queue,
@@ -101,8 +150,12 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
 impl Target {
     /// Builds `source`; on failure the first error line of the build log.
     pub fn build(&self, source: &str) -> Result<Program, String> {
-        let mut program = Program::create_from_source(&self.context, source)
-            .map_err(|e| format!("create program: {e}"))?;
+        let mut program = if self.spirv {
+            Program::create_from_il(&self.context, &spirv_of(source)?)
+        } else {
+            Program::create_from_source(&self.context, source)
+        }
+        .map_err(|e| format!("create program: {e}"))?;
         match program.build(&[self.device.id()], "") {
             Ok(()) => Ok(program),
             Err(e) => {

@@ -744,6 +744,63 @@ __kernel __attribute__((work_group_size_hint(4, 1, 1))) void other(__global int*
         assert_eq!(again.kernels[1].work_group_size_hint, Some([4, 1, 1]));
     }
 
+    /// `src` as the SPIR-V Clang's back end makes of it.
+    fn spirv(src: &str) -> Vec<u8> {
+        let dir =
+            std::env::temp_dir().join(format!("ferrocl-program-spirv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
+        std::fs::write(&cl, src).unwrap();
+        let ok = std::process::Command::new("clang-22")
+            .args(["--target=spirv64", "-cl-std=CL3.0", "-c", "-o"])
+            .arg(&spv)
+            .arg(&cl)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        std::fs::read(&spv).unwrap()
+    }
+
+    #[test]
+    fn an_il_build_is_cached_by_its_bytes_and_specialization_constants() {
+        let cache = cache("il");
+        let il = spirv(std::str::from_utf8(SRC).unwrap());
+        let options = BuildOptions::parse("").unwrap();
+        let none = SpecConstants::new();
+        let build = |il: &[u8], spec: &SpecConstants| {
+            IlInput {
+                il,
+                spec,
+                options: &options,
+            }
+            .build(&cache, ModuleKind::Executable)
+        };
+        let before = FRONT_END_RUNS.get();
+        let first = build(&il, &none).unwrap();
+        assert_eq!(first.kernels[0].name, "k");
+        let again = build(&il, &none).unwrap();
+        assert_eq!(
+            FRONT_END_RUNS.get() - before,
+            1,
+            "the second build came from the cache"
+        );
+        assert_eq!(again.bitcode, first.bitcode);
+        // Other values of the specialization constants are another entry.
+        let spec = SpecConstants::from([(0, vec![1, 0, 0, 0])]);
+        build(&il, &spec).unwrap();
+        assert_eq!(FRONT_END_RUNS.get() - before, 2);
+        // A failed translation is not kept, and its log names the instruction.
+        let mut bad = il.clone();
+        let n = bad.len();
+        bad.truncate(n - 4);
+        for _ in 0..2 {
+            let e = build(&bad, &none).unwrap_err();
+            assert!(e.log.contains("SPIR-V error at word"), "{}", e.log);
+        }
+        assert_eq!(FRONT_END_RUNS.get() - before, 4);
+    }
+
     #[test]
     fn failed_builds_are_not_cached() {
         let cache = cache("failure");
