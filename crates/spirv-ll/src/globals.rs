@@ -45,7 +45,7 @@ impl Tr<'_> {
             Op::ExtInst => {
                 let set = inst.id(0)?;
                 match self.ext_sets.get(&set) {
-                    Some(ExtSet::Ignored) => Ok(()),
+                    Some(ExtSet::Ignored | ExtSet::DebugPrintf) => Ok(()),
                     _ => Err(inst.err("only non-semantic instructions may be at module scope")),
                 }
             }

@@ -100,6 +100,7 @@ impl Tr<'_> {
                 let set = inst.id(0)?;
                 match self.ext_sets.get(&set) {
                     Some(ExtSet::OpenClStd) => self.opencl_std(inst),
+                    Some(ExtSet::DebugPrintf) => self.debug_printf(inst),
                     Some(ExtSet::Ignored) => {
                         // Its result, if anything uses it, is nothing.
                         if let (Some(id), Some(ty)) = (inst.inst.result_id, inst.inst.result_type) {

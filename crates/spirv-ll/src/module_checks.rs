@@ -71,6 +71,8 @@ const TAKEN_UNREPORTED: &[Capability] = &[Capability::Float16];
 pub(crate) fn ext_set(name: &str) -> Option<ExtSet> {
     if name == "OpenCL.std" {
         Some(ExtSet::OpenClStd)
+    } else if name == "NonSemantic.DebugPrintf" {
+        Some(ExtSet::DebugPrintf)
     } else if name.starts_with("NonSemantic.") || name == "OpenCL.DebugInfo.100" {
         Some(ExtSet::Ignored)
     } else {

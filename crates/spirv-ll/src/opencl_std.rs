@@ -114,9 +114,54 @@ impl Tr<'_> {
         if !matches!(self.kind(ty)?, Kind::Int(32)) {
             return Err(inst.err("printf returns a 32-bit integer"));
         }
-        let mut args = vec![f.v];
+        self.call_printf(inst, f.v, rest, true)
+    }
+
+    /// `NonSemantic.DebugPrintf`'s `DebugPrintf`: OpenCL C's printf of the
+    /// format an `OpString` holds.
+    pub fn debug_printf(&mut self, inst: &Inst) -> Result<()> {
+        let id = inst.result_id()?;
+        if inst.literal(1)? != 1 {
+            return Err(inst.err("NonSemantic.DebugPrintf has only instruction 1"));
+        }
+        let ids = inst.ids(2)?;
+        let Some((&fmt, rest)) = ids.split_first() else {
+            return Err(inst.err("DebugPrintf has no format"));
+        };
+        let text = self
+            .strings
+            .get(&fmt)
+            .cloned()
+            .ok_or_else(|| inst.err(format!("%{fmt} is not an OpString")))?;
+        // SAFETY: a private constant string in the constant address space.
+        let format = unsafe {
+            let s = LLVMConstStringInContext2(self.ctx, text.as_ptr().cast(), text.len(), 0);
+            let g = LLVMAddGlobalInAddressSpace(self.m, LLVMTypeOf(s), c".str".as_ptr(), 2);
+            LLVMSetInitializer(g, s);
+            LLVMSetGlobalConstant(g, 1);
+            LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            LLVMSetUnnamedAddress(g, llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
+            g
+        };
+        self.call_printf(inst, format, rest, false)?;
+        self.claim(id)
+    }
+
+    fn call_printf(
+        &mut self,
+        inst: &Inst,
+        format: LLVMValueRef,
+        rest: &[u32],
+        define: bool,
+    ) -> Result<()> {
+        let mut args = vec![format];
         for &a in rest {
-            args.push(self.val(a)?.v);
+            let v = self.val(a)?;
+            if !self.is_sized(v.ty) || matches!(self.kind(v.ty)?, Kind::Struct(_) | Kind::Array(..))
+            {
+                return Err(inst.err(format!("printf cannot take %{a}")));
+            }
+            args.push(v.v);
         }
         // SAFETY: a variadic declaration as Clang makes it; any arguments.
         unsafe {
@@ -130,7 +175,10 @@ impl Tr<'_> {
                 return Err(inst.err("printf is declared with another type"));
             }
             let v = ll::call(self.b, fty, f, &args);
-            self.set(inst, v)
+            if define {
+                self.set(inst, v)?;
+            }
+            Ok(())
         }
     }
 

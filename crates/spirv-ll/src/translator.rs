@@ -40,6 +40,8 @@ pub(crate) struct Val {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExtSet {
     OpenClStd,
+    /// `NonSemantic.DebugPrintf`: its `DebugPrintf` is OpenCL C's printf.
+    DebugPrintf,
     /// A non-semantic or debug-info set: its instructions are dropped.
     Ignored,
 }
