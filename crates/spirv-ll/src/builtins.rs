@@ -76,21 +76,62 @@ impl Tr<'_> {
         })
     }
 
-    /// What a load of the whole built-in variable reads.
-    pub fn load_builtin(&mut self, var: BuiltIn, pointee: Id) -> Result<LLVMValueRef> {
+    /// What a load of the whole built-in variable reads: the value, and for
+    /// a vector its components.
+    pub fn load_builtin_parts(&mut self, var: BuiltIn, pointee: Id) -> Result<(LLVMValueRef, Vec<LLVMValueRef>)> {
         // SAFETY: the builder is in a block of the function being translated.
         unsafe {
             match self.kind(pointee)?.clone() {
                 Kind::Vector(e, n) => {
                     let mut v = LLVMGetPoison(self.llty(pointee)?);
+                    let mut parts = Vec::new();
                     for i in 0..n {
                         let d = ll::i32c(self.ctx, i as u64);
                         let c = self.builtin_component(var, Some(d), e)?;
+                        parts.push(c);
                         v = LLVMBuildInsertElement(self.b, v, c, d, NONAME);
                     }
-                    Ok(v)
+                    Ok((v, parts))
                 }
-                _ => self.builtin_component(var, None, pointee),
+                _ => Ok((self.builtin_component(var, None, pointee)?, Vec::new())),
+            }
+        }
+    }
+
+    pub fn load_builtin(&mut self, var: BuiltIn, pointee: Id) -> Result<LLVMValueRef> {
+        Ok(self.load_builtin_parts(var, pointee)?.0)
+    }
+
+    /// Drops the vectors of built-ins (and the calls) that only ever gave
+    /// components: a kernel's widest value is what sets how many
+    /// work-items run at once, and `<3 x i64>` is not the kernel's.
+    pub fn drop_unused_builtin_vectors(&mut self) {
+        let loads = std::mem::take(&mut self.builtin_loads);
+        // SAFETY: instructions of the function just translated, erased only
+        // once nothing uses them.
+        unsafe {
+            for (vector, parts) in loads {
+                let mut chain = Vec::new();
+                let mut v = vector;
+                while !v.is_null() && !LLVMIsAInsertElementInst(v).is_null() {
+                    chain.push(v);
+                    v = LLVMGetOperand(v, 0);
+                }
+                for i in chain {
+                    if LLVMGetFirstUse(i).is_null() {
+                        LLVMInstructionEraseFromParent(i);
+                    } else {
+                        break;
+                    }
+                }
+                for p in parts {
+                    let mut v = p;
+                    while !v.is_null() && !LLVMIsAInstruction(v).is_null() && LLVMGetFirstUse(v).is_null() {
+                        let next = if LLVMIsACallInst(v).is_null() { LLVMGetOperand(v, 0) } else { std::ptr::null_mut() };
+                        LLVMInstructionEraseFromParent(v);
+                        v = next;
+                    }
+                }
             }
         }
     }

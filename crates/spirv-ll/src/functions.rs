@@ -251,6 +251,8 @@ impl Tr<'_> {
                 block: 0,
             });
             let result = self.body_blocks(f, &func, &labels);
+            self.drop_unused_builtin_vectors();
+            self.builtin_parts.clear();
             // Forget this function's ids whatever happened.
             let state = self.cur.take();
             if let Some(s) = &state {

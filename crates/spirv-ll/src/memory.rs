@@ -99,7 +99,11 @@ impl Tr<'_> {
                 if !self.same(pointee, ty) {
                     return Err(inst.err("the result type is not the pointer's pointee type"));
                 }
-                let v = self.load_builtin(var, ty)?;
+                let (v, parts) = self.load_builtin_parts(var, ty)?;
+                if !parts.is_empty() {
+                    self.builtin_parts.insert(inst.result_id()?, parts.clone());
+                    self.builtin_loads.push((v, parts));
+                }
                 return self.set(inst, v);
             }
             Value::BuiltinElem {

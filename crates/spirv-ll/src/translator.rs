@@ -101,6 +101,12 @@ pub(crate) struct Tr<'a> {
     pub at: (usize, String),
     /// A function whose only use is to hold instructions while constants fold.
     pub scratch: Option<LLVMValueRef>,
+    /// The components of each load of a built-in vector, by the load's id:
+    /// a constant extract takes one directly.
+    pub builtin_parts: HashMap<Id, Vec<LLVMValueRef>>,
+    /// The vectors built for those loads, dropped at the function's end
+    /// where unused.
+    pub builtin_loads: Vec<(LLVMValueRef, Vec<LLVMValueRef>)>,
 }
 
 impl<'a> Tr<'a> {
@@ -132,6 +138,8 @@ impl<'a> Tr<'a> {
             cur: None,
             at: (0, "module".into()),
             scratch: None,
+            builtin_parts: HashMap::new(),
+            builtin_loads: Vec::new(),
         }
     }
 
