@@ -78,7 +78,11 @@ impl Tr<'_> {
 
     /// What a load of the whole built-in variable reads: the value, and for
     /// a vector its components.
-    pub fn load_builtin_parts(&mut self, var: BuiltIn, pointee: Id) -> Result<(LLVMValueRef, Vec<LLVMValueRef>)> {
+    pub fn load_builtin_parts(
+        &mut self,
+        var: BuiltIn,
+        pointee: Id,
+    ) -> Result<(LLVMValueRef, Vec<LLVMValueRef>)> {
         // SAFETY: the builder is in a block of the function being translated.
         unsafe {
             match self.kind(pointee)?.clone() {
@@ -126,8 +130,15 @@ impl Tr<'_> {
                 }
                 for p in parts {
                     let mut v = p;
-                    while !v.is_null() && !LLVMIsAInstruction(v).is_null() && LLVMGetFirstUse(v).is_null() {
-                        let next = if LLVMIsACallInst(v).is_null() { LLVMGetOperand(v, 0) } else { std::ptr::null_mut() };
+                    while !v.is_null()
+                        && !LLVMIsAInstruction(v).is_null()
+                        && LLVMGetFirstUse(v).is_null()
+                    {
+                        let next = if LLVMIsACallInst(v).is_null() {
+                            LLVMGetOperand(v, 0)
+                        } else {
+                            std::ptr::null_mut()
+                        };
                         LLVMInstructionEraseFromParent(v);
                         v = next;
                     }

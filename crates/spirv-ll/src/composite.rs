@@ -83,8 +83,11 @@ impl Tr<'_> {
                         .collect::<Result<Vec<_>>>()?;
                     let (path, comp, reached) = self.walk(inst, x.ty, &indices)?;
                     // A component of a built-in is its call's value.
-                    if let (Some(parts), [i]) = (self.builtin_parts.get(&inst.id(0)?), indices.as_slice()) {
-                        if let Some(&p) = parts.get(*i as usize).filter(|_| self.same(reached, ty)) {
+                    if let (Some(parts), [i]) =
+                        (self.builtin_parts.get(&inst.id(0)?), indices.as_slice())
+                    {
+                        if let Some(&p) = parts.get(*i as usize).filter(|_| self.same(reached, ty))
+                        {
                             return self.set(inst, p);
                         }
                     }

@@ -72,6 +72,26 @@ impl Tr<'_> {
 
     fn cl_generic(&mut self, inst: &Inst, op: Cl, name: &str, sign: Sign) -> Result<()> {
         let (_, ty) = self.res(inst)?;
+        // fma and mad are LLVM's own (what the library's are once inlined),
+        // which LLVM may speculate and vectorize as it does the front end's.
+        if matches!(op, Cl::fma | Cl::mad) && self.float_bits(ty).is_some() {
+            let mut args = Vec::new();
+            for n in 2..5 {
+                args.push(self.arg(inst, n, ty)?);
+            }
+            if inst.len() != 5 {
+                return Err(inst.err("fma and mad take three operands"));
+            }
+            let intrinsic = if op == Cl::fma {
+                "llvm.fma"
+            } else {
+                "llvm.fmuladd"
+            };
+            // SAFETY: three operands of the result's floating-point type.
+            let v =
+                unsafe { ll::call_intrinsic(self.m, self.b, intrinsic, &[self.llty(ty)?], &args) };
+            return self.set(inst, v);
+        }
         let ids = inst.ids(2)?;
         let mut args = Vec::new();
         let mut types = Vec::new();
