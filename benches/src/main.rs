@@ -126,12 +126,13 @@ fn main() -> ExitCode {
     let source = kernels::whole_source();
     if args.spirv {
         // Clang's time is not the device's: every module is made first.
-        for s in kernels::all()
+        let parts = kernels::sources();
+        let made = parts
             .iter()
-            .map(|b| b.source())
-            .chain([source.as_str(), kernels::latency::SOURCE])
-        {
-            if let Err(e) = platforms::spirv_of(s) {
+            .map(|s| platforms::spirv_of(s).map(drop))
+            .chain([platforms::spirv_of_parts(&source, &parts).map(drop)]);
+        for r in made {
+            if let Err(e) = r {
                 eprintln!("no SPIR-V of a source: {e}");
             }
         }
@@ -204,7 +205,7 @@ fn cached_build_child(label: &str) -> ExitCode {
     let spirv = label.ends_with("-spirv");
     if spirv {
         // The module is made before the clock starts, as in the parent.
-        if let Err(e) = platforms::spirv_of(&kernels::whole_source()) {
+        if let Err(e) = platforms::spirv_of_parts(&kernels::whole_source(), &kernels::sources()) {
             eprintln!("{e}");
             return ExitCode::FAILURE;
         }

@@ -78,18 +78,53 @@ pub fn discover(wanted: &[String], spirv: bool) -> Result<Vec<Target>, String> {
     Ok(targets)
 }
 
+static MADE: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The SPIR-V of `whole`, the concatenation of `parts`: each part's module,
+/// linked by `spirv-link` (Clang's SPIR-V back end cannot take some
+/// programs whole: a printf beside a `__local` array).
+pub fn spirv_of_parts(whole: &str, parts: &[&str]) -> Result<Vec<u8>, String> {
+    if let Ok(il) = spirv_of(whole) {
+        return Ok(il);
+    }
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-spirv-{}", std::process::id()));
+    let mut inputs = Vec::new();
+    for (n, p) in parts.iter().enumerate() {
+        let path = dir.join(format!("part{n}.spv"));
+        std::fs::write(&path, spirv_of(p)?).map_err(|e| e.to_string())?;
+        inputs.push(path);
+    }
+    let linked = dir.join("linked.spv");
+    // Builtins Clang leaves as calls are imports no part defines.
+    let out = std::process::Command::new("spirv-link")
+        .arg("--allow-partial-linkage")
+        .args(&inputs)
+        .arg("-o")
+        .arg(&linked)
+        .output()
+        .map_err(|e| format!("spirv-link: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "spirv-link: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let il = std::fs::read(&linked).map_err(|e| e.to_string())?;
+    MADE.lock().unwrap().insert(whole.to_string(), il.clone());
+    Ok(il)
+}
+
 /// `source` compiled to SPIR-V by `clang-22 --target=spirv64 -O2`, once
 /// per source (outside the build times measured, when made beforehand).
 pub fn spirv_of(source: &str) -> Result<Vec<u8>, String> {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static MADE: LazyLock<Mutex<HashMap<String, Vec<u8>>>> = LazyLock::new(Default::default);
     if let Some(il) = MADE.lock().unwrap().get(source) {
         return Ok(il.clone());
     }
     let dir = std::env::temp_dir().join(format!("ferrocl-bench-spirv-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let n = MADE.lock().unwrap().len();
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (cl, spv) = (dir.join(format!("{n}.cl")), dir.join(format!("{n}.spv")));
     std::fs::write(&cl, source).map_err(|e| e.to_string())?;
     let out = std::process::Command::new("clang-22")
@@ -100,7 +135,8 @@ pub fn spirv_of(source: &str) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("clang-22: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "clang-22: {}",
+            "clang-22 on {}: {}",
+            cl.display(),
             String::from_utf8_lossy(&out.stderr)
                 .lines()
                 .next()
