@@ -28,22 +28,23 @@ const MINIMAL: &str = "
 ";
 
 fn assemble(text: &str) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!(
-        "spirv-ll-errors-{}-{}",
-        std::process::id(),
-        text.len()
-    ));
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("spirv-ll-errors-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (asm, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
     std::fs::write(&asm, text).unwrap();
-    let ok = Command::new("spirv-as")
+    let out = Command::new("spirv-as")
         .args(["--target-env", "spv1.0", "-o"])
         .arg(&spv)
         .arg(&asm)
-        .status()
-        .expect("spirv-as (spirv-tools)")
-        .success();
-    assert!(ok, "spirv-as");
+        .output()
+        .expect("spirv-as (spirv-tools)");
+    assert!(
+        out.status.success(),
+        "spirv-as: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let b = std::fs::read(&spv).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     b
