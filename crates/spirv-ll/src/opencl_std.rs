@@ -326,3 +326,62 @@ impl Tr<'_> {
         self.set(inst, v)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mangle::mangle;
+    use CType::*;
+
+    fn v4(t: CType) -> CType {
+        CType::Vector(Box::new(t), 4)
+    }
+
+    /// Operands of each generic instruction, as a kernel would pass them.
+    fn operands(op: Cl, arity: usize, signedness: Sign) -> Vec<CType> {
+        use Cl::*;
+        let f = v4(Float);
+        let i = v4(Int);
+        let private = |t| CType::pointer(0, false, t);
+        match op {
+            ldexp | pown | rootn => vec![f, i],
+            frexp | lgamma_r => vec![f, private(i)],
+            remquo => vec![f.clone(), f, private(i)],
+            fract | modf | sincos => vec![f.clone(), private(f)],
+            nan => vec![v4(UInt)],
+            s_upsample => vec![v4(Char), v4(UChar)],
+            u_upsample => vec![v4(UChar), v4(UChar)],
+            select => vec![f.clone(), f, i],
+            shuffle => vec![f, v4(UInt)],
+            shuffle2 => vec![f.clone(), f, v4(UInt)],
+            clz | ctz | popcount | rotate => vec![i; arity],
+            _ if format!("{op:?}").starts_with("s_") => vec![v4(Int); arity],
+            _ if format!("{op:?}").starts_with("u_") || signedness == Sign::Unsigned => {
+                vec![v4(UInt); arity]
+            }
+            _ => vec![f; arity],
+        }
+    }
+
+    #[test]
+    fn every_generic_instruction_is_a_library_function() {
+        let table = &rspirv::grammar::OPENCL_STD_100_INSTRUCTION_TABLE;
+        let mut checked = 0;
+        for n in 0..=204u32 {
+            let (Some(op), Some(grammar)) = (Cl::from_u32(n), table.lookup_opcode(n)) else {
+                continue;
+            };
+            let Some((name, signedness)) = generic(op) else {
+                continue;
+            };
+            let args = operands(op, grammar.operands.len(), signedness);
+            let f = mangle(&name, &args);
+            assert!(
+                crate::library::exists(&f),
+                "OpenCL.std {op:?}: {f} is not in the library"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 149, "{checked}");
+    }
+}
