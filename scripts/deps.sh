@@ -30,10 +30,12 @@ PYTHON="${FERROCL_PYTHON:-/usr/bin/python3}"
 #  - libzstd-dev, zlib1g-dev: what `llvm-config-22 --system-libs` names.
 #  - ocl-icd-opencl-dev + opencl-headers: libOpenCL.so (the ICD loader) and
 #    CL/cl.h for the C examples; clinfo: the clinfo check.
+#  - spirv-tools: spirv-as for the SPIR-V tests' modules.
 PACKAGES=(
     llvm-22-dev libclang-22-dev libclang-cpp22-dev clang-22
     ocl-icd-opencl-dev opencl-headers clinfo
     gcc g++ make pkg-config python3-venv libzstd-dev zlib1g-dev libmpfr-dev libgmp-dev
+    spirv-tools
 )
 
 want_python=0

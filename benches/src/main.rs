@@ -40,6 +40,10 @@ struct Args {
     /// Skip measuring the machine's FMA peak and triad bandwidth.
     #[arg(long)]
     no_machine: bool,
+    /// Also run every kernel on ferrocl as the SPIR-V `clang-22
+    /// --target=spirv64` makes of its source (a `ferrocl-spirv` column).
+    #[arg(long)]
+    spirv: bool,
     /// List the benchmark names and exit.
     #[arg(long)]
     list: bool,
@@ -100,7 +104,7 @@ fn main() -> ExitCode {
         );
     }
 
-    let targets = match platforms::discover(&args.platforms) {
+    let targets = match platforms::discover(&args.platforms, args.spirv) {
         Ok(t) if !t.is_empty() => t,
         Ok(_) => {
             eprintln!("no OpenCL platform matches");
@@ -120,6 +124,19 @@ fn main() -> ExitCode {
 
     let reps = args.reps as usize;
     let source = kernels::whole_source();
+    if args.spirv {
+        // Clang's time is not the device's: every module is made first.
+        let parts = kernels::sources();
+        let made = parts
+            .iter()
+            .map(|s| platforms::spirv_of(s).map(drop))
+            .chain([platforms::spirv_of_parts(&source, &parts).map(drop)]);
+        for r in made {
+            if let Err(e) = r {
+                eprintln!("no SPIR-V of a source: {e}");
+            }
+        }
+    }
     let mut rows: Vec<Row> = Vec::new();
     let progress = |name: &str| eprintln!("running {name}...");
     if selected("build-cold") {
@@ -185,7 +202,16 @@ fn main() -> ExitCode {
 /// The child process of the build-cached row: one build and launch on the
 /// platform labelled `label`, with the cache the parent set up.
 fn cached_build_child(label: &str) -> ExitCode {
-    let targets = match platforms::discover(&[label.to_string()]) {
+    let spirv = label.ends_with("-spirv");
+    if spirv {
+        // The module is made before the clock starts, as in the parent.
+        if let Err(e) = platforms::spirv_of_parts(&kernels::whole_source(), &kernels::sources()) {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let platform = label.trim_end_matches("-spirv").to_string();
+    let targets = match platforms::discover(&[platform], spirv) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{e}");

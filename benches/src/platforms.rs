@@ -23,6 +23,9 @@ pub struct Target {
     pub device_name: String,
     pub version: String,
     pub fp64: bool,
+    /// Builds take each source as the SPIR-V Clang's back end makes of it
+    /// (`clang-22 --target=spirv64`), through `clCreateProgramWithIL`.
+    pub spirv: bool,
     pub device: Device,
     pub context: Context,
     pub queue: CommandQueue,
@@ -31,10 +34,21 @@ pub struct Target {
 /// Every platform the ICD loader lists whose name contains one of `wanted`
 /// (case-insensitive; all of them when `wanted` is empty). A platform that
 /// cannot give a device, context or queue is reported and skipped.
-pub fn discover(wanted: &[String]) -> Result<Vec<Target>, String> {
+pub fn discover(wanted: &[String], spirv: bool) -> Result<Vec<Target>, String> {
     let platforms = get_platforms().map_err(|e| format!("no OpenCL platform: {e}"))?;
     let mut targets = Vec::new();
     for p in platforms {
+        // ferrocl once more, taking SPIR-V: a column beside its own.
+        let name = p.name().unwrap_or_default();
+        if spirv && label_for(&name) == "ferrocl" {
+            match open(&p, name.clone(), "ferrocl-spirv".into()) {
+                Ok(mut t) => {
+                    t.spirv = true;
+                    targets.push(t)
+                }
+                Err(e) => eprintln!("skipping ferrocl-spirv: {e}"),
+            }
+        }
         let name = p.name().unwrap_or_else(|_| "?".into());
         let label = label_for(&name);
         let matches = |w: &String| {
@@ -62,6 +76,76 @@ pub fn discover(wanted: &[String]) -> Result<Vec<Target>, String> {
         }
     }
     Ok(targets)
+}
+
+static MADE: std::sync::LazyLock<std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>> =
+    std::sync::LazyLock::new(Default::default);
+
+/// The SPIR-V of `whole`, the concatenation of `parts`: each part's module,
+/// linked by `spirv-link` (Clang's SPIR-V back end cannot take some
+/// programs whole: a printf beside a `__local` array).
+pub fn spirv_of_parts(whole: &str, parts: &[&str]) -> Result<Vec<u8>, String> {
+    if let Ok(il) = spirv_of(whole) {
+        return Ok(il);
+    }
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-spirv-{}", std::process::id()));
+    let mut inputs = Vec::new();
+    for (n, p) in parts.iter().enumerate() {
+        let path = dir.join(format!("part{n}.spv"));
+        std::fs::write(&path, spirv_of(p)?).map_err(|e| e.to_string())?;
+        inputs.push(path);
+    }
+    let linked = dir.join("linked.spv");
+    // Builtins Clang leaves as calls are imports no part defines.
+    let out = std::process::Command::new("spirv-link")
+        .arg("--allow-partial-linkage")
+        .args(&inputs)
+        .arg("-o")
+        .arg(&linked)
+        .output()
+        .map_err(|e| format!("spirv-link: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "spirv-link: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let il = std::fs::read(&linked).map_err(|e| e.to_string())?;
+    MADE.lock().unwrap().insert(whole.to_string(), il.clone());
+    Ok(il)
+}
+
+/// `source` compiled to SPIR-V by `clang-22 --target=spirv64 -O2`, once
+/// per source (outside the build times measured, when made beforehand).
+pub fn spirv_of(source: &str) -> Result<Vec<u8>, String> {
+    if let Some(il) = MADE.lock().unwrap().get(source) {
+        return Ok(il.clone());
+    }
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-spirv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (cl, spv) = (dir.join(format!("{n}.cl")), dir.join(format!("{n}.spv")));
+    std::fs::write(&cl, source).map_err(|e| e.to_string())?;
+    let out = std::process::Command::new("clang-22")
+        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
+        .arg(&spv)
+        .arg(&cl)
+        .output()
+        .map_err(|e| format!("clang-22: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "clang-22 on {}: {}",
+            cl.display(),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        ));
+    }
+    let il = std::fs::read(&spv).map_err(|e| e.to_string())?;
+    MADE.lock().unwrap().insert(source.to_string(), il.clone());
+    Ok(il)
 }
 
 /// Short, stable names for the platforms this project compares against.
@@ -92,6 +176,7 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
         device_name: device.name().unwrap_or_default(),
         version: device.version().unwrap_or_default(),
         fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
+        spirv: false,
         device,
         context,
         queue,
@@ -101,8 +186,12 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
 impl Target {
     /// Builds `source`; on failure the first error line of the build log.
     pub fn build(&self, source: &str) -> Result<Program, String> {
-        let mut program = Program::create_from_source(&self.context, source)
-            .map_err(|e| format!("create program: {e}"))?;
+        let mut program = if self.spirv {
+            Program::create_from_il(&self.context, &spirv_of(source)?)
+        } else {
+            Program::create_from_source(&self.context, source)
+        }
+        .map_err(|e| format!("create program: {e}"))?;
         match program.build(&[self.device.id()], "") {
             Ok(()) => Ok(program),
             Err(e) => {

@@ -154,18 +154,27 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
     ]
 }
 
+/// The sources of the harness, each once (the GEMM variants share one).
+pub fn sources() -> Vec<&'static str> {
+    let mut seen = Vec::new();
+    for b in all() {
+        if !seen.contains(&b.source()) {
+            seen.push(b.source());
+        }
+    }
+    seen.push(latency::SOURCE);
+    seen
+}
+
 /// Every kernel of the harness as one program.
 pub fn whole_source() -> String {
     let mut s = String::new();
-    let mut seen = Vec::new();
-    for b in all() {
-        // The GEMM variants share one source.
-        if !seen.contains(&b.source()) {
-            seen.push(b.source());
-            s.push_str(b.source());
+    let parts = sources();
+    for (k, p) in parts.iter().enumerate() {
+        s.push_str(p);
+        if k + 1 < parts.len() {
             s.push('\n');
         }
     }
-    s.push_str(latency::SOURCE);
     s
 }

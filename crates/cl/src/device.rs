@@ -76,6 +76,56 @@ impl Device {
     }
 }
 
+/// The SPIR-V the device takes, as the translator defines it.
+mod spirv {
+    use compiler::spirv_ll;
+    use opencl_sys::{cl_uint, cl_version};
+    use std::ffi::{c_char, CString};
+    use std::sync::LazyLock;
+
+    pub fn il_version() -> String {
+        spirv_ll::VERSIONS
+            .iter()
+            .map(|(major, minor)| format!("SPIR-V_{major}.{minor}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    pub fn ils_with_version() -> Vec<(String, cl_version)> {
+        spirv_ll::VERSIONS
+            .iter()
+            .map(|&(major, minor)| {
+                (
+                    "SPIR-V".to_string(),
+                    super::make_version(major as u32, minor as u32, 0),
+                )
+            })
+            .collect()
+    }
+
+    pub static EXTENDED_INSTRUCTION_SETS: LazyLock<Vec<CString>> =
+        LazyLock::new(|| c_strings(spirv_ll::EXTENDED_INSTRUCTION_SETS));
+    pub static EXTENSIONS: LazyLock<Vec<CString>> =
+        LazyLock::new(|| c_strings(spirv_ll::EXTENSIONS));
+
+    fn c_strings(names: &[&str]) -> Vec<CString> {
+        names.iter().filter_map(|n| CString::new(*n).ok()).collect()
+    }
+
+    /// The strings' addresses, which live as long as the process: what the
+    /// `cl_khr_spirv_queries` string-array queries return.
+    pub fn names(list: &'static [CString]) -> Vec<*const c_char> {
+        list.iter().map(|s| s.as_ptr()).collect()
+    }
+
+    pub fn capabilities() -> Vec<cl_uint> {
+        spirv_ll::CAPABILITIES
+            .iter()
+            .map(|&c| c as cl_uint)
+            .collect()
+    }
+}
+
 impl Device {
     /// `CL_DEVICE_TYPE`.
     pub fn device_type(&self) -> cl_device_type {
@@ -269,8 +319,13 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_EXTENSIONS_WITH_VERSION => Info::name_versions(&extensions),
         CL_DEVICE_BUILT_IN_KERNELS => Info::string(""),
         CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION => Info::name_versions(&[]),
-        CL_DEVICE_IL_VERSION => Info::string(""),
-        CL_DEVICE_ILS_WITH_VERSION => Info::name_versions(&[]),
+        CL_DEVICE_IL_VERSION => Info::string(&spirv::il_version()),
+        CL_DEVICE_ILS_WITH_VERSION => Info::name_versions(&spirv::ils_with_version()),
+        CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR => {
+            Info::slice(&spirv::names(&spirv::EXTENDED_INSTRUCTION_SETS))
+        }
+        CL_DEVICE_SPIRV_EXTENSIONS_KHR => Info::slice(&spirv::names(&spirv::EXTENSIONS)),
+        CL_DEVICE_SPIRV_CAPABILITIES_KHR => Info::slice::<cl_uint>(&spirv::capabilities()),
         CL_DEVICE_PRINTF_BUFFER_SIZE => Info::value::<usize>(i.printf_buffer_size),
         CL_DEVICE_PREFERRED_INTEROP_USER_SYNC => Info::bool(true),
         CL_DEVICE_PARENT_DEVICE => Info::value::<cl_device_id>(
@@ -408,10 +463,16 @@ const ATOMIC_SCOPES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_SCOPE_WORK
     | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
 
 /// Extensions of the runtime alone, with their versions.
-const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 5] = [
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 9] = [
     ("cl_intel_unified_shared_memory", (1, 1, 0)),
     ("cl_khr_create_command_queue", (1, 0, 0)),
     ("cl_khr_device_uuid", (1, 0, 0)),
+    // SPIR-V programs (`spirv-ll`): the versions and what modules may
+    // declare are the `spirv` module's.
+    ("cl_khr_il_program", (1, 0, 0)),
+    ("cl_khr_spirv_linkonce_odr", (1, 0, 0)),
+    ("cl_khr_spirv_no_integer_wrap_decoration", (1, 0, 0)),
+    ("cl_khr_spirv_queries", (1, 0, 0)),
     ("cl_khr_semaphore", (1, 0, 0)),
     ("cl_khr_suggested_local_work_size", (1, 0, 0)),
 ];

@@ -163,6 +163,7 @@ fn extension_function(name: &str) -> *mut c_void {
         "clCreateCommandQueueWithPropertiesKHR" => {
             queue::create_command_queue_with_properties as *mut c_void
         }
+        "clCreateProgramWithILKHR" => program::create_program_with_il as *mut c_void,
         _ => command_buffer::function(name)
             .or_else(|| semaphore::function(name))
             .or_else(|| usm::function(name))

@@ -29,6 +29,10 @@ pub struct Program {
     pub context: Arc<ClObject<Context>>,
     pub devices: Vec<Arc<ClObject<Device>>>,
     source: Option<String>,
+    /// The SPIR-V module of a program made with `clCreateProgramWithIL`.
+    il: Option<Vec<u8>>,
+    /// Values `clSetProgramSpecializationConstant` set, for the next build.
+    spec_constants: Mutex<compiler::SpecConstants>,
     pub build: Mutex<BuildState>,
     /// Kernel objects alive: a program with kernels cannot be rebuilt.
     pub kernels_attached: AtomicUsize,
@@ -81,6 +85,7 @@ fn new_program(
     devices: Vec<Arc<ClObject<Device>>>,
     source: Option<String>,
     module: Option<ProgramModule>,
+    il: Option<Vec<u8>>,
 ) -> cl_program {
     let binary_type = module
         .as_ref()
@@ -89,6 +94,8 @@ fn new_program(
         context,
         devices,
         source,
+        il,
+        spec_constants: Mutex::new(Default::default()),
         build: Mutex::new(BuildState {
             status: CL_BUILD_NONE,
             options: String::new(),
@@ -134,6 +141,7 @@ pub unsafe extern "C" fn create_program_with_source(
             devices,
             Some(String::from_utf8_lossy(&source).into_owned()),
             None,
+            None,
         ))
     })
 }
@@ -178,7 +186,7 @@ pub unsafe extern "C" fn create_program_with_binary(
             }
         }
         result?;
-        Ok(new_program(ctx, devices, None, module))
+        Ok(new_program(ctx, devices, None, module, None))
     })
 }
 
@@ -209,10 +217,13 @@ pub unsafe extern "C" fn create_program_with_il(
     errcode_ret: *mut cl_int,
 ) -> cl_program {
     entry::handle(errcode_ret, std::ptr::null_mut(), || {
-        object::get::<Context>(context)?;
+        let ctx = object::get::<Context>(context)?;
         ensure(!il.is_null() && length > 0, CL_INVALID_VALUE)?;
-        // CL_DEVICE_IL_VERSION is empty: no device of the context takes an IL.
-        Err(CL_INVALID_OPERATION)
+        let bytes = std::slice::from_raw_parts(il as *const u8, length).to_vec();
+        // A whole number of words with a SPIR-V header of a version taken.
+        compiler::spirv_ll::check_header(&bytes).map_err(|_| CL_INVALID_VALUE)?;
+        let devices = ctx.devices.clone();
+        Ok(new_program(ctx, devices, None, None, Some(bytes)))
     })
 }
 
@@ -267,11 +278,23 @@ pub unsafe extern "C" fn build_program(
             let mut b = p.build.lock().unwrap();
             ensure(b.status != CL_BUILD_IN_PROGRESS, CL_INVALID_OPERATION)?;
             b.options = text;
-            match &p.source {
-                Some(src) => {
+            let from_source = |src: &String| {
+                let cpu = p.devices[0].compiler.cpu().to_string();
+                ProgramModule::compile(src.as_bytes(), &parsed, &cpu, &[])
+            };
+            let from_il = |il: &Vec<u8>| {
+                let spec = p.spec_constants.lock().unwrap().clone();
+                ProgramModule::compile_il(il, &spec, &parsed)
+            };
+            let built = p
+                .source
+                .as_ref()
+                .map(from_source)
+                .or_else(|| p.il.as_ref().map(from_il));
+            match built {
+                Some(built) => {
                     b.status = CL_BUILD_IN_PROGRESS;
-                    let cpu = p.devices[0].compiler.cpu().to_string();
-                    match ProgramModule::compile(src.as_bytes(), &parsed, &cpu, &[]) {
+                    match built {
                         Ok(m) => {
                             b.log = m.log.clone();
                             b.module = Some(Arc::new(m));
@@ -337,7 +360,7 @@ pub unsafe extern "C" fn compile_program(
             p.kernels_attached.load(Ordering::Acquire) == 0,
             CL_INVALID_OPERATION,
         )?;
-        let source = p.source.clone().ok_or(CL_INVALID_OPERATION)?;
+        ensure(p.source.is_some() || p.il.is_some(), CL_INVALID_OPERATION)?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
         let mut headers = Vec::new();
@@ -354,7 +377,16 @@ pub unsafe extern "C" fn compile_program(
             })
             .collect();
         let cpu = p.devices[0].compiler.cpu().to_string();
-        let result = ProgramModule::compile_object(source.as_bytes(), &parsed, &cpu, &views);
+        let result = match (&p.source, &p.il) {
+            (Some(source), _) => {
+                ProgramModule::compile_object(source.as_bytes(), &parsed, &cpu, &views)
+            }
+            // An IL program's headers are ignored.
+            (None, il) => {
+                let spec = p.spec_constants.lock().unwrap().clone();
+                ProgramModule::compile_il_object(il.as_deref().unwrap_or_default(), &spec, &parsed)
+            }
+        };
         let outcome = {
             let mut b = p.build.lock().unwrap();
             b.options = text;
@@ -445,7 +477,7 @@ pub unsafe extern "C" fn link_program(
         } else {
             devices
         };
-        let handle = new_program(ctx, devices, None, None);
+        let handle = new_program(ctx, devices, None, None, None);
         let p = object::get::<Program>(handle)?;
         {
             let mut b = p.build.lock().unwrap();
@@ -491,7 +523,7 @@ pub unsafe extern "C" fn get_program_info(
                 Info::slice(&v)
             }
             CL_PROGRAM_SOURCE => Info::string(p.source.as_deref().unwrap_or("")),
-            CL_PROGRAM_IL => Info::slice::<u8>(&[]),
+            CL_PROGRAM_IL => Info::slice::<u8>(p.il.as_deref().unwrap_or_default()),
             CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary.len(); p.devices.len()]),
             CL_PROGRAM_BINARIES => {
                 // The application gives one buffer per device; fill each.
@@ -569,14 +601,22 @@ pub unsafe extern "C" fn set_program_release_callback(
 
 pub unsafe extern "C" fn set_program_specialization_constant(
     program: cl_program,
-    _spec_id: cl_uint,
-    _spec_size: usize,
-    _spec_value: *const c_void,
+    spec_id: cl_uint,
+    spec_size: usize,
+    spec_value: *const c_void,
 ) -> cl_int {
-    // The device takes no IL (CL_DEVICE_IL_VERSION is empty), and the
-    // spec gives CL_INVALID_OPERATION when no device of the context does.
     status(|| {
-        object::get::<Program>(program)?;
-        Err(CL_INVALID_OPERATION)
+        let p = object::get::<Program>(program)?;
+        let il = p.il.as_ref().ok_or(CL_INVALID_PROGRAM)?;
+        ensure(!spec_value.is_null(), CL_INVALID_VALUE)?;
+        let constants = compiler::spirv_ll::spec_constants(il).map_err(|_| CL_INVALID_PROGRAM)?;
+        let c = constants
+            .iter()
+            .find(|c| c.id == spec_id)
+            .ok_or(CL_INVALID_SPEC_ID)?;
+        ensure(c.size == spec_size, CL_INVALID_VALUE)?;
+        let value = std::slice::from_raw_parts(spec_value as *const u8, spec_size).to_vec();
+        p.spec_constants.lock().unwrap().insert(spec_id, value);
+        Ok(())
     })
 }

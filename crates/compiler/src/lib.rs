@@ -22,7 +22,10 @@ pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use printf::{PrintfArg, PrintfCall};
-pub use program::{BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, TRIPLE};
+pub use program::{
+    BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
+};
+pub use spirv_ll;
 
 use std::sync::Arc;
 

@@ -17,6 +17,13 @@ use llvm_sys::LLVMLinkage;
 /// The target triple every host program is compiled for.
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
+/// The data layout Clang gives `TRIPLE`, which a SPIR-V module is given too.
+const DATA_LAYOUT: &str =
+    "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128";
+
+/// The values `clSetProgramSpecializationConstant` set, by SpecId.
+pub type SpecConstants = std::collections::BTreeMap<u32, Vec<u8>>;
+
 /// Header of a ferrocl program binary: magic, a kind byte, then LLVM bitcode.
 const BINARY_MAGIC: &[u8; 7] = b"FERROCL";
 
@@ -176,6 +183,28 @@ impl ProgramModule {
         input.build(disk_cache::global(), ModuleKind::Object)
     }
 
+    /// Translates a SPIR-V module into an executable (`clBuildProgram` of
+    /// a program made with `clCreateProgramWithIL`).
+    pub fn compile_il(
+        il: &[u8],
+        spec: &SpecConstants,
+        options: &BuildOptions,
+    ) -> Result<ProgramModule, BuildError> {
+        let input = IlInput { il, spec, options };
+        input.build(disk_cache::global(), ModuleKind::Executable)
+    }
+
+    /// Translates a SPIR-V module into an object for [`link`](Self::link)
+    /// (`clCompileProgram`).
+    pub fn compile_il_object(
+        il: &[u8],
+        spec: &SpecConstants,
+        options: &BuildOptions,
+    ) -> Result<ProgramModule, BuildError> {
+        let input = IlInput { il, spec, options };
+        input.build(disk_cache::global(), ModuleKind::Object)
+    }
+
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
     /// into a library with `library`.
     pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
@@ -321,6 +350,63 @@ impl SourceInput<'_> {
             .add(clang_frontend::RESOURCE_DIR.as_bytes());
         for h in self.headers {
             k.add(h.name.as_bytes()).add(h.source);
+        }
+        k.finish()
+    }
+}
+
+/// What a build from SPIR-V depends on.
+struct IlInput<'a> {
+    il: &'a [u8],
+    spec: &'a SpecConstants,
+    options: &'a BuildOptions,
+}
+
+impl IlInput<'_> {
+    /// Builds a module of `kind` from the SPIR-V, or takes it from `cache`.
+    fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
+        let key = self.key(kind);
+        if let Some(p) = cache
+            .get(&key)
+            .and_then(|e| ProgramModule::from_cache_entry(&e))
+        {
+            return Ok(p);
+        }
+        let ctx = Context::new();
+        FRONT_END_RUNS.set(FRONT_END_RUNS.get() + 1);
+        let opts = spirv_ll::Options {
+            triple: TRIPLE,
+            data_layout: DATA_LAYOUT,
+            spec_constants: self.spec,
+            uniform_work_group_size: self
+                .options
+                .clang_args
+                .iter()
+                .any(|a| a == "-cl-uniform-work-group-size"),
+        };
+        // SAFETY: the module lives in `ctx`, which outlives this call.
+        let p = unsafe {
+            let module = spirv_ll::translate(ctx.0, self.il, &opts).map_err(|e| BuildError {
+                log: format!("error: {e}\n"),
+            })?;
+            finish(
+                module,
+                String::new(),
+                CodeGenOptions::of(self.options),
+                kind,
+            )?
+        };
+        cache.put(&key, &p.cache_entry());
+        Ok(p)
+    }
+
+    fn key(&self, kind: ModuleKind) -> disk_cache::Key {
+        let mut k = KeyBuilder::new("spirv-program");
+        k.add(&[kind.tag()])
+            .add(self.il)
+            .add(format!("{:?}", self.options).as_bytes());
+        for (id, value) in self.spec {
+            k.add(&id.to_le_bytes()).add(value);
         }
         k.finish()
     }
@@ -656,6 +742,63 @@ __kernel __attribute__((work_group_size_hint(4, 1, 1))) void other(__global int*
         assert!(k.uses_barrier && k.static_local_memory == 64);
         assert_eq!(k.args[0].name.as_deref(), Some("p"));
         assert_eq!(again.kernels[1].work_group_size_hint, Some([4, 1, 1]));
+    }
+
+    /// `src` as the SPIR-V Clang's back end makes of it.
+    fn spirv(src: &str) -> Vec<u8> {
+        let dir =
+            std::env::temp_dir().join(format!("ferrocl-program-spirv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
+        std::fs::write(&cl, src).unwrap();
+        let ok = std::process::Command::new("clang-22")
+            .args(["--target=spirv64", "-cl-std=CL3.0", "-c", "-o"])
+            .arg(&spv)
+            .arg(&cl)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        std::fs::read(&spv).unwrap()
+    }
+
+    #[test]
+    fn an_il_build_is_cached_by_its_bytes_and_specialization_constants() {
+        let cache = cache("il");
+        let il = spirv(std::str::from_utf8(SRC).unwrap());
+        let options = BuildOptions::parse("").unwrap();
+        let none = SpecConstants::new();
+        let build = |il: &[u8], spec: &SpecConstants| {
+            IlInput {
+                il,
+                spec,
+                options: &options,
+            }
+            .build(&cache, ModuleKind::Executable)
+        };
+        let before = FRONT_END_RUNS.get();
+        let first = build(&il, &none).unwrap();
+        assert_eq!(first.kernels[0].name, "k");
+        let again = build(&il, &none).unwrap();
+        assert_eq!(
+            FRONT_END_RUNS.get() - before,
+            1,
+            "the second build came from the cache"
+        );
+        assert_eq!(again.bitcode, first.bitcode);
+        // Other values of the specialization constants are another entry.
+        let spec = SpecConstants::from([(0, vec![1, 0, 0, 0])]);
+        build(&il, &spec).unwrap();
+        assert_eq!(FRONT_END_RUNS.get() - before, 2);
+        // A failed translation is not kept, and its log names the instruction.
+        let mut bad = il.clone();
+        let n = bad.len();
+        bad.truncate(n - 4);
+        for _ in 0..2 {
+            let e = build(&bad, &none).unwrap_err();
+            assert!(e.log.contains("SPIR-V error at word"), "{}", e.log);
+        }
+        assert_eq!(FRONT_END_RUNS.get() - before, 4);
     }
 
     #[test]

@@ -572,6 +572,30 @@ unsafe fn rematerialize(b: LLVMBuilderRef, v: LLVMValueRef) -> LLVMValueRef {
 /// The blocks where `slot`'s memory is used, through any pointer derived
 /// from it; `None` when the pointer escapes (stored, or turned into an
 /// integer), and so could be used anywhere.
+/// The regions some block of which ends in a barrier leading back to the
+/// region itself.
+unsafe fn reentered_regions(cfg: &Cfg, regions: &[HashSet<usize>]) -> HashSet<usize> {
+    let mut out = HashSet::new();
+    for (b, &block) in cfg.blocks.iter().enumerate() {
+        let term = LLVMGetBasicBlockTerminator(block);
+        if term.is_null()
+            || LLVMGetInstructionOpcode(term) != LLVMOpcode::LLVMRet
+            || LLVMGetNumOperands(term) != 1
+        {
+            continue;
+        }
+        let id = LLVMGetOperand(term, 0);
+        if LLVMIsAConstantInt(id).is_null() {
+            continue;
+        }
+        let next = LLVMConstIntGetZExtValue(id) as usize;
+        if regions[b].contains(&next) {
+            out.insert(next);
+        }
+    }
+    out
+}
+
 unsafe fn slot_use_blocks(slot: LLVMValueRef) -> Option<Vec<LLVMBasicBlockRef>> {
     let mut blocks = Vec::new();
     let mut work = vec![slot];
@@ -703,6 +727,7 @@ unsafe fn move_shared_slots_to_storage(
         .into_iter()
         .filter(|&i| LLVMGetInstructionParent(i) == entry && !LLVMIsAAllocaInst(i).is_null())
         .collect();
+    let reentered = reentered_regions(cfg, &regions);
     for slot in slots {
         let shared = match slot_use_blocks(slot) {
             None => true,
@@ -711,7 +736,10 @@ unsafe fn move_shared_slots_to_storage(
                     .iter()
                     .flat_map(|bb| regions[cfg.index[bb]].iter().copied())
                     .collect();
-                used_by.len() > 1
+                // A region that a barrier leads back to (a loop with a
+                // barrier) runs again for every work-item: what one
+                // work-item left in the slot must outlive the others' turns.
+                used_by.len() > 1 || used_by.iter().any(|r| reentered.contains(r))
             }
         };
         let size = LLVMGetOperand(slot, 0);
@@ -872,6 +900,40 @@ define void @k(ptr %p) {
         assert!(text.contains("mul i64 %linear_id, 4"), "{text}");
         assert!(text.contains("store i32 %v, ptr %v.slot.item"), "{text}");
         assert!(text.contains("load i32, ptr %v.slot.item"), "{text}");
+    }
+
+    #[test]
+    fn a_private_array_only_a_loop_with_a_barrier_uses_is_kept_per_work_item() {
+        // Each iteration is a region the work-items run one after another:
+        // with one array for all, each would find the others' writes.
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i32 @input()
+define void @k(ptr %p) {
+entry:
+  %a = alloca [4 x i32]
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %n, %loop ]
+  call void @__mux_work_group_barrier(i32 1)
+  %v = call i32 @input()
+  %e = getelementptr i8, ptr %a, i64 %i
+  store i32 %v, ptr %e
+  %n = add i64 %i, 4
+  %c = icmp eq i64 %n, 16
+  br i1 %c, label %done, label %loop
+done:
+  %r = load i32, ptr %a
+  store i32 %r, ptr %p
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 8);
+        assert!(r.storage_bytes >= 8 * 16, "{}", r.storage_bytes);
+        let text = ir.text();
+        assert!(!text.contains("alloca [4 x i32]"), "{text}");
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub mod mux_builtins;
 pub mod printf;
 pub mod program_globals;
 pub mod safe_division;
+pub mod single_exit_loops;
 pub mod streaming_stores;
 pub mod uniformity;
 pub mod vector_stores;
@@ -232,7 +233,9 @@ unsafe fn vector_form(
     };
     let width: usize = width_for(interleave)?;
     // Short conditions become selects (`while (i < n && x < 4)` tests
-    // once), so that a loop left on a varying condition has one exit.
+    // once), so that a loop left on a varying condition has one exit; a
+    // rotated loop's two tests become one too.
+    single_exit_loops::run(k);
     compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
     // Rows run together are the independent chains the interleave was
     // for: they take its place, so that a value of the kernel's still

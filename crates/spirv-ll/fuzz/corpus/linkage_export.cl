@@ -1,0 +1,1 @@
+int add3(int x) { return x + 3; }

@@ -1,0 +1,207 @@
+//! Built-in variables (`GlobalInvocationId`...) as calls of the OpenCL C
+//! work-item functions, made where the variable is read.
+
+use crate::decorations::Id;
+use crate::error::Result;
+use crate::ll::{self, NONAME};
+use crate::translator::{Tr, Val, Value};
+use crate::types::Kind;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use rspirv::spirv::BuiltIn;
+
+/// The work-item function a built-in reads, and whether it takes a dimension.
+fn function(var: BuiltIn) -> Option<(&'static str, bool)> {
+    Some(match var {
+        BuiltIn::GlobalInvocationId => ("get_global_id", true),
+        BuiltIn::LocalInvocationId => ("get_local_id", true),
+        BuiltIn::WorkgroupId => ("get_group_id", true),
+        BuiltIn::NumWorkgroups => ("get_num_groups", true),
+        BuiltIn::WorkgroupSize => ("get_local_size", true),
+        BuiltIn::EnqueuedWorkgroupSize => ("get_enqueued_local_size", true),
+        BuiltIn::GlobalSize => ("get_global_size", true),
+        BuiltIn::GlobalOffset => ("get_global_offset", true),
+        BuiltIn::WorkDim => ("get_work_dim", false),
+        BuiltIn::GlobalLinearId => ("get_global_linear_id", false),
+        BuiltIn::LocalInvocationIndex => ("get_local_linear_id", false),
+        _ => return None,
+    })
+}
+
+/// Checks a built-in variable's type: three integers, or one.
+pub(crate) fn check(tr: &Tr, var: BuiltIn, pointee: Id) -> std::result::Result<(), String> {
+    let (_, dimensioned) = function(var).ok_or("not supported on this device")?;
+    let ok = match tr.kind(pointee).map_err(|e| e.reason)? {
+        Kind::Vector(e, 3) if dimensioned => tr.int_bits(*e).is_some(),
+        Kind::Int(_) if !dimensioned => true,
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err("the variable's type is not the built-in's".into())
+    }
+}
+
+fn mangled(name: &str, dimensioned: bool) -> String {
+    format!(
+        "_Z{}{name}{}",
+        name.len(),
+        if dimensioned { "j" } else { "v" }
+    )
+}
+
+impl Tr<'_> {
+    /// One component (`dim`, an i32) of a built-in, as an integer of type `ty`.
+    unsafe fn builtin_component(
+        &mut self,
+        var: BuiltIn,
+        dim: Option<LLVMValueRef>,
+        ty: Id,
+    ) -> Result<LLVMValueRef> {
+        let (name, dimensioned) = function(var).ok_or_else(|| self.fail("unsupported built-in"))?;
+        let args: Vec<LLVMValueRef> = dim.into_iter().collect();
+        let r = self.call_library(&mangled(name, dimensioned), &args, None)?;
+        let want = self.llty(ty)?;
+        let (w, h) = (
+            LLVMGetIntTypeWidth(want),
+            LLVMGetIntTypeWidth(LLVMTypeOf(r)),
+        );
+        Ok(if w == h {
+            r
+        } else if w < h {
+            LLVMBuildTrunc(self.b, r, want, NONAME)
+        } else {
+            LLVMBuildZExt(self.b, r, want, NONAME)
+        })
+    }
+
+    /// What a load of the whole built-in variable reads: the value, and for
+    /// a vector its components.
+    pub fn load_builtin_parts(
+        &mut self,
+        var: BuiltIn,
+        pointee: Id,
+    ) -> Result<(LLVMValueRef, Vec<LLVMValueRef>)> {
+        // SAFETY: the builder is in a block of the function being translated.
+        unsafe {
+            match self.kind(pointee)?.clone() {
+                Kind::Vector(e, n) => {
+                    let mut v = LLVMGetPoison(self.llty(pointee)?);
+                    let mut parts = Vec::new();
+                    for i in 0..n {
+                        let d = ll::i32c(self.ctx, i as u64);
+                        let c = self.builtin_component(var, Some(d), e)?;
+                        parts.push(c);
+                        v = LLVMBuildInsertElement(self.b, v, c, d, NONAME);
+                    }
+                    Ok((v, parts))
+                }
+                _ => Ok((self.builtin_component(var, None, pointee)?, Vec::new())),
+            }
+        }
+    }
+
+    pub fn load_builtin(&mut self, var: BuiltIn, pointee: Id) -> Result<LLVMValueRef> {
+        Ok(self.load_builtin_parts(var, pointee)?.0)
+    }
+
+    /// Drops the vectors of built-ins (and the calls) that only ever gave
+    /// components: a kernel's widest value is what sets how many
+    /// work-items run at once, and `<3 x i64>` is not the kernel's.
+    pub fn drop_unused_builtin_vectors(&mut self) {
+        let loads = std::mem::take(&mut self.builtin_loads);
+        // SAFETY: instructions of the function just translated, erased only
+        // once nothing uses them.
+        unsafe {
+            for (vector, parts) in loads {
+                let mut chain = Vec::new();
+                let mut v = vector;
+                while !v.is_null() && !LLVMIsAInsertElementInst(v).is_null() {
+                    chain.push(v);
+                    v = LLVMGetOperand(v, 0);
+                }
+                for i in chain {
+                    if LLVMGetFirstUse(i).is_null() {
+                        LLVMInstructionEraseFromParent(i);
+                    } else {
+                        break;
+                    }
+                }
+                for p in parts {
+                    let mut v = p;
+                    while !v.is_null()
+                        && !LLVMIsAInstruction(v).is_null()
+                        && LLVMGetFirstUse(v).is_null()
+                    {
+                        let next = if LLVMIsACallInst(v).is_null() {
+                            LLVMGetOperand(v, 0)
+                        } else {
+                            std::ptr::null_mut()
+                        };
+                        LLVMInstructionEraseFromParent(v);
+                        v = next;
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a load through a pointer to one component reads.
+    pub fn load_builtin_elem(
+        &mut self,
+        var: BuiltIn,
+        index: LLVMValueRef,
+        elem: Id,
+    ) -> Result<LLVMValueRef> {
+        // SAFETY: as above; the index is an integer of the context.
+        unsafe {
+            let i32t = LLVMInt32TypeInContext(self.ctx);
+            let d = if LLVMGetIntTypeWidth(LLVMTypeOf(index)) == 32 {
+                index
+            } else {
+                LLVMBuildTrunc(self.b, index, i32t, NONAME)
+            };
+            self.builtin_component(var, Some(d), elem)
+        }
+    }
+
+    /// A real pointer for a built-in variable (or a component of one) used
+    /// other than by a load: a private copy, filled where it is used.
+    pub fn materialize_builtin(&mut self, id: Id) -> Result<Val> {
+        let (var, ptr_ty, index) = match self.lookup(id)? {
+            Value::Builtin { var, ty } => (var, ty, None),
+            Value::BuiltinElem { var, index, ty } => (var, ty, Some(index)),
+            Value::Ll { v, ty } => return Ok(Val { v, ty }),
+        };
+        let pointee = match index {
+            None => self.pointer(ptr_ty).map(|p| p.1),
+            Some(_) => None,
+        };
+        let whole = match pointee {
+            Some(p) => p,
+            // A component: the whole variable is the vector of three.
+            None => {
+                let elem = self
+                    .pointer(ptr_ty)
+                    .map(|p| p.1)
+                    .ok_or_else(|| self.fail("not a pointer"))?;
+                self.vector_type_of(elem, 3)?
+            }
+        };
+        let value = self.load_builtin(var, whole)?;
+        // SAFETY: the alloca goes in the function's entry block.
+        unsafe {
+            let slot = self.alloca(self.llty(whole)?)?;
+            LLVMBuildStore(self.b, value, slot);
+            let v = match index {
+                None => slot,
+                Some(i) => {
+                    let mut idx = [ll::i64c(self.ctx, 0), i];
+                    LLVMBuildGEP2(self.b, self.llty(whole)?, slot, idx.as_mut_ptr(), 2, NONAME)
+                }
+            };
+            Ok(Val { v, ty: ptr_ty })
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Every malformed module is an error naming the instruction at fault (its
+//! word offset and opcode) and the reason: never a panic, never a module.
+
+use llvm_sys::core::*;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+const MINIMAL: &str = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\"
+       %void = OpTypeVoid
+       %uint = OpTypeInt 32 0
+      %float = OpTypeFloat 32
+     %uint_1 = OpConstant %uint 1
+    %float_1 = OpConstant %float 1
+   %ptr_uint = OpTypePointer CrossWorkgroup %uint
+       %fnty = OpTypeFunction %void %ptr_uint
+          %k = OpFunction %void None %fnty
+          %p = OpFunctionParameter %ptr_uint
+      %entry = OpLabel
+          %v = OpLoad %uint %p
+          %w = OpIAdd %uint %v %uint_1
+               OpStore %p %w
+               OpReturn
+               OpFunctionEnd
+";
+
+fn assemble(text: &str) -> Vec<u8> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("spirv-ll-errors-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (asm, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
+    std::fs::write(&asm, text).unwrap();
+    let out = Command::new("spirv-as")
+        .args(["--target-env", "spv1.0", "-o"])
+        .arg(&spv)
+        .arg(&asm)
+        .output()
+        .expect("spirv-as (spirv-tools)");
+    assert!(
+        out.status.success(),
+        "spirv-as: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let b = std::fs::read(&spv).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    b
+}
+
+fn translate(bytes: &[u8]) -> Result<(), spirv_ll::Error> {
+    let spec = BTreeMap::new();
+    let opts = spirv_ll::Options {
+        triple: "x86_64-unknown-linux-gnu",
+        data_layout:
+            "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
+        spec_constants: &spec,
+        uniform_work_group_size: false,
+    };
+    // SAFETY: a context of this thread.
+    unsafe {
+        let ctx = LLVMContextCreate();
+        let r = spirv_ll::translate(ctx, bytes, &opts).map(|m| LLVMDisposeModule(m));
+        LLVMContextDispose(ctx);
+        r
+    }
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn bytes(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Where the first instruction of opcode `op` starts.
+fn find(w: &[u32], op: u32) -> usize {
+    let mut at = 5;
+    while w[at] & 0xffff != op {
+        at += (w[at] >> 16) as usize;
+    }
+    at
+}
+
+#[test]
+fn the_minimal_module_translates() {
+    translate(&assemble(MINIMAL)).unwrap();
+}
+
+#[test]
+fn a_truncated_instruction_is_named() {
+    let w = words(&assemble(MINIMAL));
+    let store = find(&w, 62);
+    let e = translate(&bytes(&w[..store + 2])).unwrap_err();
+    assert_eq!((e.word, e.opcode.as_str()), (store, "OpStore"), "{e}");
+    assert!(e.reason.contains("module ends"), "{e}");
+}
+
+#[test]
+fn an_id_past_the_bound_is_named() {
+    let mut w = words(&assemble(MINIMAL));
+    let store = find(&w, 62);
+    w[store + 2] = w[3] + 3;
+    let e = translate(&bytes(&w)).unwrap_err();
+    assert_eq!((e.word, e.opcode.as_str()), (store, "OpStore"), "{e}");
+    assert!(e.reason.contains("outside the bound"), "{e}");
+}
+
+#[test]
+fn a_type_mismatch_is_named() {
+    let w = assemble(&MINIMAL.replace("OpIAdd %uint %v %uint_1", "OpIAdd %uint %v %float_1"));
+    let add = find(&words(&w), 128);
+    let e = translate(&w).unwrap_err();
+    assert_eq!((e.word, e.opcode.as_str()), (add, "OpIAdd"), "{e}");
+    assert!(e.reason.contains("not the expected"), "{e}");
+}
+
+#[test]
+fn an_id_defined_twice_is_named() {
+    let mut w = words(&assemble(MINIMAL));
+    let add = find(&w, 128);
+    // The add's result id becomes the load's.
+    let load = find(&w, 61);
+    w[add + 2] = w[load + 2];
+    let e = translate(&bytes(&w)).unwrap_err();
+    assert_eq!((e.word, e.opcode.as_str()), (add, "OpIAdd"), "{e}");
+    assert!(e.reason.contains("defined twice"), "{e}");
+}
+
+#[test]
+fn a_capability_the_device_lacks_is_named() {
+    let e = translate(&assemble(&MINIMAL.replace(
+        "OpCapability Kernel",
+        "OpCapability Kernel\nOpCapability Pipes",
+    )))
+    .unwrap_err();
+    assert_eq!(e.opcode, "OpCapability");
+    assert!(e.reason.contains("Pipes"), "{e}");
+}
+
+#[test]
+fn a_block_without_a_terminator_is_named() {
+    let e = translate(&assemble(&MINIMAL.replace("               OpReturn\n", ""))).unwrap_err();
+    assert_eq!(e.opcode, "OpFunctionEnd");
+    assert!(e.reason.contains("no terminator"), "{e}");
+}
+
+#[test]
+fn a_value_used_before_it_is_defined_is_named() {
+    let e = translate(&assemble(
+        &MINIMAL.replace("%v = OpLoad %uint %p", "%v = OpIAdd %uint %w %uint_1"),
+    ))
+    .unwrap_err();
+    assert_eq!(e.opcode, "OpIAdd");
+    assert!(
+        e.reason.contains("not a value defined before this use"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_module_without_kernels_capability_or_memory_model_is_refused() {
+    let e = translate(&assemble(&MINIMAL.replace("OpCapability Kernel\n", ""))).unwrap_err();
+    assert!(e.reason.contains("Kernel"), "{e}");
+    let e = translate(&assemble(
+        &MINIMAL.replace("OpMemoryModel Physical64 OpenCL\n", ""),
+    ))
+    .unwrap_err();
+    assert!(e.reason.contains("OpMemoryModel"), "{e}");
+}
