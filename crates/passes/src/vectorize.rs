@@ -404,7 +404,9 @@ fn join(a: Shape, b: Shape) -> Shape {
 
 /// The shape of every instruction: the least fixed point from "all
 /// uniform", where a value only ever moves up (uniform, then one affine
-/// stride, then varying).
+/// stride, then varying). A phi's incoming value not yet seen is left out
+/// of the phi's first shape, so an induction (`p = phi [p0, p + step]`)
+/// takes its start's stride rather than none.
 unsafe fn shapes(
     m: LLVMModuleRef,
     insts: &[LLVMValueRef],
@@ -412,19 +414,21 @@ unsafe fn shapes(
 ) -> Result<HashMap<LLVMValueRef, Shape>, String> {
     let layout = LLVMGetModuleDataLayout(m);
     let mut shapes: HashMap<LLVMValueRef, Shape> = HashMap::new();
+    let mut seen: HashSet<LLVMValueRef> = HashSet::new();
     loop {
         let mut changed = false;
         for &i in insts {
             let new = if varying.contains(&i) {
                 Shape::Varying
             } else {
-                match transfer(i, &shapes, layout)? {
+                match transfer(i, &shapes, &seen, layout)? {
                     // A vector's lanes are its elements, not work-items:
                     // only a scalar steps from one work-item to the next.
                     Shape::Affine(_) if is_vector(LLVMTypeOf(i)) => Shape::Varying,
                     s => s,
                 }
             };
+            seen.insert(i);
             let old = shapes.get(&i).copied().unwrap_or(Shape::Uniform);
             let new = match (old, new) {
                 (Shape::Affine(a), Shape::Affine(b)) if a != b => Shape::Varying,
@@ -457,6 +461,7 @@ unsafe fn const_int(v: LLVMValueRef) -> Option<i64> {
 unsafe fn transfer(
     i: LLVMValueRef,
     shapes: &HashMap<LLVMValueRef, Shape>,
+    seen: &HashSet<LLVMValueRef>,
     layout: llvm_sys::target::LLVMTargetDataRef,
 ) -> Result<Shape, String> {
     use LLVMOpcode::*;
@@ -470,7 +475,11 @@ unsafe fn transfer(
         LLVMPHI => {
             let mut out = None;
             for k in 0..LLVMCountIncoming(i) {
-                let sk = shape_of(LLVMGetIncomingValue(i, k), shapes);
+                let v = LLVMGetIncomingValue(i, k);
+                if is_instruction(v) && !seen.contains(&v) {
+                    continue;
+                }
+                let sk = shape_of(v, shapes);
                 out = Some(out.map_or(sk, |o| join(o, sk)));
             }
             out.unwrap_or(Uniform)
@@ -490,7 +499,24 @@ unsafe fn transfer(
             _ => Varying,
         },
         LLVMShl => match (s(0), const_int(op(1))) {
-            (Affine(a), Some(c)) if (0..32).contains(&c) => Affine(a.wrapping_shl(c as u32)),
+            (Affine(a), Some(c)) if (0..63).contains(&c) => match a.checked_mul(1 << c) {
+                Some(stride) => Affine(stride),
+                None => Varying,
+            },
+            _ => Varying,
+        },
+        // `(x << 32) >> 30`, a sign-extended 32-bit index times 4 as
+        // optimizers leave it, steps as `x` does times 4: a right shift is
+        // affine when it divides the stride exactly and leaves at least 32
+        // bits, the wrap the casts already assume away.
+        LLVMAShr | LLVMLShr => match (s(0), const_int(op(1))) {
+            (Affine(a), Some(c))
+                if c >= 0
+                    && c as u32 + 32 <= LLVMGetIntTypeWidth(LLVMTypeOf(i))
+                    && a % (1 << c) == 0 =>
+            {
+                Affine(a >> c)
+            }
             _ => Varying,
         },
         // An address space cast is no change of address on the host.
@@ -2199,6 +2225,78 @@ entry:
         ));
         let err = vectorize(&ir, 4).unwrap_err();
         assert!(err.contains("alloca"), "{err}");
+    }
+
+    /// The column loop of a matrix product as a code generator's loop
+    /// strength reduction leaves it (LLVM's SPIR-V back end does): the
+    /// index sign-extended by shifts, the address a pointer induction.
+    fn gemm_column_reduced() -> String {
+        format!(
+            "{HEAD}
+define void @k(ptr %b, ptr %c, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %hi = shl i64 %lid, 32
+  %off = ashr exact i64 %hi, 30
+  %p0 = getelementptr i8, ptr %b, i64 %off
+  %step = shl i64 %n, 2
+  br label %loop
+loop:
+  %left = phi i64 [ %n, %entry ], [ %left1, %loop ]
+  %p = phi ptr [ %p0, %entry ], [ %p1, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc1, %loop ]
+  %y = load float, ptr %p, align 4
+  %acc1 = fadd float %acc, %y
+  %p1 = getelementptr i8, ptr %p, i64 %step
+  %left1 = add i64 %left, -1
+  %done = icmp eq i64 %left1, 0
+  br i1 %done, label %out, label %loop
+out:
+  %pc = getelementptr float, ptr %c, i64 %lid
+  store float %acc1, ptr %pc, align 4
+  ret void
+}}"
+        )
+    }
+
+    #[test]
+    fn shifts_and_pointer_inductions_stay_affine() {
+        let ir = Ir::parse(&gemm_column_reduced());
+        let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
+        let named = |n: &str| unsafe {
+            let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
+            shape_of(i, &shapes)
+        };
+        assert_eq!(named("hi"), Shape::Affine(1 << 32));
+        assert_eq!(named("off"), Shape::Affine(4));
+        assert_eq!(named("p"), Shape::Affine(4));
+        assert_eq!(named("p1"), Shape::Affine(4));
+        // Each lane's column is one vector load, with no test at run time.
+        let v = vector_text(&gemm_column_reduced(), 8);
+        assert!(v.contains("load <8 x float>, ptr"), "{v}");
+        assert!(!v.contains("gather") && !v.contains("consecutive"), "{v}");
+    }
+
+    #[test]
+    fn a_right_shift_that_splits_lanes_is_varying() {
+        // `(lid << 62) >> 60` is a 2-bit field: lanes 0..3 are 0, 4, -8, -4.
+        let ir = Ir::parse(&format!(
+            "{HEAD}
+define void @k(ptr %c) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %hi = shl i64 %lid, 62
+  %f = ashr i64 %hi, 60
+  %pc = getelementptr i8, ptr %c, i64 %f
+  store float 1.0, ptr %pc, align 4
+  ret void
+}}"
+        ));
+        let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
+        let f = insts.iter().copied().find(|&i| unsafe { llvm::name(i) } == "f").unwrap();
+        assert_eq!(unsafe { shape_of(f, &shapes) }, Shape::Varying);
     }
 
     #[test]
