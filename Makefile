@@ -5,7 +5,7 @@
 #   make demo         build, then compile and run examples/vecadd.c on ferrocl
 #   make test         build, then run every test suite and print a summary
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
-#   make bench        run benches/ on ferrocl and PoCL side by side
+#   make bench        run benches/ on ferrocl, PoCL and Intel's CPU runtime side by side
 #   make test-memcheck  the tests under valgrind (no leak, no invalid access)
 #   make clean
 #
@@ -145,8 +145,9 @@ clean:
 
 # ---- benchmarks -----------------------------------------------------------
 
-# ferrocl beside PoCL (Debian's pocl-opencl-icd) in one run: every kernel of
-# benches/ on both, alternating, each result checked on the host.  The table
+# ferrocl beside PoCL (Debian's pocl-opencl-icd) and Intel's CPU runtime
+# (PyPI's intel-opencl-rt, where it installs) in one run: every kernel of
+# benches/ on each, alternating, each result checked on the host.  The table
 # goes to stdout, every figure to $(BENCH_OUT)/results.json and the ratio
 # chart to $(BENCH_OUT)/ratios.svg.  Flags for the harness (e.g.
 # BENCH_ARGS="--filter sgemm --reps 3") go in BENCH_ARGS; `--help` lists them.
@@ -155,11 +156,20 @@ BENCH_OUT  := $(BUILD)/bench
 BENCH_BIN  := $(TARGET_DIR)/release/ferrocl-bench
 BENCH_ARGS ?=
 
+INTEL_LIBS := $(BUILD)/intel-libs
+
 bench: build
-	scripts/deps.sh --with-pocl
+	scripts/deps.sh --with-pocl --with-intel
+	rm -rf $(BENCH_ICD)
 	mkdir -p $(BENCH_ICD) $(BENCH_OUT)
 	cp $(ICD_FILE) /etc/OpenCL/vendors/pocl.icd $(BENCH_ICD)/
+	# Intel's CPU runtime where deps.sh could install it: its libraries
+	# come from $(INTEL_LIBS), so the ICD loader stays the system's.
+	if [ -e $(INTEL_LIBS)/libintelocl.so ]; then \
+	    echo $(abspath $(INTEL_LIBS))/libintelocl.so > $(BENCH_ICD)/intel.icd; \
+	else echo "bench: no Intel CPU runtime on this machine; comparing with PoCL only"; fi
 	$(CARGO) build $(CARGO_FLAGS) -p ferrocl-bench
-	# PoCL's on-disk kernel cache off: both sides build from source.
+	# Kernel caches off: every platform builds from source.
+	LD_LIBRARY_PATH=$(abspath $(INTEL_LIBS))$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} \
 	OCL_ICD_VENDORS=$(BENCH_ICD) POCL_KERNEL_CACHE=0 $(BENCH_BIN) \
 	    --json $(BENCH_OUT)/results.json --svg $(BENCH_OUT)/ratios.svg $(BENCH_ARGS)

@@ -8,6 +8,11 @@
 #   scripts/deps.sh --python      also the Python venv at build/venv with
 #                                 pyopencl and numpy (for the pyopencl test)
 #   scripts/deps.sh --memcheck    also valgrind (for `make test-memcheck`)
+#   scripts/deps.sh --with-intel  also Intel's CPU OpenCL runtime (PyPI
+#                                 intel-opencl-rt) in build/intel-venv, its
+#                                 libraries linked into build/intel-libs; a
+#                                 machine where it cannot be installed goes
+#                                 on without it (the benchmarks skip it)
 #
 # Exit status 0 when everything is in place.  As a normal user nothing is
 # installed: the missing packages are printed as one `sudo apt-get install`
@@ -39,12 +44,14 @@ PACKAGES=(
 )
 
 want_python=0
+want_intel=0
 for arg in "$@"; do
     case "$arg" in
         --with-pocl) PACKAGES+=(pocl-opencl-icd) ;;
         --python) want_python=1 ;;
         --memcheck) PACKAGES+=(valgrind) ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --with-intel) want_intel=1 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -100,7 +107,31 @@ setup_python() {
     fi
 }
 
+setup_intel() {
+    local venv="$ROOT/build/intel-venv" libs="$ROOT/build/intel-libs" f
+    if [ ! -e "$venv/lib/libintelocl.so" ]; then
+        echo "deps.sh: installing Intel's CPU OpenCL runtime into $venv"
+        if ! { [ -x "$venv/bin/pip" ] || "$PYTHON" -m venv "$venv"; } ||
+            ! "$venv/bin/pip" install --quiet intel-opencl-rt intel-cmplr-lib-rt ||
+            [ ! -e "$venv/lib/libintelocl.so" ]; then
+            echo "deps.sh: Intel's CPU OpenCL runtime could not be installed; going on without it" >&2
+            return 0
+        fi
+    fi
+    # Its libraries without its own libOpenCL, which would shadow the
+    # system's ICD loader for every platform once on LD_LIBRARY_PATH.
+    rm -rf "$libs"
+    mkdir -p "$libs"
+    for f in "$venv"/lib/*; do
+        case "$(basename "$f")" in
+            libOpenCL*|python*) ;;
+            *) [ -f "$f" ] && ln -s "$f" "$libs/" ;;
+        esac
+    done
+}
+
 check_packages
 check_rust
 [ "$want_python" -eq 1 ] && setup_python
+[ "$want_intel" -eq 1 ] && setup_intel
 exit 0

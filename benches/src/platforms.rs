@@ -155,6 +155,8 @@ fn label_for(platform_name: &str) -> String {
         "ferrocl".into()
     } else if lower.contains("portable computing language") || lower.contains("pocl") {
         "PoCL".into()
+    } else if lower.contains("intel") {
+        "Intel".into()
     } else {
         platform_name.chars().take(24).collect()
     }
