@@ -135,6 +135,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(triad::Triad::default()),
         Box::new(triad::Triad::with_unreached_printf()),
         Box::new(reduce::Reduce::default()),
+        Box::new(reduce::Reduce::grid_stride()),
         Box::new(gemm::Gemm::sgemm_naive()),
         Box::new(gemm::Gemm::sgemm_tiled()),
         Box::new(gemm::Gemm::dgemm_naive()),
