@@ -1,5 +1,6 @@
 //! Replacing a global inside one function when some of its uses are
-//! constant expressions (`getelementptr (@g, ...)`): those are rebuilt as
+//! constant expressions (`getelementptr (@g, ...)`) or constant vectors
+//! (`<@g, @g, ...>`, the vectorizer's splat of it): those are rebuilt as
 //! instructions over the replacement.
 
 use compiler::llvm::cstr;
@@ -7,10 +8,15 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 
+/// A constant whose operands may hold the global: rebuilt when they do.
+unsafe fn is_composite(c: LLVMValueRef) -> bool {
+    !LLVMIsAConstantExpr(c).is_null() || !LLVMIsAConstantVector(c).is_null()
+}
+
 unsafe fn contains(ce: LLVMValueRef, old: LLVMValueRef) -> bool {
     (0..LLVMGetNumOperands(ce) as u32).any(|i| {
         let op = LLVMGetOperand(ce, i);
-        op == old || (!LLVMIsAConstantExpr(op).is_null() && contains(op, old))
+        op == old || (is_composite(op) && contains(op, old))
     })
 }
 
@@ -27,7 +33,7 @@ unsafe fn rebuild(
         let op = LLVMGetOperand(ce, i);
         ops.push(if op == old {
             new
-        } else if !LLVMIsAConstantExpr(op).is_null() && contains(op, old) {
+        } else if is_composite(op) && contains(op, old) {
             rebuild(b, op, old, new)?
         } else {
             op
@@ -35,6 +41,15 @@ unsafe fn rebuild(
     }
     let ty = LLVMTypeOf(ce);
     let name = cstr("");
+    if !LLVMIsAConstantVector(ce).is_null() {
+        let i32t = LLVMInt32TypeInContext(LLVMGetTypeContext(ty));
+        let mut v = LLVMGetPoison(ty);
+        for (k, op) in ops.into_iter().enumerate() {
+            let at = LLVMConstInt(i32t, k as u64, 0);
+            v = LLVMBuildInsertElement(b, v, op, at, name.as_ptr());
+        }
+        return Ok(v);
+    }
     Ok(match LLVMGetConstOpcode(ce) {
         LLVMOpcode::LLVMGetElementPtr => {
             let src = LLVMGetGEPSourceElementType(ce);
@@ -104,7 +119,7 @@ pub unsafe fn replace_in_function(
                 {
                     users.push(user);
                 }
-            } else if !LLVMIsAConstantExpr(user).is_null() {
+            } else if is_composite(user) {
                 stack.push(user);
             }
             u = LLVMGetNextUse(u);
@@ -118,7 +133,7 @@ pub unsafe fn replace_in_function(
             let op = LLVMGetOperand(inst, i);
             if op == old {
                 LLVMSetOperand(inst, i, new);
-            } else if !LLVMIsAConstantExpr(op).is_null() && contains(op, old) {
+            } else if is_composite(op) && contains(op, old) {
                 // A PHI's operand must be computed in its incoming block.
                 if !LLVMIsAPHINode(inst).is_null() {
                     let bb = LLVMGetIncomingBlock(inst, i);
@@ -144,6 +159,34 @@ pub unsafe fn replace_in_function(
 mod tests {
     use super::*;
     use crate::test_support::Ir;
+
+    #[test]
+    fn constant_vectors_of_the_global_become_instructions() {
+        let ir = Ir::parse(
+            r#"
+@g = internal addrspace(3) global [4 x float] undef
+define <2 x float> @f(ptr addrspace(3) %new, <2 x i64> %i) {
+  %p = getelementptr [4 x float], <2 x ptr addrspace(3)> <ptr addrspace(3) @g, ptr addrspace(3) @g>, i64 0, <2 x i64> %i
+  %v = call <2 x float> @llvm.masked.gather.v2f32.v2p3(<2 x ptr addrspace(3)> align 4 %p, <2 x i1> splat (i1 true), <2 x float> poison)
+  ret <2 x float> %v
+}
+declare <2 x float> @llvm.masked.gather.v2f32.v2p3(<2 x ptr addrspace(3)>, <2 x i1>, <2 x float>)
+"#,
+        );
+        unsafe {
+            let f = ir.function("f");
+            let g = LLVMGetNamedGlobal(ir.m, c"g".as_ptr());
+            replace_in_function(f, g, LLVMGetParam(f, 0)).unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let body = &text[text.find("define").unwrap()..];
+        assert!(!body.contains("@g"), "{text}");
+        assert!(
+            body.contains("insertelement <2 x ptr addrspace(3)>"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn constant_gep_uses_become_instructions() {
