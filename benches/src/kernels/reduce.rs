@@ -97,7 +97,11 @@ impl Benchmark for Reduce {
         t: &Target,
         program: &Program,
     ) -> Result<Box<dyn Prepared + 'a>, String> {
-        let groups = if self.grid_stride { GRID_GROUPS } else { GROUPS };
+        let groups = if self.grid_stride {
+            GRID_GROUPS
+        } else {
+            GROUPS
+        };
         let h = self.host.get_or_init(|| {
             // Small integers: every partial sum is exact in any order.
             let input: Vec<f32> = (0..N).map(|i| ((i * 7) % 17) as f32 - 8.0).collect();
@@ -114,7 +118,13 @@ impl Benchmark for Reduce {
         let n = N as i32;
         let launch = if self.grid_stride {
             let args = [val(n), mem(&input), mem(&partial)];
-            Launch::new(program, "reduce_grid_stride", &args, &[groups * WG], Some(&[WG]))?
+            Launch::new(
+                program,
+                "reduce_grid_stride",
+                &args,
+                &[groups * WG],
+                Some(&[WG]),
+            )?
         } else {
             let args = [mem(&input), mem(&partial)];
             Launch::new(program, "reduce_sum", &args, &[N], Some(&[WG]))?
