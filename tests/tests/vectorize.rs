@@ -760,3 +760,131 @@ fn a_loop_of_image_reads_with_a_constant_sampler_is_vector_code_with_gathers() {
     );
     assert!(!ir.contains("switch i32"), "a branch on the format is left");
 }
+
+const BARRIER_REGIONS: &str = r#"
+kernel void local_scan(global const int *in, global int *out) {
+    local int buf[2][128];
+    int lid = get_local_id(0), n = get_local_size(0);
+    int src = 0;
+    buf[0][lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int offset = 1; offset < n; offset <<= 1) {
+        int v = buf[src][lid];
+        if (lid >= offset)
+            v += buf[src][lid - offset];
+        buf[1 - src][lid] = v;
+        src = 1 - src;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* Reversed within the group: lanes read apart. */
+    out[get_global_id(0)] = buf[src][n - 1 - lid] * 3 + lid;
+}
+
+kernel void tree_sums(global const int *in, global int *partial) {
+    local int scratch[128];
+    int lid = get_local_id(0);
+    scratch[lid] = in[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* One work-item of the group stores its sum. */
+    if (lid == 0)
+        partial[get_group_id(0)] = scratch[0];
+}
+
+kernel void tiled_sums(int n, global const float *x, global float *out) {
+    local float tile[128];
+    int lid = get_local_id(0), ls = get_local_size(0), gid = get_global_id(0);
+    float acc = 0.0f;
+    for (int base = 0; base < n; base += ls) {
+        tile[lid] = x[base + lid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < ls; j++)
+            acc += tile[j] * (float)(gid % 7 + 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    out[gid] = acc;
+}
+"#;
+
+#[test]
+fn barrier_regions_give_the_same_bits_vectorized_and_scalar() {
+    const N: usize = 480;
+    let ins: Vec<i32> = (0..N as i32).map(|i| (i * 37) % 101 - 50).collect();
+    let xs: Vec<f32> = (0..N).map(|i| 0.25 + (i % 13) as f32 * 0.125).collect();
+    // One work-item (scalar), a vector's worth and one with a remainder.
+    let locals: [&[usize]; 3] = [&[1], &[16], &[40]];
+    let scans = run_each(
+        BARRIER_REGIONS,
+        "local_scan",
+        &[Arg::In(bytes(&ins)), Arg::Out(N * 4)],
+        &[N],
+        &locals,
+    );
+    // Each group's inclusive prefix sums, read back reversed.
+    for (run, local) in scans.iter().zip(&locals) {
+        let ls = local[0];
+        let got = ints(&run[0]);
+        for (g, group) in ins.chunks(ls).enumerate() {
+            let mut sums = Vec::new();
+            let mut s = 0;
+            for &v in group {
+                s += v;
+                sums.push(s);
+            }
+            for lid in 0..ls {
+                let want = sums[ls - 1 - lid] * 3 + lid as i32;
+                assert_eq!(
+                    got[g * ls + lid],
+                    want,
+                    "local size {ls}, item {}",
+                    g * ls + lid
+                );
+            }
+        }
+    }
+    let sums = run_each(
+        BARRIER_REGIONS,
+        "tiled_sums",
+        &[Arg::Int(N as i32), Arg::In(bytes(&xs)), Arg::Out(N * 4)],
+        &[N],
+        &locals,
+    );
+    assert_all_equal(&sums, &locals);
+    let total: f32 = xs.iter().sum();
+    let got = floats(&sums[0][0]);
+    assert!(
+        (got[1] - 2.0 * total).abs() <= 1e-3 * total,
+        "{} vs {}",
+        got[1],
+        2.0 * total
+    );
+    let trees = run_each(
+        BARRIER_REGIONS,
+        "tree_sums",
+        &[Arg::In(bytes(&ins)), Arg::Out(N * 4)],
+        &[N],
+        &[&[16], &[32]],
+    );
+    for (run, ls) in trees.iter().zip([16, 32]) {
+        let got = ints(&run[0]);
+        for (g, group) in ins.chunks(ls).enumerate() {
+            assert_eq!(
+                got[g],
+                group.iter().sum::<i32>(),
+                "local size {ls}, group {g}"
+            );
+        }
+    }
+    // Each ran region by region as vector code.
+    for k in ["local_scan", "tiled_sums", "tree_sums"] {
+        let ir = work_group_ir(k);
+        assert!(
+            ir.contains(".regions.v"),
+            "{k} has no vector regions:\n{ir}"
+        );
+    }
+}

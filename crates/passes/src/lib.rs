@@ -117,7 +117,20 @@ pub unsafe fn build_work_group_function(
     } else {
         vector_form(m, k, local_size, vector_bytes, streaming, printing)
     };
-    if vector.is_none() && items > 1 && loop_barriers_enabled() && !printing {
+    // A kernel with barriers vectorizes region by region where a trial on
+    // a copy of the module shows every region takes; otherwise LLVM's loop
+    // vectorizer takes its work-item loops, with loop barriers.
+    let region_width = if kernel.uses_barrier && items > 1 && !printing {
+        region_vector_width(m, k, local_size, vector_bytes)
+    } else {
+        None
+    };
+    if vector.is_none()
+        && region_width.is_none()
+        && items > 1
+        && loop_barriers_enabled()
+        && !printing
+    {
         loop_barriers::run(m, k);
     }
     // Every call, in the kernel and its vector form, writes to the printf
@@ -127,6 +140,10 @@ pub unsafe fn build_work_group_function(
         printf::run(m, v.function, &kernel.printf_calls)?;
     }
     let regions = barriers::run(m, k, items)?;
+    let vector = match (&regions, region_width) {
+        (Some(r), Some(width)) => region_vector_form(m, r, width),
+        _ => vector,
+    };
     // LLVM's loop vectorizer does not widen non-temporal stores.
     let x_loop = if streaming {
         work_item_loops::XLoop::Unrollable
@@ -293,6 +310,94 @@ unsafe fn form_of(
                 llvm_sys::core::LLVMDeleteFunction(rest);
             }
             Err(why)
+        }
+    }
+}
+
+/// The width at which the regions of kernel `k` (with barriers, not yet
+/// split) vectorize, if they do: tried on a copy of the module, so that a
+/// kernel whose regions do not take keeps its loop barriers.
+unsafe fn region_vector_width(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    local_size: [usize; 3],
+    vector_bytes: usize,
+) -> Option<usize> {
+    if !vectorize_enabled() {
+        return None;
+    }
+    let interleave = if calls_vector_variant(k) {
+        1
+    } else {
+        INTERLEAVE
+    };
+    let (element, elements) = widest_value(m, k);
+    let most = (vector_bytes * interleave / (element * elements)).min(local_size[0]);
+    if most < 2 {
+        return None;
+    }
+    let width = 1 << most.ilog2();
+    // As for kernels without barriers: a loop left on a varying condition
+    // gets one exit.
+    single_exit_loops::run(k);
+    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
+    let items = local_size.iter().product();
+    let name = compiler::llvm::name(k);
+    let copy = llvm_sys::core::LLVMCloneModule(m);
+    let trial = (|| {
+        let kc = llvm_sys::core::LLVMGetNamedFunction(copy, compiler::llvm::cstr(&name).as_ptr());
+        let r = barriers::run(copy, kc, items)?.ok_or("no barrier regions")?;
+        regions_vectorized(copy, &r, width).map(drop)
+    })();
+    llvm_sys::core::LLVMDisposeModule(copy);
+    match trial {
+        Ok(()) => Some(width),
+        Err(why) => {
+            if explaining() {
+                eprintln!("ferrocl: {name}'s barrier regions not vectorized: {why}");
+            }
+            None
+        }
+    }
+}
+
+/// The vector form of region function `r.function` at `width`.
+unsafe fn regions_vectorized(
+    m: LLVMModuleRef,
+    r: &barriers::Regions,
+    width: usize,
+) -> Result<LLVMValueRef, String> {
+    // The stack slots a single region uses become values again.
+    compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
+    let linear_id = llvm_sys::core::LLVMCountParams(r.function) - 2;
+    vectorize::run_regions(m, r.function, width as u32, linear_id)
+}
+
+/// The region function's vector form for the work-item loops, or `None`
+/// (the scalar regions then run) if it does not take after all.
+unsafe fn region_vector_form(
+    m: LLVMModuleRef,
+    r: &barriers::Regions,
+    width: usize,
+) -> Option<work_item_loops::VectorForm> {
+    let name = compiler::llvm::name(r.function);
+    match regions_vectorized(m, r, width) {
+        Ok(function) => {
+            if explaining() {
+                eprintln!("ferrocl: {name} vectorized, {width} work-items at once");
+            }
+            Some(work_item_loops::VectorForm {
+                function,
+                width,
+                rows: 1,
+                rest: r.function,
+            })
+        }
+        Err(why) => {
+            if explaining() {
+                eprintln!("ferrocl: {name} not vectorized: {why}");
+            }
+            None
         }
     }
 }

@@ -115,6 +115,34 @@ pub unsafe fn run(
     kernel: LLVMValueRef,
     width: u32,
 ) -> Result<LLVMValueRef, String> {
+    run_with(m, kernel, width, None)
+}
+
+/// Adds `<regions>.v<width>` to `m`: the region function of a kernel with
+/// barriers (`crate::barriers`) for work-items `x .. x + width` of
+/// dimension 0, as [`run`] makes a kernel's. Its linear-id parameter
+/// (`linear_id`, by index) is lane 0's, the other lanes' following it: the
+/// work-items' storage slots lie side by side, so one vector access reads
+/// or writes a slot for all lanes. The region it returns (the barrier
+/// reached) must be the same for every lane.
+///
+/// # Safety
+/// As for [`run`]; `regions` is a region function.
+pub unsafe fn run_regions(
+    m: LLVMModuleRef,
+    regions: LLVMValueRef,
+    width: u32,
+    linear_id: u32,
+) -> Result<LLVMValueRef, String> {
+    run_with(m, regions, width, Some(LLVMGetParam(regions, linear_id)))
+}
+
+unsafe fn run_with(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    width: u32,
+    linear_id: Option<LLVMValueRef>,
+) -> Result<LLVMValueRef, String> {
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
     let insts: Vec<LLVMValueRef> = order
@@ -141,7 +169,7 @@ pub unsafe fn run(
         .collect();
     let mut guards;
     let shapes = loop {
-        let shapes = shapes(m, &insts, &forced)?;
+        let shapes = shapes(m, &insts, &forced, linear_id)?;
         let mut grew = false;
         // A value that joins a guarded block's with its guard's differs
         // from lane to lane, as the guard does.
@@ -171,7 +199,16 @@ pub unsafe fn run(
     for &i in &insts {
         check(i, &shapes, &divergent, &guards, &in_loops)?;
     }
+    for &i in &insts {
+        if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMRet
+            && LLVMGetNumOperands(i) == 1
+            && shape_of(LLVMGetOperand(i, 0), &shapes) != Shape::Uniform
+        {
+            return Err("a returned value that differs between work-items".into());
+        }
+    }
     let mut gen = Gen::new(m, kernel, width, shapes, divergent);
+    gen.linear_id = linear_id;
     gen.guards = guards;
     let v = gen.v;
     let made = gen.emit(&cfg, &order).map(|_| ());
@@ -411,9 +448,13 @@ unsafe fn shapes(
     m: LLVMModuleRef,
     insts: &[LLVMValueRef],
     varying: &HashSet<LLVMValueRef>,
+    linear_id: Option<LLVMValueRef>,
 ) -> Result<HashMap<LLVMValueRef, Shape>, String> {
     let layout = LLVMGetModuleDataLayout(m);
     let mut shapes: HashMap<LLVMValueRef, Shape> = HashMap::new();
+    if let Some(p) = linear_id {
+        shapes.insert(p, Shape::Affine(1));
+    }
     let mut seen: HashSet<LLVMValueRef> = HashSet::new();
     loop {
         let mut changed = false;
@@ -629,8 +670,11 @@ unsafe fn check(
             {
                 return Err("a varying store of a vector or aggregate".into());
             }
+            // Under a guard, the last lane taking it stores (as the last
+            // of those work-items would, in turn); in a loop lanes leave
+            // apart, which has no such order.
             if opcode == LLVMStore
-                && (in_divergent_loop || guarded)
+                && (in_divergent_loop || (guarded && !is_lane_type(stored)))
                 && shape_of(LLVMGetOperand(i, 1), shapes) == Shape::Uniform
             {
                 return Err("a store to one place under a varying condition".into());
@@ -661,6 +705,11 @@ unsafe fn check(
                 return Err("an indirect call".into());
             };
             let name = llvm::name(f);
+            if name == names::GET_WORK_GROUP_SCRATCH {
+                // The collectives combine work-items' values there one
+                // work-item after the other.
+                return Err("a work-group collective".into());
+            }
             if name.starts_with("__mux_get_") {
                 return Ok(());
             }
@@ -783,6 +832,8 @@ struct Gen {
     guards: Vec<Guard>,
     /// The lanes that run each guarded block (by the kernel's block).
     guard_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
+    /// A region function's linear-id parameter: lane 0's, in steps of 1.
+    linear_id: Option<LLVMValueRef>,
 }
 
 impl Drop for Gen {
@@ -821,6 +872,7 @@ impl Gen {
             divergent,
             guards: Vec::new(),
             guard_masks: HashMap::new(),
+            linear_id: None,
         }
     }
 
@@ -938,6 +990,14 @@ impl Gen {
             self.blocks.insert(bb, new);
         }
         let mut phis = Vec::new();
+        if let Some(p) = self.linear_id {
+            // Lane l's linear id is lane 0's plus l.
+            LLVMPositionBuilderAtEnd(self.b, self.blocks[&cfg.blocks[order[0]]]);
+            let base = self.scalar_of(p);
+            let steps = self.steps(LLVMTypeOf(base));
+            let lanes = LLVMBuildAdd(self.b, self.splat(base), steps, c"linear_ids".as_ptr());
+            self.vector.insert(p, lanes);
+        }
         for &bx in order {
             let bb = cfg.blocks[bx];
             LLVMPositionBuilderAtEnd(self.b, self.blocks[&bb]);
@@ -1388,10 +1448,25 @@ impl Gen {
         let ty = LLVMTypeOf(value);
         let align = LLVMGetAlignment(i);
         let uniform_value = self.shape(value) == Shape::Uniform;
+        let guard = self.guard_masks.get(&LLVMGetInstructionParent(i)).copied();
         let lanes = self.lanes_of(i, true).map(|m| self.spread(m, elements(ty)));
         match self.shape(ptr) {
             Shape::Uniform | Shape::Affine(0) if lanes.is_some() => {
-                return Err("a store to one place in a divergent loop".into());
+                let Some(mask) = guard.filter(|_| is_lane_type(ty)) else {
+                    return Err("a store to one place in a divergent loop".into());
+                };
+                // A guarded block runs when some lane takes it: the last
+                // of them stores.
+                let v = if uniform_value {
+                    self.scalar_of(value)
+                } else {
+                    let last = self.last_lane(mask);
+                    LLVMBuildExtractElement(self.b, self.vector_of(value), last, c"last".as_ptr())
+                };
+                let s = LLVMBuildStore(self.b, v, self.scalar_of(ptr));
+                LLVMSetAlignment(s, align);
+                copy_metadata(i, s);
+                return Ok(());
             }
             Shape::Uniform if uniform_value => {
                 self.clone_scalar(i);
@@ -1450,6 +1525,19 @@ impl Gen {
             scatter(self);
         }
         Ok(())
+    }
+
+    /// The index of the last lane `mask` (of `width` lanes, some set)
+    /// holds: `width - 1 - ctlz(mask as an integer)`.
+    unsafe fn last_lane(&self, mask: LLVMValueRef) -> LLVMValueRef {
+        let bits = LLVMIntTypeInContext(self.ctx, self.width);
+        let as_int = LLVMBuildBitCast(self.b, mask, bits, c"lanes".as_ptr());
+        let mut args = [as_int, LLVMConstInt(LLVMInt1TypeInContext(self.ctx), 1, 0)];
+        let zeros = self.intrinsic("llvm.ctlz", &[bits], &mut args);
+        let top = LLVMConstInt(bits, (self.width - 1) as u64, 0);
+        let last = LLVMBuildSub(self.b, top, zeros, c"last_lane".as_ptr());
+        let i32t = LLVMInt32TypeInContext(self.ctx);
+        LLVMBuildIntCast2(self.b, last, i32t, 0, c"".as_ptr())
     }
 
     /// Whether an access of `ty` through `ptr` is worth testing for
@@ -1841,6 +1929,34 @@ out:
         assert!(!v.contains("masked"), "{v}");
         // The lanes are work-items lid .. lid + 3.
         assert!(v.contains("<i64 0, i64 1, i64 2, i64 3>"), "{v}");
+    }
+
+    #[test]
+    fn a_guarded_store_to_one_place_stores_the_last_lane_taking_it() {
+        // `if (lid == 0) partial[0] = x`, and a varying value stored there
+        // by the lanes of `x > 0`.
+        let v = vector_text(
+            &format!(
+                "{HEAD}
+define void @k(ptr %p, ptr %out) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %pa, align 4
+  %c = fcmp ogt float %x, 0.0
+  br i1 %c, label %then, label %join
+then:
+  store float %x, ptr %out, align 4
+  br label %join
+join:
+  ret void
+}}"
+            ),
+            8,
+        );
+        assert!(v.contains("@llvm.ctlz.i8"), "{v}");
+        assert!(v.contains("extractelement <8 x float>"), "{v}");
+        assert!(v.contains("store float %last, ptr %out"), "{v}");
     }
 
     #[test]
@@ -2263,7 +2379,7 @@ out:
     fn shifts_and_pointer_inductions_stay_affine() {
         let ir = Ir::parse(&gemm_column_reduced());
         let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
-        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new(), None).unwrap() };
         let named = |n: &str| unsafe {
             let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
             shape_of(i, &shapes)
@@ -2294,16 +2410,58 @@ entry:
 }}"
         ));
         let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
-        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
-        let f = insts.iter().copied().find(|&i| unsafe { llvm::name(i) } == "f").unwrap();
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new(), None).unwrap() };
+        let f = insts
+            .iter()
+            .copied()
+            .find(|&i| unsafe { llvm::name(i) } == "f")
+            .unwrap();
         assert_eq!(unsafe { shape_of(f, &shapes) }, Shape::Varying);
+    }
+
+    /// A region function (`crate::barriers`): the work-item's slot in the
+    /// storage block at its linear id, and the barrier reached returned.
+    fn region_function(ret: &str) -> String {
+        format!(
+            "{HEAD}
+define i32 @k(ptr %out, i32 %region, ptr %storage, i64 %linear_id, ptr %staged) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %slot = getelementptr float, ptr %storage, i64 %linear_id
+  %x = load float, ptr %slot, align 4
+  %y = fadd float %x, 1.0
+  %p = getelementptr float, ptr %out, i64 %lid
+  store float %y, ptr %p, align 4
+  {ret}
+}}"
+        )
+    }
+
+    #[test]
+    fn a_region_reads_its_lanes_slots_as_one_vector_and_returns_the_barrier_reached() {
+        let ir = Ir::parse(&region_function("ret i32 1"));
+        let v = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap();
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        assert_eq!(unsafe { llvm::name(v) }, "k.v8");
+        let text = ir.text();
+        let text = &text[text.find("define internal i32 @k.v8").unwrap()..];
+        assert!(text.contains("load <8 x float>, ptr %slot"), "{text}");
+        assert!(text.contains("store <8 x float>"), "{text}");
+        assert!(text.contains("ret i32 1"), "{text}");
+    }
+
+    #[test]
+    fn a_region_whose_lanes_would_return_apart_is_declined() {
+        let ir = Ir::parse(&region_function("%r = trunc i64 %lid to i32\n  ret i32 %r"));
+        let err = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap_err();
+        assert!(err.contains("returned value"), "{err}");
     }
 
     #[test]
     fn shapes_follow_strides_through_arithmetic_and_casts() {
         let ir = Ir::parse(&gemm_row());
         let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
-        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new()).unwrap() };
+        let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new(), None).unwrap() };
         let named = |n: &str| unsafe {
             let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
             shape_of(i, &shapes)

@@ -202,7 +202,9 @@ pub unsafe fn run(
     };
     match regions {
         None => match vector {
-            Some(v) => vector_item_loops(b, wg, &ids, v, &mut call_args),
+            Some(v) => vector_item_loops(b, wg, &ids, v, |b, f, _| {
+                call_kernel(b, f, &mut call_args.clone())
+            }),
             None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
         },
         Some(r) => {
@@ -224,14 +226,20 @@ pub unsafe fn run(
                     LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("region.{id}")).as_ptr());
                 LLVMAddCase(switch, LLVMConstInt(i32t, id as u64, 0), run);
                 LLVMPositionBuilderAtEnd(b, run);
-                item_loops(b, wg, &ids, |b, linear_id| {
+                let call_region = |b, f, linear_id| {
                     let mut args = call_args.clone();
                     args.extend([LLVMConstInt(i32t, id as u64, 0), storage, linear_id, staged]);
-                    let reached = call_kernel(b, k, &mut args);
+                    let reached = call_kernel(b, f, &mut args);
                     // Every work-item reaches the same barrier.
                     LLVMBuildStore(b, reached, next);
                     reached
-                });
+                };
+                match vector {
+                    // The vector form runs runs of work-items of the
+                    // region, its linear id the first's.
+                    Some(v) => vector_item_loops(b, wg, &ids, v, call_region),
+                    None => item_loops(b, wg, &ids, |b, linear_id| call_region(b, k, linear_id)),
+                }
                 if bytes > 0 {
                     // What the region wrote of its staged values is what the
                     // next one reads.
@@ -413,15 +421,16 @@ unsafe fn loop_latch(
     branch
 }
 
-/// The work-items of a kernel without barriers when it has a vector form:
-/// in each group of `rows` rows, the x ids in runs of `width` through it,
-/// then the rest one at a time through `rest`.
+/// The work-items of a kernel (or of a barrier region) when it has a
+/// vector form: in each group of `rows` rows, the x ids in runs of `width`
+/// through it, then the rest one at a time through `rest`. `call` calls
+/// one of the two for the work-item of a linear id (the run's first).
 unsafe fn vector_item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
     v: VectorForm,
-    args: &mut [LLVMValueRef],
+    call: impl Fn(LLVMBuilderRef, LLVMValueRef, LLVMValueRef) -> LLVMValueRef,
 ) {
     let (vector, width, kernel) = (v.function, v.width, v.rest);
     let lx = ids.local_size[0];
@@ -433,8 +442,8 @@ unsafe fn vector_item_loops(
                 to: whole,
                 step: width,
             };
-            x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, _| {
-                call_kernel(b, vector, args)
+            x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, linear| {
+                call(b, vector, linear)
             });
         }
         if whole < lx {
@@ -443,8 +452,8 @@ unsafe fn vector_item_loops(
                 to: lx,
                 step: 1,
             };
-            x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, _| {
-                call_kernel(b, kernel, args)
+            x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, linear| {
+                call(b, kernel, linear)
             });
         }
     });
