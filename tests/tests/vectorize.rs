@@ -795,6 +795,23 @@ kernel void tree_sums(global const int *in, global int *partial) {
         partial[get_group_id(0)] = scratch[0];
 }
 
+kernel void grid_sums(int n, global const int *in, global int *partial) {
+    local int scratch[128];
+    int lid = get_local_id(0);
+    int sum = 0;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        sum += in[i];
+    scratch[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        partial[get_group_id(0)] = scratch[0];
+}
+
 kernel void tiled_sums(int n, global const float *x, global float *out) {
     local float tile[128];
     int lid = get_local_id(0), ls = get_local_size(0), gid = get_global_id(0);
@@ -879,8 +896,28 @@ fn barrier_regions_give_the_same_bits_vectorized_and_scalar() {
             );
         }
     }
+    // A grid of 2 groups strides over all N elements, some work-items
+    // going round once more than others.
+    let grids = run_each(
+        BARRIER_REGIONS,
+        "grid_sums",
+        &[Arg::Int(N as i32 - 5), Arg::In(bytes(&ins)), Arg::Out(8)],
+        &[64],
+        &[&[32]],
+    );
+    let got = ints(&grids[0][0]);
+    for g in 0..2 {
+        let want: i32 = (0..N - 5)
+            .filter(|i| i % 64 / 32 == g)
+            .map(|i| ins[i])
+            .sum();
+        assert_eq!(got[g], want, "group {g}");
+    }
+    // Its loop reads one vector of consecutive elements a time.
+    let ir = work_group_ir("grid_sums");
+    assert!(!ir.contains("masked.gather"), "{ir}");
     // Each ran region by region as vector code.
-    for k in ["local_scan", "tiled_sums", "tree_sums"] {
+    for k in ["local_scan", "tiled_sums", "tree_sums", "grid_sums"] {
         let ir = work_group_ir(k);
         assert!(
             ir.contains(".regions.v"),

@@ -186,8 +186,12 @@ unsafe fn run_with(
                 .into_iter()
                 .any(|x| branch_varies(cfg.blocks[x], &shapes))
             {
+                let body: HashSet<LLVMBasicBlockRef> =
+                    l.body.iter().map(|&b| cfg.blocks[b]).collect();
                 for p in phis(cfg.blocks[l.header]) {
-                    grew |= forced.insert(p);
+                    if !steps_uniformly_inside(p, &body, &shapes) {
+                        grew |= forced.insert(p);
+                    }
                 }
             }
         }
@@ -437,6 +441,79 @@ fn join(a: Shape, b: Shape) -> Shape {
     } else {
         Shape::Varying
     }
+}
+
+/// Whether header phi `p` of a loop work-items leave apart is an
+/// induction stepped by a uniform amount (`i = gid; ...; i += size`, casts
+/// allowed on the way) that nothing after the loop reads. Stepping every
+/// lane, those that left too, keeps it affine; its value in a lane that
+/// left matters to no one, as that lane's accesses are masked off.
+unsafe fn steps_uniformly_inside(
+    p: LLVMValueRef,
+    body: &HashSet<LLVMBasicBlockRef>,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> bool {
+    let from_inside =
+        |v: LLVMValueRef| is_instruction(v) && body.contains(&LLVMGetInstructionParent(v));
+    let incoming: Vec<LLVMValueRef> = (0..LLVMCountIncoming(p))
+        .map(|k| LLVMGetIncomingValue(p, k))
+        .collect();
+    let next = match incoming[..] {
+        [a, b] if !from_inside(a) && from_inside(b) => b,
+        [a, b] if from_inside(a) && !from_inside(b) => a,
+        _ => return false,
+    };
+    let mut chain = vec![p];
+    if !step_of(next, p, shapes, &mut chain) {
+        return false;
+    }
+    chain.iter().all(|&v| {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if LLVMIsAInstruction(user).is_null() || !body.contains(&LLVMGetInstructionParent(user))
+            {
+                return false;
+            }
+            u = LLVMGetNextUse(u);
+        }
+        true
+    })
+}
+
+/// Whether `v` is `p` plus uniform amounts through adds, subtractions,
+/// GEPs and integer casts; the instructions on the way go to `chain`.
+unsafe fn step_of(
+    v: LLVMValueRef,
+    p: LLVMValueRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    chain: &mut Vec<LLVMValueRef>,
+) -> bool {
+    use LLVMOpcode::*;
+    if v == p {
+        return true;
+    }
+    if !is_instruction(v) {
+        return false;
+    }
+    let op = |k: u32| LLVMGetOperand(v, k);
+    let uniform = |k: u32| shape_of(op(k), shapes) == Shape::Uniform;
+    let stepped = match LLVMGetInstructionOpcode(v) {
+        LLVMTrunc | LLVMSExt | LLVMZExt => step_of(op(0), p, shapes, chain),
+        LLVMAdd => {
+            (uniform(1) && step_of(op(0), p, shapes, chain))
+                || (uniform(0) && step_of(op(1), p, shapes, chain))
+        }
+        LLVMSub => uniform(1) && step_of(op(0), p, shapes, chain),
+        LLVMGetElementPtr => {
+            (1..LLVMGetNumOperands(v) as u32).all(uniform) && step_of(op(0), p, shapes, chain)
+        }
+        _ => false,
+    };
+    if stepped {
+        chain.push(v);
+    }
+    stepped
 }
 
 /// The shape of every instruction: the least fixed point from "all
@@ -1055,8 +1132,10 @@ impl Gen {
                     .divergent
                     .iter()
                     .position(|l| l.header == header && l.latch == from)
+                    .filter(|_| self.shape(i) == Shape::Varying)
                 {
-                    // A lane that has left keeps its value.
+                    // A lane that has left keeps its value (an affine
+                    // induction steps on: see `steps_uniformly_inside`).
                     let stayed = self.spread(self.masks[l].1, elements(LLVMTypeOf(i)));
                     v = LLVMBuildSelect(self.b, stayed, v, p, c"kept".as_ptr());
                 }
@@ -1929,6 +2008,42 @@ out:
         assert!(!v.contains("masked"), "{v}");
         // The lanes are work-items lid .. lid + 3.
         assert!(v.contains("<i64 0, i64 1, i64 2, i64 3>"), "{v}");
+    }
+
+    #[test]
+    fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
+        // `for (i = lid; i < n; i += 64) sum += in[i]`: lanes leave apart,
+        // but `i` stays consecutive across them.
+        let v = vector_text(
+            &format!(
+                "{HEAD}
+define void @k(ptr %in, ptr %out, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %i = phi i64 [ %lid, %entry ], [ %i1, %body ]
+  %sum = phi float [ 0.0, %entry ], [ %sum1, %body ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %p, align 4
+  %sum1 = fadd float %sum, %x
+  %i1 = add i64 %i, 64
+  br label %head
+done:
+  %q = getelementptr float, ptr %out, i64 %lid
+  store float %sum, ptr %q, align 4
+  ret void
+}}"
+            ),
+            8,
+        );
+        assert!(v.contains("@llvm.masked.load.v8f32"), "{v}");
+        assert!(!v.contains("gather"), "{v}");
+        // The sum, read after the loop, is each lane's own.
+        assert!(v.contains("%kept = select <8 x i1>"), "{v}");
     }
 
     #[test]
