@@ -467,18 +467,29 @@ unsafe fn steps_uniformly_inside(
     if !step_of(next, p, shapes, &mut chain) {
         return false;
     }
-    chain.iter().all(|&v| {
+    // Nothing computed from it leaves the loop, but through another of
+    // the header's phis (which a lane that left keeps as it was).
+    let header = LLVMGetInstructionParent(p);
+    let mut seen: HashSet<LLVMValueRef> = HashSet::from([p]);
+    let mut work = vec![p];
+    while let Some(v) = work.pop() {
         let mut u = LLVMGetFirstUse(v);
         while !u.is_null() {
             let user = LLVMGetUser(u);
+            u = LLVMGetNextUse(u);
             if LLVMIsAInstruction(user).is_null() || !body.contains(&LLVMGetInstructionParent(user))
             {
                 return false;
             }
-            u = LLVMGetNextUse(u);
+            let another_header_phi = !LLVMIsAPHINode(user).is_null()
+                && LLVMGetInstructionParent(user) == header
+                && user != p;
+            if !another_header_phi && seen.insert(user) {
+                work.push(user);
+            }
         }
-        true
-    })
+    }
+    true
 }
 
 /// Whether `v` is `p` plus uniform amounts through adds, subtractions,
@@ -2044,6 +2055,37 @@ done:
         assert!(!v.contains("gather"), "{v}");
         // The sum, read after the loop, is each lane's own.
         assert!(v.contains("%kept = select <8 x i1>"), "{v}");
+    }
+
+    #[test]
+    fn an_induction_whose_value_outlives_the_loop_is_kept_per_lane() {
+        // `t`, computed from `i`, is read after the loop: a lane that left
+        // must keep its own `i`.
+        let v = vector_text(
+            &format!(
+                "{HEAD}
+define void @k(ptr %in, ptr %out, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %i = phi i64 [ %lid, %entry ], [ %i1, %body ]
+  %t = shl i64 %i, 1
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %i1 = add i64 %i, 64
+  br label %head
+done:
+  %q = getelementptr i64, ptr %out, i64 %lid
+  store i64 %t, ptr %q, align 8
+  ret void
+}}"
+            ),
+            8,
+        );
+        assert!(v.contains("%kept = select <8 x i1>"), "{v}");
+        assert!(v.contains("<8 x i64> %i1"), "{v}");
     }
 
     #[test]
