@@ -252,8 +252,7 @@ unsafe fn vector_form(
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit; a
     // rotated loop's two tests become one too.
-    single_exit_loops::run(k);
-    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
+    one_exit_loops(m, k).ok()?;
     // Rows run together are the independent chains the interleave was
     // for: they take its place, so that a value of the kernel's still
     // fills as many registers.
@@ -339,8 +338,7 @@ unsafe fn region_vector_width(
     let width = 1 << most.ilog2();
     // As for kernels without barriers: a loop left on a varying condition
     // gets one exit.
-    single_exit_loops::run(k);
-    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut()).ok()?;
+    one_exit_loops(m, k).ok()?;
     let items = local_size.iter().product();
     let name = compiler::llvm::name(k);
     let copy = llvm_sys::core::LLVMCloneModule(m);
@@ -371,6 +369,16 @@ unsafe fn regions_vectorized(
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     let linear_id = llvm_sys::core::LLVMCountParams(r.function) - 2;
     vectorize::run_regions(m, r.function, width as u32, linear_id)
+}
+
+/// `single_exit_loops` on `k`, between CFG simplifications: the first
+/// drops the empty blocks between a rotated loop's guard and the loop.
+unsafe fn one_exit_loops(m: LLVMModuleRef, k: LLVMValueRef) -> Result<(), String> {
+    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut())?;
+    if single_exit_loops::run(k) > 0 {
+        compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut())?;
+    }
+    Ok(())
 }
 
 /// The region function's vector form for the work-item loops, or `None`

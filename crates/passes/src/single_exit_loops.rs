@@ -12,6 +12,13 @@
 //! (either order), both leaving to the same block `X`, and `B` holding only
 //! instructions LLVM may speculate. `H` then ends `br (c1 | c2), X, H`; the
 //! phis of `X` choose by `c1` what each edge brought.
+//!
+//! The rotation of a loop tested only at its top (`for (i = gid; i < n;
+//! i += size)`) leaves a guard `G` ending `br g, L, X` before the loop and
+//! its latch `T` ending `br c, L, X`: a loop tested only at its bottom. A
+//! new header `H` then takes the loop's phis, and a phi `go` of `g` (from
+//! `G`) and `c` (from `T`); `H` ends `br go, L, X`, and `G` and `T` go to
+//! `H`. The phis of `X` move into `H` too.
 
 use crate::barriers::Cfg;
 use crate::loop_barriers::natural_loops;
@@ -20,18 +27,156 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 
-/// Folds every loop of `f` of that shape; returns how many.
+/// Folds every loop of `f` of either shape; returns how many.
 ///
 /// # Safety
 /// `f` must be a function defined in a live module.
 pub unsafe fn run(f: LLVMValueRef) -> usize {
     let mut folded = 0;
     // Each fold changes the blocks: look again until nothing fits.
-    while let Some((h, b)) = candidate(f) {
-        fold(h, b);
+    loop {
+        if let Some((h, b)) = candidate(f) {
+            fold(h, b);
+        } else if let Some(g) = guarded_bottom_test(f) {
+            test_at_top(g);
+        } else {
+            return folded;
+        }
         folded += 1;
     }
-    folded
+}
+
+/// A loop entered under a guard and tested only at its bottom.
+struct GuardedLoop {
+    guard: LLVMBasicBlockRef,
+    header: LLVMBasicBlockRef,
+    latch: LLVMBasicBlockRef,
+    exit: LLVMBasicBlockRef,
+}
+
+unsafe fn guarded_bottom_test(f: LLVMValueRef) -> Option<GuardedLoop> {
+    let cfg = Cfg::of(f);
+    for l in natural_loops(&cfg) {
+        let preds = &cfg.preds[l.header];
+        let (inside, outside): (Vec<usize>, Vec<usize>) =
+            preds.iter().partition(|p| l.body.contains(p));
+        let (&[t], &[g]) = (&inside[..], &outside[..]) else {
+            continue;
+        };
+        // Only the latch leaves, to where the guard skips to.
+        let exits: Vec<usize> = l
+            .body
+            .iter()
+            .flat_map(|&b| cfg.succs[b].iter().copied().filter(|s| !l.body.contains(s)))
+            .collect();
+        let [x] = exits[..] else { continue };
+        if !cfg.succs[t].contains(&x) || cfg.succs[g].len() != 2 || !cfg.succs[g].contains(&x) {
+            continue;
+        }
+        let exit = cfg.blocks[x];
+        let (gt, tt) = (
+            LLVMGetBasicBlockTerminator(cfg.blocks[g]),
+            LLVMGetBasicBlockTerminator(cfg.blocks[t]),
+        );
+        if exit_test(gt, exit).is_some() && exit_test(tt, exit).is_some() {
+            return Some(GuardedLoop {
+                guard: cfg.blocks[g],
+                header: cfg.blocks[l.header],
+                latch: cfg.blocks[t],
+                exit,
+            });
+        }
+    }
+    None
+}
+
+unsafe fn test_at_top(l: GuardedLoop) {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(l.header)));
+    let f = LLVMGetBasicBlockParent(l.header);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let h = LLVMInsertBasicBlockInContext(ctx, l.header, c"test".as_ptr());
+    debug_assert_eq!(LLVMGetBasicBlockParent(h), f);
+    LLVMPositionBuilderAtEnd(b, h);
+    // Whether the guard and the latch go (on) into the loop.
+    let going = |term: LLVMValueRef| {
+        let (c, leaves) = exit_test(term, l.exit).unwrap_or((std::ptr::null_mut(), false));
+        (c, leaves)
+    };
+    let (gt, tt) = (
+        LLVMGetBasicBlockTerminator(l.guard),
+        LLVMGetBasicBlockTerminator(l.latch),
+    );
+    let phi_of =
+        |b: LLVMBuilderRef, ty, from: [(LLVMValueRef, LLVMBasicBlockRef); 2], name: &str| {
+            let p = LLVMBuildPhi(b, ty, llvm::cstr(name).as_ptr());
+            for (v, bb) in from {
+                let (mut vs, mut bs) = ([v], [bb]);
+                LLVMAddIncoming(p, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+            }
+            p
+        };
+    // The loop's phis move into H, unchanged.
+    for p in llvm::block_instructions(l.header) {
+        if LLVMIsAPHINode(p).is_null() {
+            break;
+        }
+        LLVMInstructionRemoveFromParent(p);
+        let name = std::ffi::CString::new(llvm::name(p)).unwrap_or_default();
+        LLVMInsertIntoBuilderWithName(b, p, name.as_ptr());
+    }
+    // X's phis take what the guard or the latch brought, through H.
+    for p in llvm::block_instructions(l.exit) {
+        if LLVMIsAPHINode(p).is_null() {
+            break;
+        }
+        let n = LLVMCountIncoming(p);
+        let from = |bb| {
+            (0..n)
+                .find(|&k| LLVMGetIncomingBlock(p, k) == bb)
+                .map(|k| LLVMGetIncomingValue(p, k))
+        };
+        let (Some(vg), Some(vt)) = (from(l.guard), from(l.latch)) else {
+            continue;
+        };
+        let through = phi_of(b, LLVMTypeOf(p), [(vg, l.guard), (vt, l.latch)], "");
+        let others: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
+            .map(|k| (LLVMGetIncomingValue(p, k), LLVMGetIncomingBlock(p, k)))
+            .filter(|&(_, bb)| bb != l.guard && bb != l.latch)
+            .chain([(through, h)])
+            .collect();
+        let b2 = LLVMCreateBuilderInContext(ctx);
+        LLVMPositionBuilderBefore(b2, p);
+        let new = LLVMBuildPhi(b2, LLVMTypeOf(p), c"".as_ptr());
+        LLVMDisposeBuilder(b2);
+        for (v, bb) in others {
+            let (mut vs, mut bs) = ([v], [bb]);
+            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+        }
+        replace_phi(p, new);
+    }
+    // H goes into the loop while the guard's, then the latch's, test
+    // says so.
+    let stay = |b: LLVMBuilderRef, term: LLVMValueRef| {
+        let (c, leaves) = going(term);
+        LLVMPositionBuilderBefore(b, term);
+        let s = if leaves {
+            LLVMBuildNot(b, c, c"".as_ptr())
+        } else {
+            c
+        };
+        LLVMPositionBuilderAtEnd(b, h);
+        s
+    };
+    let (sg, st) = (stay(b, gt), stay(b, tt));
+    let i1 = LLVMInt1TypeInContext(ctx);
+    let go = phi_of(b, i1, [(sg, l.guard), (st, l.latch)], "go");
+    LLVMBuildCondBr(b, go, l.header, l.exit);
+    for term in [gt, tt] {
+        LLVMPositionBuilderBefore(b, term);
+        LLVMBuildBr(b, h);
+        LLVMInstructionEraseFromParent(term);
+    }
+    LLVMDisposeBuilder(b);
 }
 
 /// A conditional branch's condition, and whether it leaves to `exit` when
@@ -235,6 +380,63 @@ unsafe fn replace_phi(old: LLVMValueRef, new: LLVMValueRef) {
 mod tests {
     use super::*;
     use crate::test_support::Ir;
+
+    /// `for (i = gid; i < n; i += 64) sum += in[i]` as an optimizer
+    /// rotates it: a guard, then a loop tested at its bottom.
+    const GUARDED: &str = r#"
+define float @k(ptr %in, i64 %gid, i64 %n) {
+entry:
+  %go = icmp ult i64 %gid, %n
+  br i1 %go, label %loop, label %done
+loop:
+  %i = phi i64 [ %gid, %entry ], [ %i1, %loop ]
+  %sum = phi float [ 0.0, %entry ], [ %sum1, %loop ]
+  %p = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %p, align 4
+  %sum1 = fadd float %sum, %x
+  %i1 = add i64 %i, 64
+  %more = icmp ult i64 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  %s = phi float [ 0.0, %entry ], [ %sum1, %loop ]
+  ret float %s
+}
+"#;
+
+    #[test]
+    fn a_loop_tested_at_its_bottom_under_a_guard_is_tested_at_its_top() {
+        let ir = Ir::parse(GUARDED);
+        assert_eq!(unsafe { run(ir.function("k")) }, 1);
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // The new header holds the loop's phis and the test, whose phi is
+        // the guard's condition first and the latch's after.
+        let test = &text[text.find("\ntest:").expect(&text)..];
+        assert!(
+            test.contains("%i = phi i64 [ %gid, %entry ], [ %i1, %loop ]"),
+            "{text}"
+        );
+        assert!(
+            test.contains("%go1 = phi i1 [ %go, %entry ], [ %more, %loop ]"),
+            "{text}"
+        );
+        assert!(
+            test.contains("br i1 %go1, label %loop, label %done"),
+            "{text}"
+        );
+        // The loop goes round through it, and the exit is reached from it
+        // alone.
+        assert!(
+            text.contains("%more = icmp ult i64 %i1, %n\n  br label %test"),
+            "{text}"
+        );
+        let done = &text[text.find("\ndone:").unwrap()..];
+        assert!(done.contains("%s = phi float [ %0, %test ]"), "{text}");
+        assert!(
+            test.contains("%0 = phi float [ 0.000000e+00, %entry ], [ %sum1, %loop ]"),
+            "{text}"
+        );
+    }
 
     const ROTATED: &str = r#"
 declare float @llvm.fma.f32(float, float, float)

@@ -511,6 +511,17 @@ unsafe fn step_of(
     let uniform = |k: u32| shape_of(op(k), shapes) == Shape::Uniform;
     let stepped = match LLVMGetInstructionOpcode(v) {
         LLVMTrunc | LLVMSExt | LLVMZExt => step_of(op(0), p, shapes, chain),
+        // `(x << 32) >> 32`, a sign extension as an optimizer writes it.
+        LLVMAShr if is_instruction(op(0)) && LLVMGetInstructionOpcode(op(0)) == LLVMShl => {
+            let shl = op(0);
+            const_int(op(1)).is_some()
+                && const_int(LLVMGetOperand(shl, 1)) == const_int(op(1))
+                && step_of(LLVMGetOperand(shl, 0), p, shapes, chain)
+                && {
+                    chain.push(shl);
+                    true
+                }
+        }
         LLVMAdd => {
             (uniform(1) && step_of(op(0), p, shapes, chain))
                 || (uniform(0) && step_of(op(1), p, shapes, chain))
