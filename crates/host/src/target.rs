@@ -152,7 +152,12 @@ fn compile(
                 spec,
                 crate::device_info::vector_bytes() as usize,
             )?;
-            set_target_cpu(m, &host_cpu());
+            let cpu = host_cpu();
+            // AVX-512 FP16 converts double to half itself, rounding once.
+            if !has_feature(&cpu.1, "avx512fp16") {
+                passes::double_to_half::run(m);
+            }
+            set_target_cpu(m, &cpu);
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
@@ -197,6 +202,13 @@ fn compile(
         LLVMDisposeModule(m);
         result
     }
+}
+
+/// Whether LLVM's feature string (`+avx2,-avx512fp16,...`) enables `name`.
+fn has_feature(features: &str, name: &str) -> bool {
+    features
+        .split(',')
+        .any(|f| f.strip_prefix('+') == Some(name))
 }
 
 /// Makes every function of `m` code for this CPU (it was compiled for the
@@ -251,6 +263,14 @@ mod tests {
     fn program(src: &str) -> ProgramModule {
         let options = BuildOptions::parse("").unwrap();
         ProgramModule::compile(src.as_bytes(), &options, "x86-64", &[]).unwrap()
+    }
+
+    #[test]
+    fn features_are_read_as_llvm_lists_them() {
+        let f = "+sse2,-avx512fp16,+f16c,+avx512fp16x";
+        assert!(has_feature(f, "f16c"));
+        assert!(!has_feature(f, "avx512fp16"));
+        assert!(has_feature("+avx512fp16", "avx512fp16"));
     }
 
     #[test]

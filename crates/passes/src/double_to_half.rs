@@ -1,0 +1,197 @@
+//! `(half)d` for a double `d`, rounded once. Without AVX-512 FP16, x86
+//! has no instruction from double to half: LLVM calls `__truncdfhf2`, a
+//! library the JIT may not reach, one call per lane. Each `fptrunc` from
+//! double to half, scalar or vector, becomes the double rounded to odd
+//! as a float (24 bits, more than 11 + 2), then the float to half
+//! conversion F16C does: the same value as one rounding to nearest, in a
+//! few vector instructions.
+
+use compiler::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMIntPredicate::*;
+use llvm_sys::LLVMOpcode::*;
+use llvm_sys::LLVMRealPredicate::*;
+use llvm_sys::LLVMTypeKind::*;
+
+/// Rewrites every `fptrunc` from double to half in the functions of `m`;
+/// returns how many.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns.
+pub unsafe fn run(m: LLVMModuleRef) -> usize {
+    let ctx = LLVMGetModuleContext(m);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let mut rewritten = 0;
+    for f in llvm::functions(m) {
+        for i in llvm::instructions(f) {
+            if LLVMGetInstructionOpcode(i) != LLVMFPTrunc {
+                continue;
+            }
+            let d = LLVMGetOperand(i, 0);
+            if element_kind(LLVMTypeOf(d)) != LLVMDoubleTypeKind
+                || element_kind(LLVMTypeOf(i)) != LLVMHalfTypeKind
+            {
+                continue;
+            }
+            LLVMPositionBuilderBefore(b, i);
+            let odd = rounded_to_odd(b, ctx, d);
+            let h = LLVMBuildFPTrunc(b, odd, LLVMTypeOf(i), c"".as_ptr());
+            LLVMReplaceAllUsesWith(i, h);
+            LLVMInstructionEraseFromParent(i);
+            rewritten += 1;
+        }
+    }
+    LLVMDisposeBuilder(b);
+    rewritten
+}
+
+/// `d` (double or a vector of them) as a float rounded to odd: truncated
+/// towards zero, its lowest bit set where that dropped anything.
+unsafe fn rounded_to_odd(b: LLVMBuilderRef, ctx: LLVMContextRef, d: LLVMValueRef) -> LLVMValueRef {
+    let like = |elem: LLVMTypeRef| same_shape(LLVMTypeOf(d), elem);
+    let (f32t, i32t, i64t) = (
+        like(LLVMFloatTypeInContext(ctx)),
+        like(LLVMInt32TypeInContext(ctx)),
+        like(LLVMInt64TypeInContext(ctx)),
+    );
+    let f = LLVMBuildFPTrunc(b, d, f32t, c"".as_ptr());
+    let back = LLVMBuildFPExt(b, f, LLVMTypeOf(d), c"".as_ptr());
+    // Magnitudes as integers: ordered as the values are (NaNs stay NaNs
+    // whatever the comparison says).
+    let magnitude = |v: LLVMValueRef| {
+        let bits = LLVMBuildBitCast(b, v, i64t, c"".as_ptr());
+        LLVMBuildAnd(b, bits, splat(i64t, i64::MAX as u64), c"".as_ptr())
+    };
+    let over = LLVMBuildICmp(b, LLVMIntUGT, magnitude(back), magnitude(d), c"".as_ptr());
+    let inexact = LLVMBuildFCmp(b, LLVMRealUNE, back, d, c"".as_ptr());
+    let bits = LLVMBuildBitCast(b, f, i32t, c"".as_ptr());
+    // One step towards zero: the magnitude's bits less one (an overflow to
+    // infinity becomes FLT_MAX, which still rounds to infinity).
+    let less = LLVMBuildSub(b, bits, splat(i32t, 1), c"".as_ptr());
+    let truncated = LLVMBuildSelect(b, over, less, bits, c"".as_ptr());
+    let odd = LLVMBuildOr(b, truncated, splat(i32t, 1), c"".as_ptr());
+    let bits = LLVMBuildSelect(b, inexact, odd, truncated, c"".as_ptr());
+    LLVMBuildBitCast(b, bits, f32t, c"float.odd".as_ptr())
+}
+
+unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
+    match LLVMGetTypeKind(t) {
+        LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
+        k => k,
+    }
+}
+
+/// `elem`, or a vector of it as long as `shape` when that is a vector.
+unsafe fn same_shape(shape: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
+    match LLVMGetTypeKind(shape) {
+        LLVMVectorTypeKind => LLVMVectorType(elem, LLVMGetVectorSize(shape)),
+        _ => elem,
+    }
+}
+
+/// The integer constant `value` of type `t`, splatted if `t` is a vector.
+unsafe fn splat(t: LLVMTypeRef, value: u64) -> LLVMValueRef {
+    if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
+        let e = LLVMConstInt(LLVMGetElementType(t), value, 0);
+        let mut elems = vec![e; LLVMGetVectorSize(t) as usize];
+        LLVMConstVector(elems.as_mut_ptr(), elems.len() as u32)
+    } else {
+        LLVMConstInt(t, value, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    /// The halves the rewritten conversions of `values` fold to.
+    fn folded(values: &[&str]) -> String {
+        let calls: String = values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                format!(
+                    "  %h{k} = fptrunc double {v} to half\n  store volatile half %h{k}, ptr %p\n"
+                )
+            })
+            .collect();
+        let ir = Ir::parse(&format!("define void @f(ptr %p) {{\n{calls}  ret void\n}}\n"));
+        unsafe {
+            assert_eq!(run(ir.m), values.len());
+            llvm::run_passes(ir.m, "function(instsimplify)", std::ptr::null_mut()).unwrap();
+        }
+        ir.text()
+            .lines()
+            .filter(|l| l.contains("store volatile"))
+            .map(|l| l.trim().split(',').next().unwrap().to_string() + "\n")
+            .collect()
+    }
+
+    #[test]
+    fn a_double_just_past_a_half_midpoint_rounds_up_once() {
+        // 1 + 2^-11 + 2^-40: just above the midpoint between 1 and the next
+        // half; through a float rounded to nearest it would be the midpoint
+        // and round to even, 1.
+        let out = folded(&["0x3FF0020000001000", "0xBFF0020000001000"]);
+        assert_eq!(
+            out,
+            "store volatile half 0xH3C01\nstore volatile half 0xHBC01\n"
+        );
+    }
+
+    #[test]
+    fn exact_values_ties_overflow_and_specials_keep_their_meaning() {
+        let out = folded(&[
+            "1.0",                // exact
+            "0x3FF0020000000000", // 1 + 2^-11, a tie: to even, 1
+            "0x3FF0060000000000", // 1 + 3 * 2^-11, a tie: to even, 1 + 2^-9
+            "65519.0",            // below the midpoint to 2^16: 65504
+            "65520.0",            // the midpoint: to even, infinity
+            "1.0e300",            // beyond float: infinity
+            "0x3E70000000000001", // just above 2^-24: the smallest subnormal
+            "0x3E60000000000000", // 2^-25, a tie with 0: to even, 0
+            "0x7FF0000000000000", // infinity
+            "0x7FF8000000000000", // NaN
+        ]);
+        assert_eq!(
+            out,
+            "store volatile half 0xH3C00\n\
+             store volatile half 0xH3C00\n\
+             store volatile half 0xH3C02\n\
+             store volatile half 0xH7BFF\n\
+             store volatile half 0xH7C00\n\
+             store volatile half 0xH7C00\n\
+             store volatile half 0xH0001\n\
+             store volatile half 0xH0000\n\
+             store volatile half 0xH7C00\n\
+             store volatile half 0xH7E00\n"
+        );
+    }
+
+    #[test]
+    fn vector_conversions_are_rewritten_lane_by_lane_and_others_left() {
+        let ir = Ir::parse(
+            r#"
+define <4 x half> @v(<4 x double> %d) {
+  %h = fptrunc <4 x double> %d to <4 x half>
+  ret <4 x half> %h
+}
+define half @s(float %f) {
+  %h = fptrunc float %f to half
+  ret half %h
+}
+"#,
+        );
+        unsafe {
+            assert_eq!(run(ir.m), 1);
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        assert!(!text.contains("fptrunc <4 x double> %d to <4 x half>"), "{text}");
+        assert!(text.contains("fptrunc <4 x double> %d to <4 x float>"), "{text}");
+        assert!(text.contains("fptrunc <4 x float> %float.odd to <4 x half>"), "{text}");
+        assert!(text.contains("fptrunc float %f to half"), "{text}");
+    }
+}
