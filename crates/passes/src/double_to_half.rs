@@ -4,7 +4,9 @@
 //! double to half, scalar or vector, becomes the double rounded to odd
 //! as a float (24 bits, more than 11 + 2), then the float to half
 //! conversion F16C does: the same value as one rounding to nearest, in a
-//! few vector instructions.
+//! few vector instructions. `llvm.fma` of halves (SPIR-V's OpenCL.std fma
+//! is that intrinsic), which LLVM computes in double and converts the same
+//! way, becomes the double product (exact) plus the addend, so rounded.
 
 use compiler::llvm;
 use llvm_sys::core::*;
@@ -14,8 +16,8 @@ use llvm_sys::LLVMOpcode::*;
 use llvm_sys::LLVMRealPredicate::*;
 use llvm_sys::LLVMTypeKind::*;
 
-/// Rewrites every `fptrunc` from double to half in the functions of `m`;
-/// returns how many.
+/// Rewrites every `fptrunc` from double to half and every half `llvm.fma`
+/// in the functions of `m`; returns how many.
 ///
 /// # Safety
 /// `m` must be a live module whose context this thread owns.
@@ -25,16 +27,26 @@ pub unsafe fn run(m: LLVMModuleRef) -> usize {
     let mut rewritten = 0;
     for f in llvm::functions(m) {
         for i in llvm::instructions(f) {
-            if LLVMGetInstructionOpcode(i) != LLVMFPTrunc {
+            if element_kind(LLVMTypeOf(i)) != LLVMHalfTypeKind {
                 continue;
             }
-            let d = LLVMGetOperand(i, 0);
-            if element_kind(LLVMTypeOf(d)) != LLVMDoubleTypeKind
-                || element_kind(LLVMTypeOf(i)) != LLVMHalfTypeKind
-            {
-                continue;
-            }
-            LLVMPositionBuilderBefore(b, i);
+            let d = match LLVMGetInstructionOpcode(i) {
+                LLVMFPTrunc
+                    if element_kind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMDoubleTypeKind =>
+                {
+                    LLVMPositionBuilderBefore(b, i);
+                    LLVMGetOperand(i, 0)
+                }
+                LLVMCall if is_fma(i) => {
+                    LLVMPositionBuilderBefore(b, i);
+                    let doubles = same_shape(LLVMTypeOf(i), LLVMDoubleTypeInContext(ctx));
+                    let [x, y, z] = [0, 1, 2]
+                        .map(|k| LLVMBuildFPExt(b, LLVMGetOperand(i, k), doubles, c"".as_ptr()));
+                    let product = LLVMBuildFMul(b, x, y, c"".as_ptr());
+                    LLVMBuildFAdd(b, product, z, c"".as_ptr())
+                }
+                _ => continue,
+            };
             let odd = rounded_to_odd(b, ctx, d);
             let h = LLVMBuildFPTrunc(b, odd, LLVMTypeOf(i), c"".as_ptr());
             LLVMReplaceAllUsesWith(i, h);
@@ -44,6 +56,14 @@ pub unsafe fn run(m: LLVMModuleRef) -> usize {
     }
     LLVMDisposeBuilder(b);
     rewritten
+}
+
+/// Whether call `i` is of `llvm.fma` (of any type).
+unsafe fn is_fma(i: LLVMValueRef) -> bool {
+    llvm::called_function(i).is_some_and(|f| {
+        let name = llvm::name(f);
+        name == "llvm.fma" || name.starts_with("llvm.fma.")
+    })
 }
 
 /// `d` (double or a vector of them) as a float rounded to odd: truncated
@@ -117,7 +137,9 @@ mod tests {
                 )
             })
             .collect();
-        let ir = Ir::parse(&format!("define void @f(ptr %p) {{\n{calls}  ret void\n}}\n"));
+        let ir = Ir::parse(&format!(
+            "define void @f(ptr %p) {{\n{calls}  ret void\n}}\n"
+        ));
         unsafe {
             assert_eq!(run(ir.m), values.len());
             llvm::run_passes(ir.m, "function(instsimplify)", std::ptr::null_mut()).unwrap();
@@ -171,6 +193,41 @@ mod tests {
     }
 
     #[test]
+    fn half_fma_rounds_the_exact_result_once() {
+        // (1 + 2^-10) 1.5 is the midpoint between 1.5 + 2^-10 and
+        // 1.5 + 2^-9: the smallest subnormal added or taken away decides
+        // it, where a sum rounded to float first would be the tie again.
+        let ir = Ir::parse(
+            r#"
+define void @f(ptr %p) {
+  %a = call half @llvm.fma.f16(half 0xH3C01, half 0xH3E00, half 0xH0001)
+  store volatile half %a, ptr %p
+  %b = call half @llvm.fma.f16(half 0xH3C01, half 0xH3E00, half 0xH8001)
+  store volatile half %b, ptr %p
+  %v = call <2 x half> @llvm.fma.v2f16(<2 x half> <half 0xH3C01, half 0xH3C00>, <2 x half> <half 0xH3E00, half 0xH3C00>, <2 x half> <half 0xH0001, half 0xH3C00>)
+  store volatile <2 x half> %v, ptr %p
+  ret void
+}
+declare half @llvm.fma.f16(half, half, half)
+declare <2 x half> @llvm.fma.v2f16(<2 x half>, <2 x half>, <2 x half>)
+"#,
+        );
+        unsafe {
+            assert_eq!(run(ir.m), 3);
+            llvm::run_passes(ir.m, "function(instsimplify)", std::ptr::null_mut()).unwrap();
+        }
+        let text = ir.text();
+        let stores: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("store volatile"))
+            .collect();
+        assert!(stores[0].contains("half 0xH3E02"), "{text}");
+        assert!(stores[1].contains("half 0xH3E01"), "{text}");
+        assert!(stores[2].contains("<half 0xH3E02, half 0xH4000>"), "{text}");
+        assert!(!text.contains("call half @llvm.fma"), "{text}");
+    }
+
+    #[test]
     fn vector_conversions_are_rewritten_lane_by_lane_and_others_left() {
         let ir = Ir::parse(
             r#"
@@ -189,9 +246,18 @@ define half @s(float %f) {
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
-        assert!(!text.contains("fptrunc <4 x double> %d to <4 x half>"), "{text}");
-        assert!(text.contains("fptrunc <4 x double> %d to <4 x float>"), "{text}");
-        assert!(text.contains("fptrunc <4 x float> %float.odd to <4 x half>"), "{text}");
+        assert!(
+            !text.contains("fptrunc <4 x double> %d to <4 x half>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fptrunc <4 x double> %d to <4 x float>"),
+            "{text}"
+        );
+        assert!(
+            text.contains("fptrunc <4 x float> %float.odd to <4 x half>"),
+            "{text}"
+        );
         assert!(text.contains("fptrunc float %f to half"), "{text}");
     }
 }
