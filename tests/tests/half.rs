@@ -433,8 +433,8 @@ kernel void narrow(global const double *d, global half *out) {
 // ---------------------------------------------------------------------------
 // Conversions.
 
-/// convert_half{,_rte,_rtz,_rtp,_rtn} from float, double, int, long and
-/// ushort against the host's rounding of the same value.
+/// convert_half{,_rte,_rtz,_rtp,_rtn} from float, double, int, long,
+/// ushort and short against the host's rounding of the same value.
 #[test]
 fn conversions_to_half_in_every_rounding_mode() {
     let e = Env::new();
@@ -445,6 +445,7 @@ fn conversions_to_half_in_every_rounding_mode() {
         ("int", "int"),
         ("long", "long"),
         ("ushort", "ushort"),
+        ("short", "short"),
     ] {
         src += &format!(
             "kernel void from_{t}(global const {dt} *x, global half *out) {{\n\
@@ -563,6 +564,16 @@ fn conversions_to_half_in_every_rounding_mode() {
     check(
         "ushort",
         &u16s.iter().map(|&v| v as f64).collect::<Vec<_>>(),
+        &g,
+        &g4,
+    );
+
+    // Every short: the largest round up to 2^15, which no short holds.
+    let i16s: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+    let (g, g4) = run_both("short", &e.buffer_from(&i16s), i16s.len());
+    check(
+        "short",
+        &i16s.iter().map(|&v| v as f64).collect::<Vec<_>>(),
         &g,
         &g4,
     );

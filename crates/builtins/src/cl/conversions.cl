@@ -209,19 +209,20 @@
 // An integer to half: the conversion rounds to nearest (through float,
 // which rounds only beyond 2^24, where every value is past the largest
 // half and rounds to infinity either way). For a directed mode it is
-// compared with the source as CVT_FI does; an infinite result is beyond
-// the source in its own direction.
+// compared with the source as CVT_FI does; a result the source type cannot
+// hold (2^15 from a short, or an infinity) is beyond the source in its own
+// direction.
 #define CVT_HI(N, D, S)                                                       \
   static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
     D##N f = CONV(N, D##N, x);                                                \
     if (mode == RTE || VBITS_##S <= PREC_##D)                                 \
       return f;                                                               \
-    SIV(N, D) inf = MASK(N, CAT(SI_, D),                                      \
-                         __builtin_elementwise_abs(f) == (D##N)INFINITY);     \
-    SIV(N, D) pos = MASK(N, CAT(SI_, D), f > (D##N)0);                        \
-    S##N fi = CONV(N, S##N, inf ? (D##N)0 : f);                               \
-    SIV(N, D) gt = (inf & pos) | (~inf & MASK(N, CAT(SI_, D), fi > x));       \
-    SIV(N, D) lt = (inf & ~pos) | (~inf & MASK(N, CAT(SI_, D), fi < x));      \
+    SIV(N, D) above = MASK(N, CAT(SI_, D), f >= (D##N)(D)HI_##S);             \
+    SIV(N, D) below = MASK(N, CAT(SI_, D), f == -(D##N)INFINITY);             \
+    SIV(N, D) big = above | below;                                            \
+    S##N fi = CONV(N, S##N, big ? (D##N)0 : f);                               \
+    SIV(N, D) gt = above | (~big & MASK(N, CAT(SI_, D), fi > x));             \
+    SIV(N, D) lt = below | (~big & MASK(N, CAT(SI_, D), fi < x));             \
     DIRECTED(N, D, f, gt, lt, mode)                                           \
     return f;                                                                 \
   }
