@@ -323,6 +323,17 @@ kernel void fmas(global const half *a, global const half *b, global const half *
     let mut a = random_halves(1 << 16, 11);
     let mut b = random_halves(1 << 16, 12);
     let mut c = random_halves(1 << 16, 13);
+    // Products of significands near 1 and 2, many of them half-way
+    // between two halves, nudged by the smallest subnormals and more.
+    for x in (0x3c00u16..0x4400).step_by(3) {
+        for y in [0x3c01u16, 0x3e00, 0x3c03, 0xbc05, 0x3fff] {
+            for z in [0x0001u16, 0x8001, 0x0200, 0x8200, 0x0000, 0x1000] {
+                a.push(x);
+                b.push(y);
+                c.push(z);
+            }
+        }
+    }
     // a b the midpoint between 1 and the next half, c a tiny nudge: a
     // product and sum rounded separately (or in float) get it wrong.
     for (x, y, z) in [

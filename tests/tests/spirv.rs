@@ -424,7 +424,7 @@ __kernel void halves(__global const half* a, __global const double* d, __global 
     out[4 * i] = x * x - (half)1.5;
     out[4 * i + 1] = (half)d[i];
     out[4 * i + 2] = convert_half_rtz(d[i]);
-    out[4 * i + 3] = exp(x) + fma(x, x, (half)-1.5);
+    out[4 * i + 3] = exp(x) + fma(x, a[i ^ 1], (half)-1.5);
 }";
     let env = Env::new();
     let n = 1024;

@@ -6,7 +6,8 @@
 //! conversion F16C does: the same value as one rounding to nearest, in a
 //! few vector instructions. `llvm.fma` of halves (SPIR-V's OpenCL.std fma
 //! is that intrinsic), which LLVM computes in double and converts the same
-//! way, becomes the double product (exact) plus the addend, so rounded.
+//! way, becomes the float product (exact) plus the addend rounded to odd
+//! in float, then the same conversion.
 
 use compiler::llvm;
 use llvm_sys::core::*;
@@ -30,24 +31,24 @@ pub unsafe fn run(m: LLVMModuleRef) -> usize {
             if element_kind(LLVMTypeOf(i)) != LLVMHalfTypeKind {
                 continue;
             }
-            let d = match LLVMGetInstructionOpcode(i) {
+            let odd = match LLVMGetInstructionOpcode(i) {
                 LLVMFPTrunc
                     if element_kind(LLVMTypeOf(LLVMGetOperand(i, 0))) == LLVMDoubleTypeKind =>
                 {
                     LLVMPositionBuilderBefore(b, i);
-                    LLVMGetOperand(i, 0)
+                    rounded_to_odd(b, ctx, LLVMGetOperand(i, 0))
                 }
                 LLVMCall if is_fma(i) => {
                     LLVMPositionBuilderBefore(b, i);
-                    let doubles = same_shape(LLVMTypeOf(i), LLVMDoubleTypeInContext(ctx));
+                    let floats = same_shape(LLVMTypeOf(i), LLVMFloatTypeInContext(ctx));
                     let [x, y, z] = [0, 1, 2]
-                        .map(|k| LLVMBuildFPExt(b, LLVMGetOperand(i, k), doubles, c"".as_ptr()));
+                        .map(|k| LLVMBuildFPExt(b, LLVMGetOperand(i, k), floats, c"".as_ptr()));
+                    // Exact: two halves' significands make 22 bits.
                     let product = LLVMBuildFMul(b, x, y, c"".as_ptr());
-                    LLVMBuildFAdd(b, product, z, c"".as_ptr())
+                    sum_rounded_to_odd(b, ctx, product, z)
                 }
                 _ => continue,
             };
-            let odd = rounded_to_odd(b, ctx, d);
             let h = LLVMBuildFPTrunc(b, odd, LLVMTypeOf(i), c"".as_ptr());
             LLVMReplaceAllUsesWith(i, h);
             LLVMInstructionEraseFromParent(i);
@@ -93,6 +94,71 @@ unsafe fn rounded_to_odd(b: LLVMBuilderRef, ctx: LLVMContextRef, d: LLVMValueRef
     let odd = LLVMBuildOr(b, truncated, splat(i32t, 1), c"".as_ptr());
     let bits = LLVMBuildSelect(b, inexact, odd, truncated, c"".as_ptr());
     LLVMBuildBitCast(b, bits, f32t, c"float.odd".as_ptr())
+}
+
+/// `p + c` (floats, or vectors of them) rounded to odd, for operands whose
+/// sum and its error float holds (every bit a multiple of 2^-48 and below
+/// 2^33, as a product of halves and a half are): the sum rounded to
+/// nearest, and its exact error (Knuth's two-sum); where that is not zero
+/// and the sum is even, the odd neighbour on the error's side.
+unsafe fn sum_rounded_to_odd(
+    b: LLVMBuilderRef,
+    ctx: LLVMContextRef,
+    p: LLVMValueRef,
+    c: LLVMValueRef,
+) -> LLVMValueRef {
+    let i32t = same_shape(LLVMTypeOf(p), LLVMInt32TypeInContext(ctx));
+    let s = LLVMBuildFAdd(b, p, c, c"".as_ptr());
+    let bp = LLVMBuildFSub(b, s, c, c"".as_ptr());
+    let bc = LLVMBuildFSub(b, s, bp, c"".as_ptr());
+    let ep = LLVMBuildFSub(b, p, bp, c"".as_ptr());
+    let ec = LLVMBuildFSub(b, c, bc, c"".as_ptr());
+    let e = LLVMBuildFAdd(b, ep, ec, c"".as_ptr());
+    let sbits = LLVMBuildBitCast(b, s, i32t, c"".as_ptr());
+    let ebits = LLVMBuildBitCast(b, e, i32t, c"".as_ptr());
+    let zero = LLVMConstNull(LLVMTypeOf(e));
+    // Infinities and NaNs stay what they are.
+    let magnitude = LLVMBuildAnd(b, sbits, splat(i32t, 0x7fff_ffff), c"".as_ptr());
+    let finite = LLVMBuildICmp(
+        b,
+        LLVMIntULT,
+        magnitude,
+        splat(i32t, 0x7f80_0000),
+        c"".as_ptr(),
+    );
+    let inexact = LLVMBuildFCmp(b, LLVMRealONE, e, zero, c"".as_ptr());
+    let even = LLVMBuildICmp(
+        b,
+        LLVMIntEQ,
+        LLVMBuildAnd(b, sbits, splat(i32t, 1), c"".as_ptr()),
+        LLVMConstNull(i32t),
+        c"".as_ptr(),
+    );
+    let adjust = LLVMBuildAnd(
+        b,
+        LLVMBuildAnd(b, finite, inexact, c"".as_ptr()),
+        even,
+        c"".as_ptr(),
+    );
+    // Away from zero where the error has the sum's sign, towards it
+    // otherwise: one step of the magnitude's bits.
+    let same_sign = LLVMBuildICmp(
+        b,
+        LLVMIntSGE,
+        LLVMBuildXor(b, sbits, ebits, c"".as_ptr()),
+        LLVMConstNull(i32t),
+        c"".as_ptr(),
+    );
+    let step = LLVMBuildSelect(
+        b,
+        same_sign,
+        splat(i32t, 1),
+        LLVMConstAllOnes(i32t),
+        c"".as_ptr(),
+    );
+    let moved = LLVMBuildAdd(b, sbits, step, c"".as_ptr());
+    let bits = LLVMBuildSelect(b, adjust, moved, sbits, c"".as_ptr());
+    LLVMBuildBitCast(b, bits, LLVMTypeOf(p), c"float.odd".as_ptr())
 }
 
 unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {

@@ -96,4 +96,24 @@ WIDTHS(FLOAT_TO_HALF, double, ulong, 52, 1023)
   }
 WIDTHS(ROUND_TO_ODD)
 
+// p + c rounded to odd, for floats whose sum and its error float holds
+// (every bit a multiple of 2^-48 and below 2^33, as a product of two
+// halves and a half are): the sum rounded to nearest and its exact error
+// (Knuth's two-sum); where that is not zero and the sum is even, the odd
+// neighbour on the error's side. Infinities and NaNs stay.
+#define SUM_TO_ODD(N, ...)                                                    \
+  static float##N OVERLOAD sum_rounded_to_odd(float##N p, float##N c) {       \
+    float##N s = p + c;                                                       \
+    float##N bp = s - c;                                                      \
+    float##N bc = s - bp;                                                     \
+    float##N e = (p - bp) + (c - bc);                                         \
+    int##N bits = as_int##N(s);                                               \
+    int##N adjust = (e != (float##N)0) & ((bits & (int##N)1) == (int##N)0) &  \
+                    (__builtin_elementwise_abs(s) < (float##N)INFINITY);      \
+    int##N step =                                                             \
+        (bits ^ as_int##N(e)) >= (int##N)0 ? (int##N)1 : (int##N)-1;          \
+    return as_float##N(adjust ? bits + step : bits);                          \
+  }
+WIDTHS(SUM_TO_ODD)
+
 #endif

@@ -8,16 +8,17 @@
 // the spec's half bounds (2 to 4 ulp, or correctly rounded). Those the spec
 // wants correctly rounded are so: sqrt, fdim and the exact functions through
 // float (a float has 24 >= 2 * 11 + 2 bits, so rounding twice is rounding
-// once), fma in double, its one rounding carried to half through a float
-// rounded to odd. The float functions are branch-free per width, so a half
+// once), fma as the float product (exact) plus the addend rounded to odd,
+// then to half. The float functions are branch-free per width, so a half
 // vector form is the float one between two conversions and a work-item
 // loop calling a half function vectorizes as it does for float.
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+// The two-sum of fma's rounding is only exact as written.
+#pragma OPENCL FP_CONTRACT OFF
 #include "half.h"
 
 #define TO_F(N, x) CONV(N, float##N, x)
-#define TO_D(N, x) CONV(N, double##N, x)
 #define TO_H(N, x) CONV(N, half##N, x)
 
 // half name(half x), and the other shapes, through float.
@@ -89,13 +90,10 @@
   VIA_FLOAT_INT(N, pown)                                                      \
   VIA_FLOAT_INT(N, rootn)                                                     \
   int##N OVERLOAD ilogb(half##N x) { return ilogb(TO_F(N, x)); }              \
-  /* a * b is exact in double, so the sum is rounded once there, and a        \
-     value rounded there stays on the same side of every half midpoint: a     \
-     sum that double cannot hold has one term far below the other's half      \
-     ulp. */                                                                  \
+  /* a * b is exact in float; the sum rounded to odd there, then to half,    \
+     is the exact result rounded once. */                                     \
   half##N OVERLOAD fma(half##N a, half##N b, half##N c) {                     \
-    double##N r = TO_D(N, a) * TO_D(N, b) + TO_D(N, c);                       \
-    return TO_H(N, float_rounded_to_odd(r));                                  \
+    return TO_H(N, sum_rounded_to_odd(TO_F(N, a) * TO_F(N, b), TO_F(N, c)));  \
   }                                                                           \
   half##N OVERLOAD mad(half##N a, half##N b, half##N c) {                     \
     return TO_H(N, TO_F(N, a) * TO_F(N, b) + TO_F(N, c));                     \
