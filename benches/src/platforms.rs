@@ -23,6 +23,7 @@ pub struct Target {
     pub device_name: String,
     pub version: String,
     pub fp64: bool,
+    pub fp16: bool,
     /// Builds take each source as the SPIR-V Clang's back end makes of it
     /// (`clang-22 --target=spirv64`), through `clCreateProgramWithIL`.
     pub spirv: bool,
@@ -178,6 +179,7 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
         device_name: device.name().unwrap_or_default(),
         version: device.version().unwrap_or_default(),
         fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
+        fp16: extensions.split_whitespace().any(|e| e == "cl_khr_fp16"),
         spirv: false,
         device,
         context,

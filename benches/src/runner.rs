@@ -116,6 +116,9 @@ fn prepare<'a>(b: &'a dyn Benchmark, t: &Target) -> Result<(Box<dyn Prepared + '
     if b.needs_fp64() && !t.fp64 {
         return Err(Outcome::NotAvailable("no cl_khr_fp64".into()));
     }
+    if b.needs_fp16() && !t.fp16 {
+        return Err(Outcome::NotAvailable("no cl_khr_fp16".into()));
+    }
     let start = Instant::now();
     let program = t.build(b.source()).map_err(Outcome::BuildFailed)?;
     let build_ms = ms_since(start);

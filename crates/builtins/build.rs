@@ -36,7 +36,7 @@ fn main() {
                  +__opencl_c_integer_dot_product_input_4x8bit_packed,\
                  +cl_khr_kernel_clock,+__opencl_c_kernel_clock_scope_device,\
                  +__opencl_c_kernel_clock_scope_work_group,\
-                 +__opencl_c_generic_address_space",
+                 +__opencl_c_generic_address_space,+cl_khr_fp16,+__opencl_c_fp16",
             ])
             .args(["-cl-ext=+__opencl_c_work_group_collective_functions"])
             .args([

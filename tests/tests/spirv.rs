@@ -410,6 +410,51 @@ fn the_spirv_queries_list_what_modules_may_use() {
     }
 }
 
+/// half arithmetic, conversions (from double too) and math in a module
+/// (the Float16 capability) give the bits its source does.
+#[test]
+fn half_kernels_run_from_spirv_as_from_source() {
+    const SRC: &str = "
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void halves(__global const half* a, __global const double* d, __global half* out) {
+    size_t i = get_global_id(0);
+    half x = a[i];
+    out[4 * i] = x * x - (half)1.5;
+    out[4 * i + 1] = (half)d[i];
+    out[4 * i + 2] = convert_half_rtz(d[i]);
+    out[4 * i + 3] = exp(x) + fma(x, a[i ^ 1], (half)-1.5);
+}";
+    let env = Env::new();
+    let n = 1024;
+    let a: Vec<u16> = (0..n as u16).map(|i| 0x3000 + i).collect();
+    let d: Vec<f64> = (0..n).map(|i| 1.0 + i as f64 * (1.0 / 3000.0)).collect();
+    let caps = ok(
+        device_info(device(), CL_DEVICE_SPIRV_CAPABILITIES_KHR),
+        "capabilities",
+    )
+    .0;
+    // Float16 is capability 9.
+    assert!(caps.chunks_exact(4).any(|c| c == 9u32.to_ne_bytes()));
+    let mut results = Vec::new();
+    let il = spirv_from_cl(SRC);
+    for (_p, k) in [il_kernel(&env, &il, "halves"), env.kernel(SRC, "halves")] {
+        let (ma, md) = (env.buffer_from(&a), env.buffer_from(&d));
+        let out = env.buffer(n * 8);
+        env.run_with(&k, &[&ma, &md, &out], &[n], None);
+        results.push(env.read::<u16>(&out, 0, 4 * n));
+    }
+    if let Some(i) = (0..4 * n).find(|&i| results[0][i] != results[1][i]) {
+        let (il, cl) = (results[0][i], results[1][i]);
+        panic!("element {i}: {il:#06x} from SPIR-V, {cl:#06x} from source");
+    }
+    // 1 + 1/3000 is no half: rounded to nearest, and towards zero.
+    assert_eq!(results[0][4 + 1], 0x3c00);
+    assert_eq!(results[0][4 + 2], 0x3c00);
+    assert_eq!(results[0][4 * 4 + 1], 0x3c01);
+}
+
 #[test]
 fn a_program_gives_back_its_il() {
     let env = Env::new();

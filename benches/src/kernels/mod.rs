@@ -14,6 +14,7 @@ mod double_math;
 mod float8;
 mod float8_math;
 mod gemm;
+mod half_gemm;
 mod hash;
 mod histogram;
 mod image_resample;
@@ -84,6 +85,9 @@ pub trait Benchmark: Sync {
     fn needs_fp64(&self) -> bool {
         false
     }
+    fn needs_fp16(&self) -> bool {
+        false
+    }
     /// Bytes, floating-point operations or items of one run.
     fn work(&self) -> f64;
     /// Puts the inputs on `t` and binds the kernel; the host reference is
@@ -139,6 +143,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(gemm::Gemm::sgemm_naive()),
         Box::new(gemm::Gemm::sgemm_tiled()),
         Box::new(gemm::Gemm::dgemm_naive()),
+        Box::new(half_gemm::HalfGemm::default()),
         Box::new(conv::Conv::default()),
         Box::new(mandelbrot::Mandelbrot::default()),
         Box::new(nbody::NBody::default()),

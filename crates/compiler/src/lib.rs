@@ -35,6 +35,8 @@ use std::sync::Arc;
 pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_byte_addressable_store", (1, 0, 0)),
     ("cl_khr_fp64", (1, 0, 0)),
+    // half through float (the builtins' math_half.cl and friends).
+    ("cl_khr_fp16", (1, 0, 0)),
     ("cl_khr_global_int32_base_atomics", (1, 0, 0)),
     ("cl_khr_global_int32_extended_atomics", (1, 0, 0)),
     ("cl_khr_local_int32_base_atomics", (1, 0, 0)),
@@ -69,6 +71,7 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
 pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
     ("__opencl_c_int64", (3, 0, 0)),
     ("__opencl_c_fp64", (3, 0, 0)),
+    ("__opencl_c_fp16", (3, 0, 0)),
     // A block per program and device (`program_globals`).
     ("__opencl_c_program_scope_global_variables", (3, 0, 0)),
     ("__opencl_c_atomic_order_acq_rel", (3, 0, 0)),

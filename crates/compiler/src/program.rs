@@ -67,11 +67,14 @@ fn cl_ext() -> String {
     format!("-cl-ext=-all{}", names.collect::<String>())
 }
 
-/// Every extension's macro, as `-D`: Clang defines those it knows of
-/// through `-cl-ext`, but not those it has no notion of (cl_khr_expect_assume).
+/// Every extension's and feature's macro, as `-D`: Clang defines those it
+/// knows of through `-cl-ext`, but not those it has no notion of
+/// (cl_khr_expect_assume, __opencl_c_fp16); a definition it makes too is
+/// the same one.
 fn extension_macros() -> impl Iterator<Item = String> {
     crate::OPENCL_C_EXTENSIONS
         .iter()
+        .chain(crate::OPENCL_C_FEATURES)
         .map(|(name, _)| format!("-D{name}=1"))
 }
 

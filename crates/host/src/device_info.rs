@@ -91,8 +91,8 @@ fn widths(bytes: u32) -> VectorWidths {
         long: bytes / 8,
         float: bytes / 4,
         double: bytes / 8,
-        // No cl_khr_fp16: 0, as the spec asks.
-        half: 0,
+        // half is computed in float lanes (F16C converts).
+        half: bytes / 4,
     }
 }
 
@@ -157,7 +157,9 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
             | fp::ROUND_TO_INF
             | fp::INF_NAN
             | fp::DENORM,
-        half_fp_config: 0,
+        // Through float, rounded once: denormals and infinities kept, and
+        // fma correct (in double).
+        half_fp_config: fp::DENORM | fp::INF_NAN | fp::ROUND_TO_NEAREST | fp::FMA,
         profiling_timer_resolution_ns: 1,
         extensions: name_versions(compiler::OPENCL_C_EXTENSIONS),
         opencl_c_features: name_versions(compiler::OPENCL_C_FEATURES),

@@ -44,6 +44,17 @@ fn jit() -> Result<LLVMOrcLLJITRef, String> {
             std::ptr::null_mut(),
         ))?;
         LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j), libm);
+        // And GCC's runtime: on a CPU without F16C, LLVM converts between
+        // half and float by calling its __extendhfsf2 and __truncsfhf2.
+        let mut libgcc = std::ptr::null_mut();
+        check(LLVMOrcCreateDynamicLibrarySearchGeneratorForPath(
+            &mut libgcc,
+            c"libgcc_s.so.1".as_ptr(),
+            LLVMOrcLLJITGetGlobalPrefix(j),
+            None,
+            std::ptr::null_mut(),
+        ))?;
+        LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j), libgcc);
         Ok(Jit(j))
     });
     j.as_ref().map(|j| j.0).map_err(Clone::clone)
@@ -64,8 +75,18 @@ pub fn host_cpu() -> (String, String) {
 
 /// A target machine for this CPU, tuned for speed.
 pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
-    compiler::llvm::initialize_native_target();
     let (cpu, features) = host_cpu();
+    target_machine_for(triple, &cpu, &features)
+}
+
+/// A target machine for `cpu` with `features` (LLVM's names), tuned for
+/// speed.
+pub(crate) fn target_machine_for(
+    triple: &str,
+    cpu: &str,
+    features: &str,
+) -> Result<TargetMachine, String> {
+    compiler::llvm::initialize_native_target();
     let t = cstr(triple);
     // SAFETY: plain C API calls with valid strings.
     unsafe {
@@ -79,8 +100,8 @@ pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
         let tm = LLVMCreateTargetMachine(
             target,
             t.as_ptr(),
-            cstr(&cpu).as_ptr(),
-            cstr(&features).as_ptr(),
+            cstr(cpu).as_ptr(),
+            cstr(features).as_ptr(),
             LLVMCodeGenOptLevel::LLVMCodeGenLevelAggressive,
             LLVMRelocMode::LLVMRelocPIC,
             LLVMCodeModel::LLVMCodeModelSmall,
@@ -101,16 +122,30 @@ impl TargetMachine {
         &self,
         m: llvm_sys::prelude::LLVMModuleRef,
     ) -> Result<Vec<u8>, String> {
+        self.emit(m, LLVMCodeGenFileType::LLVMObjectFile)
+    }
+
+    /// Compiles `m` to assembly text.
+    ///
+    /// # Safety
+    /// `m` must be a live module this thread owns.
+    #[cfg(test)]
+    pub unsafe fn emit_assembly(
+        &self,
+        m: llvm_sys::prelude::LLVMModuleRef,
+    ) -> Result<String, String> {
+        self.emit(m, LLVMCodeGenFileType::LLVMAssemblyFile)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    unsafe fn emit(
+        &self,
+        m: llvm_sys::prelude::LLVMModuleRef,
+        kind: LLVMCodeGenFileType,
+    ) -> Result<Vec<u8>, String> {
         let mut err = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
-        if LLVMTargetMachineEmitToMemoryBuffer(
-            self.0,
-            m,
-            LLVMCodeGenFileType::LLVMObjectFile,
-            &mut err,
-            &mut buf,
-        ) != 0
-        {
+        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, kind, &mut err, &mut buf) != 0 {
             let s = CStr::from_ptr(err).to_string_lossy().into_owned();
             LLVMDisposeMessage(err);
             return Err(s);
@@ -170,5 +205,47 @@ impl Drop for LoadedObject {
             let _ = check(LLVMOrcResourceTrackerRemove(self.tracker));
             LLVMOrcReleaseResourceTracker(self.tracker);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_code_for_a_cpu_without_f16c_loads_and_rounds() {
+        let ctx = compiler::Context::new();
+        let ir = r#"
+define i16 @to_half(float %x) {
+  %h = fptrunc float %x to half
+  %b = bitcast half %h to i16
+  ret i16 %b
+}
+define float @from_half(i16 %b) {
+  %h = bitcast i16 %b to half
+  %x = fpext half %h to float
+  ret float %x
+}
+"#;
+        let object = unsafe {
+            let m = compiler::llvm::parse_ir(ctx.0, ir).unwrap();
+            let tm = target_machine_for(compiler::TRIPLE, "x86-64", "-f16c,-avx512fp16").unwrap();
+            let o = tm.emit_object(m).unwrap();
+            LLVMDisposeModule(m);
+            o
+        };
+        let (_loaded, at) = load(&object, &["to_half", "from_half"]).unwrap();
+        // SAFETY: the functions just loaded, of these signatures.
+        let (to_half, from_half) = unsafe {
+            (
+                std::mem::transmute::<u64, extern "C" fn(f32) -> i16>(at[0]),
+                std::mem::transmute::<u64, extern "C" fn(i16) -> f32>(at[1]),
+            )
+        };
+        // 1 + 2^-11 is a tie: to even, 1.
+        assert_eq!(to_half(1.0 + 2f32.powi(-11)) as u16, 0x3c00);
+        assert_eq!(to_half(1.0 + 3.0 * 2f32.powi(-11)) as u16, 0x3c02);
+        assert_eq!(to_half(65520.0) as u16, 0x7c00);
+        assert_eq!(from_half(0x0001), 2f32.powi(-24));
     }
 }

@@ -152,7 +152,9 @@ fn compile(
                 spec,
                 crate::device_info::vector_bytes() as usize,
             )?;
-            set_target_cpu(m, &host_cpu());
+            let cpu = host_cpu();
+            half_conversions(m, &cpu.1);
+            set_target_cpu(m, &cpu);
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
@@ -197,6 +199,26 @@ fn compile(
         LLVMDisposeModule(m);
         result
     }
+}
+
+/// Half arithmetic is the CPU's own with AVX-512 FP16, which also
+/// converts double to half, rounding once; without it LLVM computes in
+/// float through F16C, and a double becomes a half by
+/// `passes::double_to_half` rather than a library call.
+///
+/// # Safety
+/// `m` must be a live module this thread owns.
+unsafe fn half_conversions(m: llvm_sys::prelude::LLVMModuleRef, features: &str) {
+    if !has_feature(features, "avx512fp16") {
+        passes::double_to_half::run(m);
+    }
+}
+
+/// Whether LLVM's feature string (`+avx2,-avx512fp16,...`) enables `name`.
+fn has_feature(features: &str, name: &str) -> bool {
+    features
+        .split(',')
+        .any(|f| f.strip_prefix('+') == Some(name))
 }
 
 /// Makes every function of `m` code for this CPU (it was compiled for the
@@ -251,6 +273,53 @@ mod tests {
     fn program(src: &str) -> ProgramModule {
         let options = BuildOptions::parse("").unwrap();
         ProgramModule::compile(src.as_bytes(), &options, "x86-64", &[]).unwrap()
+    }
+
+    #[test]
+    fn features_are_read_as_llvm_lists_them() {
+        let f = "+sse2,-avx512fp16,+f16c,+avx512fp16x";
+        assert!(has_feature(f, "f16c"));
+        assert!(!has_feature(f, "avx512fp16"));
+        assert!(has_feature("+avx512fp16", "avx512fp16"));
+    }
+
+    /// The code for half arithmetic and a double made half, on `cpu`.
+    fn half_code(cpu: &str, features: &str) -> String {
+        let ctx = Context::new();
+        let ir = r#"
+define half @f(half %a, half %b, double %d) {
+  %s = fmul half %a, %b
+  %t = fptrunc double %d to half
+  %r = fadd half %s, %t
+  ret half %r
+}
+"#;
+        unsafe {
+            let m = llvm::parse_ir(ctx.0, ir).unwrap();
+            half_conversions(m, features);
+            let tm = jit::target_machine_for(compiler::TRIPLE, cpu, features).unwrap();
+            let asm = tm.emit_assembly(m).unwrap();
+            LLVMDisposeModule(m);
+            asm
+        }
+    }
+
+    #[test]
+    fn half_is_the_cpus_own_with_avx512_fp16_and_float_through_f16c_without() {
+        let fp16 = half_code(
+            "sapphirerapids",
+            "+avx512fp16,+avx512f,+avx512bw,+avx512vl,+f16c",
+        );
+        for insn in ["vmulsh", "vaddsh", "vcvtsd2sh"] {
+            assert!(fp16.contains(insn), "no {insn}:\n{fp16}");
+        }
+        let f16c = half_code("znver4", "-avx512fp16,+avx512f,+avx512bw,+avx512vl,+f16c");
+        for insn in ["vcvtph2ps", "vmulss", "vcvtps2ph", "vcvtsd2ss"] {
+            assert!(f16c.contains(insn), "no {insn}:\n{f16c}");
+        }
+        for asm in [&fp16, &f16c] {
+            assert!(!asm.contains("__truncdfhf2"), "a library call:\n{asm}");
+        }
     }
 
     #[test]

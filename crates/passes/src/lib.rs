@@ -29,10 +29,14 @@
 //!   lane, so that the work-item loop vectorizes;
 //! - [`safe_division`]: integer division and remainder never trap;
 //! - [`printf`]: `printf` calls write records into the work-group's chunk
-//!   of the printf buffer.
+//!   of the printf buffer;
+//! - [`double_to_half`]: conversions from double to half rounded once
+//!   without a library call (the target runs it where the CPU lacks
+//!   AVX-512 FP16).
 
 pub mod barriers;
 pub mod constant_expr;
+pub mod double_to_half;
 pub mod generic_pointers;
 pub mod image_arguments;
 pub mod image_formats;

@@ -15,6 +15,8 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::Kernel,
     Capability::Vector16,
     Capability::Float16Buffer,
+    // half arithmetic (cl_khr_fp16).
+    Capability::Float16,
     Capability::Float64,
     Capability::Int64,
     Capability::Int64Atomics,
@@ -64,10 +66,6 @@ pub const EXTENSIONS: &[&str] = &[
 /// `NonSemantic.*` one, whose instructions are dropped).
 pub const EXTENDED_INSTRUCTION_SETS: &[&str] = &["OpenCL.std", "NonSemantic.DebugPrintf"];
 
-/// Capabilities taken but not reported: Clang's SPIR-V back end declares
-/// Float16 for any use of `half`, even the pointers of `vload_half`.
-const TAKEN_UNREPORTED: &[Capability] = &[Capability::Float16];
-
 pub(crate) fn ext_set(name: &str) -> Option<ExtSet> {
     if name == "OpenCL.std" {
         Some(ExtSet::OpenClStd)
@@ -105,9 +103,7 @@ impl Tr<'_> {
             self.enter(inst);
             match inst.op() {
                 Op::Capability => match inst.get(0) {
-                    Some(Operand::Capability(c))
-                        if CAPABILITIES.contains(c) || TAKEN_UNREPORTED.contains(c) =>
-                    {
+                    Some(Operand::Capability(c)) if CAPABILITIES.contains(c) => {
                         kernel |= *c == Capability::Kernel;
                     }
                     Some(Operand::Capability(c)) => {

@@ -4,6 +4,7 @@
 // linear local id, stepping by the group's size), and wait_group_events is
 // a work-group barrier, after which the whole copy is visible to everyone.
 // Events carry nothing: the copy is complete once the barrier is passed.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "gentype.h"
 
 static size_t group_size(void) {
@@ -54,6 +55,7 @@ ASYNC_TYPE(long)
 ASYNC_TYPE(ulong)
 ASYNC_TYPE(float)
 ASYNC_TYPE(double)
+ASYNC_TYPE(half)
 
 // Waiting is a barrier over both memories the copies touch.
 void OVERLOAD wait_group_events(int num_events, __private event_t *events) {

@@ -1,6 +1,7 @@
-// Common functions (OpenCL C 3.0 section 6.15.4) for float and double, every
-// vector width. Vector comparisons yield lane masks and ?: selects per lane,
-// so each body serves the scalar and the vectors.
+// Common functions (OpenCL C 3.0 section 6.15.4) for float, double and half,
+// every vector width. Vector comparisons yield lane masks and ?: selects per
+// lane, so each body serves the scalar and the vectors.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "gentype.h"
 
 // N: width suffix; F: float or double; PI: pi in F.
@@ -45,3 +46,32 @@ WIDTHS(COMMON_FUNCS, float, M_PI_F)
 VWIDTHS(COMMON_VEC_SCALAR, float)
 WIDTHS(COMMON_FUNCS, double, M_PI)
 VWIDTHS(COMMON_VEC_SCALAR, double)
+
+// half: max, min, clamp, step and sign are exact in half; degrees, radians,
+// mix and smoothstep are float's of the same arguments rounded once to half.
+#define TO_F(N, x) CONV(N, float##N, x)
+#define TO_H(N, x) CONV(N, half##N, x)
+#define COMMON_HALF(N, ...)                                                   \
+  half##N OVERLOAD max(half##N x, half##N y) { return x < y ? y : x; }        \
+  half##N OVERLOAD min(half##N x, half##N y) { return y < x ? y : x; }        \
+  half##N OVERLOAD clamp(half##N x, half##N lo, half##N hi) {                 \
+    return __builtin_elementwise_min(__builtin_elementwise_max(x, lo), hi);   \
+  }                                                                           \
+  half##N OVERLOAD degrees(half##N r) { return TO_H(N, degrees(TO_F(N, r))); } \
+  half##N OVERLOAD radians(half##N d) { return TO_H(N, radians(TO_F(N, d))); } \
+  half##N OVERLOAD mix(half##N x, half##N y, half##N a) {                     \
+    return TO_H(N, mix(TO_F(N, x), TO_F(N, y), TO_F(N, a)));                  \
+  }                                                                           \
+  half##N OVERLOAD step(half##N edge, half##N x) {                            \
+    return x < edge ? (half##N)0 : (half##N)1;                                \
+  }                                                                           \
+  half##N OVERLOAD smoothstep(half##N e0, half##N e1, half##N x) {            \
+    return TO_H(N, smoothstep(TO_F(N, e0), TO_F(N, e1), TO_F(N, x)));         \
+  }                                                                           \
+  half##N OVERLOAD sign(half##N x) {                                          \
+    return x > (half##N)0 ? (half##N)1                                        \
+                          : x < (half##N)0 ? (half##N)-1                      \
+                                           : x == x ? x : (half##N)0;         \
+  }
+WIDTHS(COMMON_HALF)
+VWIDTHS(COMMON_VEC_SCALAR, half)

@@ -6,13 +6,12 @@
 // Each pair gets one implementation taking the rounding mode and saturation
 // as constants, which fold away once inlined; the public functions only
 // name them. The bodies are lane-wise (masks and selects), so one serves the
-// scalar and every width.
-#include "gentype.h"
-
-#define RTE 0
-#define RTZ 1
-#define RTP 2
-#define RTN 3
+// scalar and every width. half (cl_khr_fp16) converts through float where
+// that is exact: half to anything is float's conversion of the same value;
+// to half, float's own rounding (F16C) or, from double, a float rounded to
+// odd first, so that the value is rounded once.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#include "half.h"
 
 #define CAT(a, b) CAT_(a, b)
 #define CAT_(a, b) a##b
@@ -32,6 +31,7 @@
 #define KIND_ulong I
 #define KIND_float F
 #define KIND_double F
+#define KIND_half H
 #define SI_char char
 #define SI_uchar char
 #define SI_short short
@@ -42,6 +42,7 @@
 #define SI_ulong long
 #define SI_float int
 #define SI_double long
+#define SI_half short
 #define MIN_char CHAR_MIN
 #define MIN_uchar 0
 #define MIN_short SHRT_MIN
@@ -86,6 +87,7 @@
 #define VBITS_ulong 64
 #define PREC_float 24
 #define PREC_double 53
+#define PREC_half 11
 // Half an ulp of 1 (2^-PREC).
 #define EPS_float 0x1p-24f
 #define EPS_double 0x1p-53
@@ -139,10 +141,13 @@
 
 // The neighbours of a float F (as bits) towards +inf and -inf: one step of
 // the magnitude, up or down by the sign.
-#define NEXT_UP(N, F, f)                                                      \
-  AS(F##N, AS(SIV(N, F), f) < 0 ? AS(SIV(N, F), f) - 1 : AS(SIV(N, F), f) + 1)
-#define NEXT_DOWN(N, F, f)                                                    \
-  AS(F##N, AS(SIV(N, F), f) < 0 ? AS(SIV(N, F), f) + 1 : AS(SIV(N, F), f) - 1)
+// (The cast: a scalar short's arithmetic is int's.)
+#define NEXT_UP(N, F, f) NEXT_(N, F, f, -, +)
+#define NEXT_DOWN(N, F, f) NEXT_(N, F, f, +, -)
+#define NEXT_(N, F, f, NEG, POS)                                              \
+  AS(F##N, (SIV(N, F))(AS(SIV(N, F), f) < (SIV(N, F))0                       \
+                           ? AS(SIV(N, F), f) NEG(SIV(N, F)) 1               \
+                           : AS(SIV(N, F), f) POS(SIV(N, F)) 1))
 
 // Corrects f, the round-to-nearest result, to a directed mode given masks
 // of the lanes where f is above (gt) or below (lt) the exact value. The
@@ -190,6 +195,51 @@
     return f;                                                                 \
   }
 
+// half to an integer: exactly float's conversion of the same value.
+#define CVT_IH(N, D, S)                                                       \
+  static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
+    return cvt_##D##N(CONV(N, float##N, x), mode, sat);                       \
+  }
+// half to float or double is exact; half to half the identity.
+#define CVT_FH(N, D, S)                                                       \
+  static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
+    return CONV(N, D##N, x);                                                  \
+  }
+#define CVT_HH CVT_FH
+// An integer to half: the conversion rounds to nearest (through float,
+// which rounds only beyond 2^24, where every value is past the largest
+// half and rounds to infinity either way). For a directed mode it is
+// compared with the source as CVT_FI does; a result the source type cannot
+// hold (2^15 from a short, or an infinity) is beyond the source in its own
+// direction.
+#define CVT_HI(N, D, S)                                                       \
+  static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
+    D##N f = CONV(N, D##N, x);                                                \
+    if (mode == RTE || VBITS_##S <= PREC_##D)                                 \
+      return f;                                                               \
+    SIV(N, D) above = MASK(N, CAT(SI_, D), f >= (D##N)(D)HI_##S);             \
+    SIV(N, D) below = MASK(N, CAT(SI_, D), f == -(D##N)INFINITY);             \
+    SIV(N, D) big = above | below;                                            \
+    S##N fi = CONV(N, S##N, big ? (D##N)0 : f);                               \
+    SIV(N, D) gt = above | (~big & MASK(N, CAT(SI_, D), fi > x));             \
+    SIV(N, D) lt = below | (~big & MASK(N, CAT(SI_, D), fi < x));             \
+    DIRECTED(N, D, f, gt, lt, mode)                                           \
+    return f;                                                                 \
+  }
+// float or double to half: to nearest through a float rounded to odd
+// (exact for float), then corrected for a directed mode as CVT_FF does.
+#define CVT_HF(N, D, S)                                                       \
+  static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
+    D##N f = CONV(N, D##N, float_rounded_to_odd(x));                          \
+    if (mode == RTE)                                                          \
+      return f;                                                               \
+    S##N back = CONV(N, S##N, f);                                             \
+    SIV(N, D) gt = MASK(N, CAT(SI_, D), back > x);                            \
+    SIV(N, D) lt = MASK(N, CAT(SI_, D), back < x);                            \
+    DIRECTED(N, D, f, gt, lt, mode)                                           \
+    return f;                                                                 \
+  }
+
 #define CVT_IMPL(N, D, S) CAT(CVT_, CAT(KIND_##D, KIND_##S))(N, D, S)
 
 #define CONVERT_MODES(N, D, S, SAT, SAT_SUFFIX)                               \
@@ -213,10 +263,16 @@
 #define DEFAULT_MODE_IF RTZ
 #define DEFAULT_MODE_FI RTE
 #define DEFAULT_MODE_FF RTE
+#define DEFAULT_MODE_IH RTZ
+#define DEFAULT_MODE_FH RTE
+#define DEFAULT_MODE_HI RTE
+#define DEFAULT_MODE_HF RTE
+#define DEFAULT_MODE_HH RTE
 
 // Saturated forms exist for integer destinations only.
 #define SAT_FORMS_I(N, D, S) CONVERT_MODES(N, D, S, 1, _sat)
 #define SAT_FORMS_F(N, D, S)
+#define SAT_FORMS_H(N, D, S)
 
 #define CONVERT_PAIR(N, D, S)                                                 \
   CVT_IMPL(N, D, S)                                                           \
@@ -233,7 +289,8 @@
   CONVERT_PAIR(N, D, long)                                                    \
   CONVERT_PAIR(N, D, ulong)                                                   \
   CONVERT_PAIR(N, D, float)                                                   \
-  CONVERT_PAIR(N, D, double)
+  CONVERT_PAIR(N, D, double)                                                  \
+  CONVERT_PAIR(N, D, half)
 
 #define CONVERT_ALL(N, ...)                                                   \
   CONVERT_TO(N, char)                                                         \
@@ -245,7 +302,8 @@
   CONVERT_TO(N, long)                                                         \
   CONVERT_TO(N, ulong)                                                        \
   CONVERT_TO(N, float)                                                        \
-  CONVERT_TO(N, double)
+  CONVERT_TO(N, double)                                                       \
+  CONVERT_TO(N, half)
 
 WIDTHS(CONVERT_ALL)
 
@@ -288,3 +346,4 @@ SHUFFLE_TYPE(long, ulong)
 SHUFFLE_TYPE(ulong, ulong)
 SHUFFLE_TYPE(float, uint)
 SHUFFLE_TYPE(double, ulong)
+SHUFFLE_TYPE(half, ushort)

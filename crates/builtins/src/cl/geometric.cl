@@ -1,5 +1,6 @@
-// Geometric functions (OpenCL C 3.0 section 6.15.5) for float and double,
-// scalars and 2-, 3- and 4-vectors.
+// Geometric functions (OpenCL C 3.0 section 6.15.5) for float, double and
+// half, scalars and 2-, 3- and 4-vectors.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "gentype.h"
 
 // Geometric functions take scalars and vectors of up to 4 elements.
@@ -95,3 +96,26 @@ GWIDTHS(FAST_GEOMETRIC)
   }
 CROSS(float)
 CROSS(double)
+
+// half: the float function of the same vectors (the products are exact in
+// float, and no sum of half squares overflows it), rounded once to half.
+#define TO_F(N, x) CONV(N, float##N, x)
+#define TO_H(N, x) CONV(N, half##N, x)
+#define GEOMETRIC_HALF(N, ...)                                                \
+  half OVERLOAD dot(half##N p0, half##N p1) {                                 \
+    return (half)dot(TO_F(N, p0), TO_F(N, p1));                               \
+  }                                                                           \
+  half OVERLOAD length(half##N p) { return (half)length(TO_F(N, p)); }        \
+  half OVERLOAD distance(half##N p0, half##N p1) {                            \
+    return (half)distance(TO_F(N, p0), TO_F(N, p1));                          \
+  }                                                                           \
+  half##N OVERLOAD normalize(half##N p) {                                     \
+    return TO_H(N, normalize(TO_F(N, p)));                                    \
+  }
+GWIDTHS(GEOMETRIC_HALF)
+half3 OVERLOAD cross(half3 a, half3 b) {
+  return convert_half3(cross(convert_float3(a), convert_float3(b)));
+}
+half4 OVERLOAD cross(half4 a, half4 b) {
+  return convert_half4(cross(convert_float4(a), convert_float4(b)));
+}

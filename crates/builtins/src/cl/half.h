@@ -4,6 +4,7 @@
 #ifndef FERROCL_HALF_H
 #define FERROCL_HALF_H
 
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "gentype.h"
 
 // half bits -> float, exactly: normals rebias the exponent, subnormals are
@@ -74,5 +75,45 @@ WIDTHS(HALF_TO_FLOAT)
   }
 WIDTHS(FLOAT_TO_HALF, float, uint, 23, 127)
 WIDTHS(FLOAT_TO_HALF, double, ulong, 52, 1023)
+
+// x as a float rounded to odd: truncated, with the lowest bit set when
+// that dropped anything. With more than 11 + 2 bits, a value rounded to odd
+// and then to half is the value rounded once, so a double (or a result
+// computed in double) becomes a half correctly through the float
+// conversion F16C does. Overflow gives FLT_MAX (odd), which still rounds
+// to infinity.
+#define ROUND_TO_ODD(N, ...)                                                  \
+  static float##N OVERLOAD float_rounded_to_odd(float##N x) { return x; }     \
+  static float##N OVERLOAD float_rounded_to_odd(double##N x) {                \
+    float##N f = CONV(N, float##N, x);                                        \
+    double##N back = CONV(N, double##N, f);                                   \
+    int##N bits = as_int##N(f);                                               \
+    int##N over = CONV(N, int##N, __builtin_elementwise_abs(back) >           \
+                                      __builtin_elementwise_abs(x));          \
+    int##N inexact = CONV(N, int##N, back != x);                              \
+    bits = over ? bits - 1 : bits;                                            \
+    return as_float##N(inexact ? bits | 1 : bits);                            \
+  }
+WIDTHS(ROUND_TO_ODD)
+
+// p + c rounded to odd, for floats whose sum and its error float holds
+// (every bit a multiple of 2^-48 and below 2^33, as a product of two
+// halves and a half are): the sum rounded to nearest and its exact error
+// (Knuth's two-sum); where that is not zero and the sum is even, the odd
+// neighbour on the error's side. Infinities and NaNs stay.
+#define SUM_TO_ODD(N, ...)                                                    \
+  static float##N OVERLOAD sum_rounded_to_odd(float##N p, float##N c) {       \
+    float##N s = p + c;                                                       \
+    float##N bp = s - c;                                                      \
+    float##N bc = s - bp;                                                     \
+    float##N e = (p - bp) + (c - bc);                                         \
+    int##N bits = as_int##N(s);                                               \
+    int##N adjust = (e != (float##N)0) & ((bits & (int##N)1) == (int##N)0) &  \
+                    (__builtin_elementwise_abs(s) < (float##N)INFINITY);      \
+    int##N step =                                                             \
+        (bits ^ as_int##N(e)) >= (int##N)0 ? (int##N)1 : (int##N)-1;          \
+    return as_float##N(adjust ? bits + step : bits);                          \
+  }
+WIDTHS(SUM_TO_ODD)
 
 #endif

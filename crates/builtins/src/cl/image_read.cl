@@ -6,7 +6,9 @@
 // initializer is inlined, so the branches on them fold; the format's are
 // the same for every work-item. Coordinates are clamped into the image
 // before anything is loaded, so no read leaves it whatever the coordinate
-// (NaN, huge, or out of range with CLK_ADDRESS_NONE).
+// (NaN, huge, or out of range with CLK_ADDRESS_NONE). read_imageh
+// (cl_khr_fp16) is read_imagef rounded to half.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "half.h"
 #include "image_texel.h"
 
@@ -359,6 +361,12 @@ static uint4 fetch_uint(__mux_image_t im, uint s, int4 c, int array, int w) {
   }                                                                           \
   uint4 OVERLOAD read_imageui(read_only IMG im, sampler_t s, IC c) {          \
     return fetch_uint(RO(NAME, im), SAMPLER(s), FETCHED(K, c));               \
+  }                                                                           \
+  half4 OVERLOAD read_imageh(read_only IMG im, sampler_t s, FC c) {           \
+    return convert_half4(read_imagef(im, s, c));                              \
+  }                                                                           \
+  half4 OVERLOAD read_imageh(read_only IMG im, sampler_t s, IC c) {           \
+    return convert_half4(read_imagef(im, s, c));                              \
   }
 
 SAMPLER_READS(image1d_t, 1d, 1, float, int)
@@ -396,6 +404,9 @@ DEPTH_SAMPLER_READS(image2d_array_depth_t, 2d_array_depth, 2A, float4, int4)
   uint4 OVERLOAD read_imageui(ACC IMG im, IC c) {                             \
     return fetch_uint(DESCRIPTOR(NAME, SUFFIX, im), CLK_ADDRESS_NONE,         \
                       FETCHED(K, c));                                         \
+  }                                                                           \
+  half4 OVERLOAD read_imageh(ACC IMG im, IC c) {                              \
+    return convert_half4(read_imagef(im, c));                                 \
   }
 #define DEPTH_PLAIN_READS(ACC, SUFFIX, IMG, NAME, K, IC)                      \
   float OVERLOAD read_imagef(ACC IMG im, IC c) {                              \

@@ -4,7 +4,8 @@
 // by the API spec's conversion rules: normalized types scaled, rounded to
 // nearest even and saturated, half rounded to nearest even, integers
 // saturated to the channel's range. A coordinate outside the image writes
-// nothing.
+// nothing. write_imageh (cl_khr_fp16) is write_imagef of the same values.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "half.h"
 #include "image_texel.h"
 
@@ -121,6 +122,10 @@ static void write_uint(__mux_image_t im, int4 at, int array, uint4 v) {
   }                                                                           \
   void OVERLOAD write_imageui(ACC IMG im, IC c, uint4 v) {                    \
     write_uint(DESCRIPTOR(NAME, SUFFIX, im), AT_##K(c), ARRAY_##K, v);        \
+  }                                                                           \
+  void OVERLOAD write_imageh(ACC IMG im, IC c, half4 v) {                     \
+    write_float(DESCRIPTOR(NAME, SUFFIX, im), AT_##K(c), ARRAY_##K,           \
+                convert_float4(v));                                           \
   }
 // A depth image takes one float: the depth.
 #define DEPTH_WRITES(ACC, SUFFIX, IMG, NAME, K, IC)                           \

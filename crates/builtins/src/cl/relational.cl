@@ -3,6 +3,7 @@
 // scalars, and for vectors a lane mask of -1/0 in the signed integer type of
 // the element's size. So each test is one expression of comparisons, which
 // serves the scalar and every vector width and vectorizes.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "gentype.h"
 
 // N: width suffix; F: float or double; I: the signed integer of F's size.
@@ -49,9 +50,11 @@
 
 #define float_MIN_NORMAL FLT_MIN
 #define double_MIN_NORMAL DBL_MIN
+#define half_MIN_NORMAL HALF_MIN
 
 WIDTHS(REL_FLOAT, float, int, uint)
 WIDTHS(REL_FLOAT, double, long, ulong)
+WIDTHS(REL_FLOAT, half, short, ushort)
 
 // any/all look at the most significant bit of each lane: the OR (AND) of all
 // lanes has it set exactly when some (every) lane has.
@@ -114,3 +117,5 @@ WIDTHS(BITSELECT_FLOAT, float, uint)
 WIDTHS(BITSELECT_FLOAT, double, ulong)
 SELECT_ALL(float, int, uint)
 SELECT_ALL(double, long, ulong)
+WIDTHS(BITSELECT_FLOAT, half, ushort)
+SELECT_ALL(half, short, ushort)

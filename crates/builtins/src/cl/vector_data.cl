@@ -1,6 +1,8 @@
 // Vector data load and store functions (OpenCL C 3.0 section 6.15.7):
-// vloadn/vstoren for every type, and the half <-> float conversions of
-// vload_half, vstore_half (every rounding mode) and their aligned forms.
+// vloadn/vstoren for every type (half too: cl_khr_fp16), and the half <->
+// float conversions of vload_half, vstore_half (every rounding mode) and
+// their aligned forms.
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "gentype.h"
 
 // vloadn/vstoren address elements, not vectors: p + offset * n need only be
@@ -70,6 +72,7 @@ VLOAD_STORE_TYPE(long)
 VLOAD_STORE_TYPE(ulong)
 VLOAD_STORE_TYPE(float)
 VLOAD_STORE_TYPE(double)
+VLOAD_STORE_TYPE(half)
 
 // --- half <-> float (half.h).
 #include "half.h"

@@ -4,6 +4,7 @@
 // Sums are taken in linear local-id order, so a float result is the one a
 // sequential sum of the same values gives, run after run.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "work_group.h"
 
 int OVERLOAD work_group_all(int predicate)
@@ -44,3 +45,6 @@ WG_COLLECTIVES(long, WG_ADD_INT)
 WG_COLLECTIVES(ulong, WG_ADD_INT)
 WG_COLLECTIVES(float, WG_ADD_FLOAT)
 WG_COLLECTIVES(double, WG_ADD_FLOAT)
+#define WG_LARGEST_half ((half)INFINITY)
+#define WG_SMALLEST_half (-(half)INFINITY)
+WG_COLLECTIVES(half, WG_ADD_FLOAT)
