@@ -41,6 +41,10 @@ pub struct Program {
     /// The block of program-scope variables of each device (by its
     /// object's address) a kernel has run on since the last build.
     globals: Mutex<HashMap<usize, Arc<GlobalsBlock>>>,
+    /// The binary last reported by `CL_PROGRAM_BINARY_SIZES`, with the
+    /// number of specializations it holds: `CL_PROGRAM_BINARIES` copies
+    /// exactly it, whatever was compiled in between.
+    binary: Mutex<Option<(usize, Arc<Vec<u8>>)>>,
 }
 
 impl Kind for Program {
@@ -48,6 +52,36 @@ impl Kind for Program {
 }
 
 impl Program {
+    /// The program's binary: its module with the machine code of every
+    /// kernel specialized so far. `fresh` makes it anew if kernels were
+    /// specialized since it was last made.
+    fn binary(&self, module: Option<&ProgramModule>, fresh: bool) -> Arc<Vec<u8>> {
+        let Some(module) = module else {
+            return Arc::new(Vec::new());
+        };
+        let specialized = self.specialized.lock().unwrap();
+        let mut kept = self.binary.lock().unwrap();
+        if let Some((n, b)) = &*kept {
+            if !fresh || *n == specialized.len() {
+                return b.clone();
+            }
+        }
+        let code: Vec<compiler::SpecializedCode> = specialized
+            .iter()
+            .filter_map(|((name, spec), k)| {
+                Some(compiler::SpecializedCode {
+                    kernel: name.clone(),
+                    spec: *spec,
+                    executable: k.executable()?,
+                })
+            })
+            .collect();
+        let machine = self.devices[0].compiler.machine();
+        let b = Arc::new(module.to_binary_with(&code, &machine));
+        *kept = Some((specialized.len(), b.clone()));
+        b
+    }
+
     /// The built module, or `CL_INVALID_PROGRAM_EXECUTABLE`.
     pub fn executable(&self) -> Result<Arc<ProgramModule>, cl_int> {
         let b = self.build.lock().unwrap();
@@ -106,6 +140,7 @@ fn new_program(
         kernels_attached: AtomicUsize::new(0),
         specialized: Mutex::new(HashMap::new()),
         globals: Mutex::new(HashMap::new()),
+        binary: Mutex::new(None),
     });
     object::handle(&p)
 }
@@ -312,13 +347,23 @@ pub unsafe extern "C" fn build_program(
                     }
                 }
                 None if b.module.is_some() => {
-                    b.status = CL_BUILD_SUCCESS;
-                    Ok(())
+                    // A binary: an executable takes the options that shape
+                    // code; an object or a library is linked into one.
+                    let m = b.module.clone().unwrap();
+                    let built = match m.kind {
+                        ModuleKind::Executable => {
+                            Ok(m.with_codegen(compiler::CodeGenOptions::of(&parsed)))
+                        }
+                        _ => ProgramModule::link(&[&*m], false)
+                            .map(|e| e.with_codegen(compiler::CodeGenOptions::of(&parsed))),
+                    };
+                    settle(&mut b, built, CL_BUILD_PROGRAM_FAILURE)
                 }
                 None => Err(CL_INVALID_BINARY),
             }
         };
         p.specialized.lock().unwrap().clear();
+        *p.binary.lock().unwrap() = None;
         // The variables start again from their initializers.
         p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
@@ -393,6 +438,7 @@ pub unsafe extern "C" fn compile_program(
             settle(&mut b, result, CL_COMPILE_PROGRAM_FAILURE)
         };
         p.specialized.lock().unwrap().clear();
+        *p.binary.lock().unwrap() = None;
         // The variables start again from their initializers.
         p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
@@ -513,7 +559,7 @@ pub unsafe extern "C" fn get_program_info(
                 .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
             Ok(m.kernels().iter().map(|k| k.name.clone()).collect())
         };
-        let binary = b.module.as_ref().map(|m| m.to_binary()).unwrap_or_default();
+        let binary = || p.binary(b.module.as_deref(), param_name == CL_PROGRAM_BINARY_SIZES);
         Ok(match param_name {
             CL_PROGRAM_REFERENCE_COUNT => Info::value::<cl_uint>(p.ref_count()),
             CL_PROGRAM_CONTEXT => Info::value::<cl_context>(object::handle(&p.context)),
@@ -524,9 +570,12 @@ pub unsafe extern "C" fn get_program_info(
             }
             CL_PROGRAM_SOURCE => Info::string(p.source.as_deref().unwrap_or("")),
             CL_PROGRAM_IL => Info::slice::<u8>(p.il.as_deref().unwrap_or_default()),
-            CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary.len(); p.devices.len()]),
+            CL_PROGRAM_BINARY_SIZES => {
+                Info::slice::<usize>(&vec![binary().len(); p.devices.len()])
+            }
             CL_PROGRAM_BINARIES => {
                 // The application gives one buffer per device; fill each.
+                let binary = binary();
                 let n = p.devices.len();
                 if !value.is_null() {
                     ensure(size >= n * std::mem::size_of::<*mut u8>(), CL_INVALID_VALUE)?;

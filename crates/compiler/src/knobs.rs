@@ -44,6 +44,13 @@ pub fn dump_dir() -> Option<PathBuf> {
     var("FERROCL_DUMP_DIR").map(PathBuf::from)
 }
 
+/// `FERROCL_FORBID_COMPILER=1`: any run of Clang, the SPIR-V translator
+/// or LLVM's optimizer and code generator fails, so a test can prove that
+/// loading a program binary runs none.
+pub fn forbid_compiler() -> bool {
+    var("FERROCL_FORBID_COMPILER").is_some_and(|v| v != "0")
+}
+
 /// `FERROCL_THREADS=N`: run work-groups on N threads (the device's compute
 /// units), whatever the affinity mask and the cgroup's quota allow; at most
 /// [`MAX_THREADS`], as many CPUs as Linux's affinity masks name.

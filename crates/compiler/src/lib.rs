@@ -3,6 +3,7 @@
 //! of it into a runnable [`mux::Kernel`] for a given local size.
 
 mod arg_layout;
+pub mod binary;
 mod build_id;
 pub mod disk_cache;
 mod kernel_info;
@@ -18,6 +19,7 @@ pub use arg_layout::{
     arg_layout, globals_arg_offset, hidden_args_end, printf_arg_offset, ARG_BLOCK_ALIGN,
     LOCAL_ALIGN, PRINTF_ARG_BYTES,
 };
+pub use binary::{Machine, MachineCode, SpecializedCode};
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
@@ -133,6 +135,10 @@ pub trait Target: Send + Sync {
     /// baseline) does: a wider vector unit passes wide vectors in registers
     /// rather than memory. The target generates code for its real CPU.
     fn cpu(&self) -> &str;
+
+    /// The CPU the target generates code for: a program binary's machine
+    /// code is used where it runs on this one.
+    fn machine(&self) -> Machine;
 
     /// Compiles `kernel` of `program` into a work-group function for `spec`.
     fn specialize(

@@ -46,7 +46,7 @@ impl HostTarget {
     /// The key of a specialization: everything its machine code depends on.
     fn key(&self, program: &ProgramModule, kernel: &KernelInfo, spec: Specialization) -> Key {
         let mut k = KeyBuilder::new("kernel");
-        k.add(&program.to_binary())
+        k.add(program.digest())
             .add(kernel.name.as_bytes())
             .add(format!("{:?}{:?}", spec, program.codegen()).as_bytes())
             .add(self.cpu.as_bytes())
@@ -66,11 +66,25 @@ impl HostTarget {
         if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
             return Ok(k);
         }
-        // The cache holds executables; one that does not load (damaged,
-        // or of an older format) is compiled again.
-        let cached = cache
-            .get(&key)
-            .filter(|b| Binary::from_bytes(b).is_some_and(|b| b.kernels.len() == 1));
+        // The program's binary may hold it, compiled for this CPU; then the
+        // cache holds executables. One that does not load (damaged, or of an
+        // older format) is compiled again.
+        let machine = compiler::Target::machine(self);
+        let cached = program
+            .specialized_code(&machine, &kernel.name, &spec)
+            .map(|b| b.to_vec())
+            .filter(|b| {
+                Binary::from_bytes(b).is_some_and(|b| {
+                    b.kernels.len() == 1
+                        && b.kernels[0].name == kernel.name
+                        && b.kernels[0].flush_denormals == program.codegen().denorms_are_zero
+                })
+            })
+            .or_else(|| {
+                cache
+                    .get(&key)
+                    .filter(|b| Binary::from_bytes(b).is_some_and(|b| b.kernels.len() == 1))
+            });
         let binary = match cached {
             Some(b) => b,
             None => {
@@ -119,6 +133,13 @@ impl compiler::Target for HostTarget {
         FRONT_END_CPU
     }
 
+    fn machine(&self) -> compiler::Machine {
+        compiler::Machine {
+            cpu: self.cpu.clone(),
+            features: self.features.clone(),
+        }
+    }
+
     fn specialize(
         &self,
         program: &ProgramModule,
@@ -138,6 +159,9 @@ fn compile(
     spec: Specialization,
     key: &Key,
 ) -> Result<Binary, String> {
+    if compiler::knobs::forbid_compiler() {
+        return Err("the compiler is forbidden (FERROCL_FORBID_COMPILER)".into());
+    }
     CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
     let ctx = Context::new();
     let tm = jit::target_machine(compiler::TRIPLE)?;
