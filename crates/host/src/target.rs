@@ -336,4 +336,40 @@ mod tests {
         };
         assert_eq!(data, vec![4; 32]);
     }
+
+    #[test]
+    fn a_binary_s_machine_code_runs_on_its_cpu_and_another_cpu_builds_from_bitcode() {
+        let target = HostTarget::new();
+        let p = program("__kernel void k(__global int* p) { p[get_global_id(0)] += 4099; }");
+        let k = &p.kernels()[0];
+        let spec = Specialization {
+            local_size: [4, 1, 1],
+            enqueued_local_size: [4, 1, 1],
+            streaming: 0,
+            images: [None; compiler::MAX_SPECIALIZED_IMAGES],
+        };
+        let off = DiskCache::off();
+        let code = {
+            let kernel = target.specialize_with(&off, &p, k, spec).unwrap();
+            mux::Kernel::executable(&*kernel).unwrap()
+        };
+        let specialized = [compiler::SpecializedCode {
+            kernel: "k".into(),
+            spec,
+            executable: code,
+        }];
+        let here = compiler::Target::machine(&target);
+        let elsewhere = compiler::Machine {
+            cpu: "another-cpu".into(),
+            features: "+no-such-feature".into(),
+        };
+        for (machine, compiles) in [(&here, 0), (&elsewhere, 1)] {
+            let binary = p.to_binary_with(&specialized, machine);
+            let loaded = ProgramModule::from_binary(&binary).unwrap();
+            let before = CODEGEN_RUNS.get();
+            let kernel = target.specialize_with(&off, &loaded, k, spec).unwrap();
+            assert_eq!(CODEGEN_RUNS.get() - before, compiles, "{machine:?}");
+            drop(kernel);
+        }
+    }
 }
