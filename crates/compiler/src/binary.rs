@@ -238,6 +238,28 @@ pub fn write(c: &Contents) -> Vec<u8> {
     out
 }
 
+/// Gives a binary edited in place (by a fuzzer) the digest of its new
+/// bytes, so that what lies behind the digest is read too. False if it has
+/// no digest to rewrite.
+pub fn reseal(file: &mut [u8]) -> bool {
+    let Some(at) = digest_range(file) else {
+        return false;
+    };
+    file[at..at + 32].fill(0);
+    let digest = Sha256::digest(&*file);
+    file[at..at + 32].copy_from_slice(&digest);
+    true
+}
+
+/// Where the notes lie in `file`, for a fuzzer to aim at.
+pub fn notes_range(file: &[u8]) -> Option<std::ops::Range<usize>> {
+    let elf = object::File::parse(file).ok()?;
+    let (at, len) = elf.section_by_name(NOTES)?.file_range()?;
+    let at = usize::try_from(at).ok()?;
+    let end = at.checked_add(usize::try_from(len).ok()?)?;
+    (end <= file.len()).then_some(at..end)
+}
+
 /// Where the digest lies in `file`.
 fn digest_range(file: &[u8]) -> Option<usize> {
     let elf = object::File::parse(file).ok()?;
