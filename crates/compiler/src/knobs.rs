@@ -24,6 +24,11 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("FERROCL_CACHE_DIR").map(PathBuf::from)
 }
 
+/// `FERROCL_CACHE_MAX_MB=N`: the on-disk cache's cap, in MiB.
+pub fn cache_max_mb() -> Option<u64> {
+    var("FERROCL_CACHE_MAX_MB")?.to_str()?.trim().parse().ok()
+}
+
 /// `FERROCL_VECTORIZE=0`: no whole-kernel vectorization (to compare).
 pub fn vectorize() -> bool {
     !is_off("FERROCL_VECTORIZE")
