@@ -1,7 +1,8 @@
 # ferrocl: build, demo and tests.
 #
-#   make build        check/install dependencies, build target/release/libferrocl.so,
-#                     write build/icd/ferrocl.icd
+#   make build        check/install dependencies, build target/release/libferrocl.so
+#                     and the offline compiler target/release/clc, write
+#                     build/icd/ferrocl.icd
 #   make demo         build, then compile and run examples/vecadd.c on ferrocl
 #   make test         build, then run every test suite and print a summary
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
@@ -50,6 +51,10 @@ C_TESTS     := $(patsubst examples/%.c,$(EXAMPLES)/%,$(wildcard examples/test_*.
 EXAMPLE_HDR := $(wildcard examples/*.h)
 
 RESULTS     := $(BUILD)/test-results
+
+# A program compiled ahead of time by clc, which test_clc_binary runs.
+CLC         := $(TARGET_DIR)/release/clc
+CLC_BINARY  := $(EXAMPLES)/clc_vecadd.bin
 
 .PHONY: all build deps demo test test-cargo test-c test-clinfo test-python test-memcheck \
         python-venv icd-install clean bench
@@ -101,12 +106,16 @@ test: build
 test-cargo:
 	$(ICD_ENV) $(CARGO) test $(CARGO_FLAGS) --workspace
 
+$(CLC_BINARY): examples/clc_vecadd.cl $(CLC)
+	@mkdir -p $(EXAMPLES)
+	$(CLC) -DSCALE=3.0f -cl-std=CL3.0 --local-size 16 -o $@ $<
+
 # Each C test prints "N passed, M failed" and exits non-zero on failure.
-test-c: $(C_TESTS)
+test-c: $(C_TESTS) $(CLC_BINARY)
 	@fails=0; \
 	for t in $(C_TESTS); do \
 	    echo "---- $$(basename $$t)"; \
-	    $(ICD_ENV) $$t || { echo "$$(basename $$t): FAILED (exit $$?)"; fails=$$((fails + 1)); }; \
+	    $(ICD_ENV) CLC_BINARY=$(CLC_BINARY) $$t || { echo "$$(basename $$t): FAILED (exit $$?)"; fails=$$((fails + 1)); }; \
 	done; \
 	test $$fails -eq 0
 

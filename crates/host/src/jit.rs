@@ -62,10 +62,9 @@ pub fn host_cpu() -> (String, String) {
     }
 }
 
-/// A target machine for this CPU, tuned for speed.
-pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
+/// A target machine for `cpu` with `features`, tuned for speed.
+pub fn target_machine_for(triple: &str, cpu: &str, features: &str) -> Result<TargetMachine, String> {
     compiler::llvm::initialize_native_target();
-    let (cpu, features) = host_cpu();
     let t = cstr(triple);
     // SAFETY: plain C API calls with valid strings.
     unsafe {
@@ -79,8 +78,8 @@ pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
         let tm = LLVMCreateTargetMachine(
             target,
             t.as_ptr(),
-            cstr(&cpu).as_ptr(),
-            cstr(&features).as_ptr(),
+            cstr(cpu).as_ptr(),
+            cstr(features).as_ptr(),
             LLVMCodeGenOptLevel::LLVMCodeGenLevelAggressive,
             LLVMRelocMode::LLVMRelocPIC,
             LLVMCodeModel::LLVMCodeModelSmall,
@@ -101,15 +100,28 @@ impl TargetMachine {
         &self,
         m: llvm_sys::prelude::LLVMModuleRef,
     ) -> Result<Vec<u8>, String> {
+        self.emit(m, LLVMCodeGenFileType::LLVMObjectFile)
+    }
+
+    /// Compiles `m` to assembly text.
+    ///
+    /// # Safety
+    /// `m` must be a live module this thread owns.
+    pub unsafe fn emit_assembly(
+        &self,
+        m: llvm_sys::prelude::LLVMModuleRef,
+    ) -> Result<Vec<u8>, String> {
+        self.emit(m, LLVMCodeGenFileType::LLVMAssemblyFile)
+    }
+
+    unsafe fn emit(
+        &self,
+        m: llvm_sys::prelude::LLVMModuleRef,
+        kind: LLVMCodeGenFileType,
+    ) -> Result<Vec<u8>, String> {
         let mut err = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
-        if LLVMTargetMachineEmitToMemoryBuffer(
-            self.0,
-            m,
-            LLVMCodeGenFileType::LLVMObjectFile,
-            &mut err,
-            &mut buf,
-        ) != 0
+        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, kind, &mut err, &mut buf) != 0
         {
             let s = CStr::from_ptr(err).to_string_lossy().into_owned();
             LLVMDisposeMessage(err);

@@ -28,6 +28,16 @@ impl HostTarget {
         let (cpu, features) = host_cpu();
         HostTarget { cpu, features }
     }
+
+    /// A target generating code for `machine` rather than this CPU (an
+    /// offline compiler's `--target-cpu`); an empty feature list means what
+    /// the CPU's name implies.
+    pub fn for_machine(machine: &compiler::Machine) -> HostTarget {
+        HostTarget {
+            cpu: machine.cpu.clone(),
+            features: machine.features.clone(),
+        }
+    }
 }
 
 impl Default for HostTarget {
@@ -88,7 +98,7 @@ impl HostTarget {
         let binary = match cached {
             Some(b) => b,
             None => {
-                let b = compile(program, kernel, spec, &key)
+                let b = compile(self, program, kernel, spec, &key, Emit::Object)
                     .map_err(mux::Error::Compile)?
                     .to_bytes();
                 cache.put(&key, &b);
@@ -117,10 +127,29 @@ impl HostTarget {
         spec: Specialization,
     ) -> Result<Vec<u8>, mux::Error> {
         let key = self.key(program, kernel, spec);
-        Ok(compile(program, kernel, spec, &key)
+        Ok(compile(self, program, kernel, spec, &key, Emit::Object)
             .map_err(mux::Error::Compile)?
             .to_bytes())
     }
+
+    /// The assembly of `kernel` specialized for `spec`, to read.
+    pub fn assembly(
+        &self,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<String, String> {
+        let key = self.key(program, kernel, spec);
+        let b = compile(self, program, kernel, spec, &key, Emit::Assembly)?;
+        Ok(String::from_utf8_lossy(&b.object).into_owned())
+    }
+}
+
+/// What code generation writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Emit {
+    Object,
+    Assembly,
 }
 
 /// The x86-64 baseline: what the builtins library is compiled for, so
@@ -154,17 +183,19 @@ impl compiler::Target for HostTarget {
 /// Builds the work-group function of `kernel` for `spec`, optimizes it for
 /// this CPU and emits an executable whose function is named after `key`.
 fn compile(
+    target: &HostTarget,
     program: &ProgramModule,
     kernel: &KernelInfo,
     spec: Specialization,
     key: &Key,
+    emit: Emit,
 ) -> Result<Binary, String> {
     if compiler::knobs::forbid_compiler() {
         return Err("the compiler is forbidden (FERROCL_FORBID_COMPILER)".into());
     }
     CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
     let ctx = Context::new();
-    let tm = jit::target_machine(compiler::TRIPLE)?;
+    let tm = jit::target_machine_for(compiler::TRIPLE, &target.cpu, &target.features)?;
     // SAFETY: the context and module are this thread's alone, and the
     // module is disposed of before the context.
     unsafe {
@@ -176,7 +207,7 @@ fn compile(
                 spec,
                 crate::device_info::vector_bytes() as usize,
             )?;
-            set_target_cpu(m, &host_cpu());
+            set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
@@ -208,7 +239,10 @@ fn compile(
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             dump_ir(m, &symbol);
             Ok(Binary {
-                object: tm.emit_object(m)?,
+                object: match emit {
+                    Emit::Object => tm.emit_object(m)?,
+                    Emit::Assembly => tm.emit_assembly(m)?,
+                },
                 kernels: vec![KernelEntry {
                     name: kernel.name.clone(),
                     symbol,
