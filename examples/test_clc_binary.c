@@ -3,6 +3,8 @@
  * (`clc -DSCALE=3.0f --local-size 16 -o vecadd.bin examples/clc_vecadd.cl`,
  * as `make test` does) loaded with clCreateProgramWithBinary and run
  * through the ICD loader; then the same binary damaged, which is refused.
+ * A library built without a compiler (`make build-runtime-only`) runs it
+ * too, and refuses a build from source with CL_COMPILER_NOT_AVAILABLE.
  *
  * Prints one line per check, then "N passed, M failed"; the exit status is
  * non-zero when any check failed.
@@ -102,6 +104,20 @@ int main(void)
     for (int i = 0; i < N && right; i++)
         right = c[i] == (float)i + 3.0f * (float)(2 * i);
     record(right, "c = a + 3 * b, from the binary", err);
+
+    /* From source: built by a library with a compiler, refused by one
+     * without. */
+    cl_bool compiler = CL_FALSE;
+    clGetDeviceInfo(device, CL_DEVICE_COMPILER_AVAILABLE, sizeof compiler, &compiler, NULL);
+    const char *src = "__kernel void k(__global int* o) { o[0] = 1; }";
+    cl_program from_source = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    err = clBuildProgram(from_source, 1, &device, "", NULL, NULL);
+    if (compiler)
+        record(err == CL_SUCCESS, "a build from source (compiler available)", err);
+    else
+        record(err == CL_COMPILER_NOT_AVAILABLE,
+               "a build from source is CL_COMPILER_NOT_AVAILABLE (no compiler)", err);
+    clReleaseProgram(from_source);
 
     /* One byte changed: refused, the device's status filled. */
     bin[len / 2] ^= 0x10;

@@ -17,6 +17,18 @@ use std::sync::{Arc, Mutex};
 
 type BuildCallback = unsafe extern "C" fn(cl_program, *mut c_void);
 
+/// Whether this build of the library compiles programs (its `compiler`
+/// feature): `CL_DEVICE_COMPILER_AVAILABLE` and `_LINKER_AVAILABLE`.
+pub const COMPILER: bool = cfg!(feature = "compiler");
+
+/// The profile: a device without a compiler is of the embedded profile, the
+/// only one the specification lets lack it.
+pub const PROFILE: &str = if COMPILER {
+    "FULL_PROFILE"
+} else {
+    "EMBEDDED_PROFILE"
+};
+
 pub struct BuildState {
     pub status: cl_build_status,
     pub options: String,
@@ -256,7 +268,11 @@ pub unsafe extern "C" fn create_program_with_il(
         ensure(!il.is_null() && length > 0, CL_INVALID_VALUE)?;
         let bytes = std::slice::from_raw_parts(il as *const u8, length).to_vec();
         // A whole number of words with a SPIR-V header of a version taken.
+        #[cfg(feature = "compiler")]
         compiler::spirv_ll::check_header(&bytes).map_err(|_| CL_INVALID_VALUE)?;
+        // No device of this build takes IL.
+        #[cfg(not(feature = "compiler"))]
+        ensure(false, CL_INVALID_OPERATION)?;
         let devices = ctx.devices.clone();
         Ok(new_program(ctx, devices, None, None, Some(bytes)))
     })
@@ -309,6 +325,10 @@ pub unsafe extern "C" fn build_program(
         )?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_BUILD_OPTIONS)?;
+        ensure(
+            COMPILER || (p.source.is_none() && p.il.is_none()),
+            CL_COMPILER_NOT_AVAILABLE,
+        )?;
         let result = {
             let mut b = p.build.lock().unwrap();
             ensure(b.status != CL_BUILD_IN_PROGRESS, CL_INVALID_OPERATION)?;
@@ -406,6 +426,7 @@ pub unsafe extern "C" fn compile_program(
             CL_INVALID_OPERATION,
         )?;
         ensure(p.source.is_some() || p.il.is_some(), CL_INVALID_OPERATION)?;
+        ensure(COMPILER, CL_COMPILER_NOT_AVAILABLE)?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
         let mut headers = Vec::new();
@@ -414,9 +435,9 @@ pub unsafe extern "C" fn compile_program(
             let name = read_c_string(*header_include_names.add(i));
             headers.push((name, h.source.clone().unwrap_or_default()));
         }
-        let views: Vec<clang_frontend::Header<'_>> = headers
+        let views: Vec<compiler::Header<'_>> = headers
             .iter()
-            .map(|(n, s)| clang_frontend::Header {
+            .map(|(n, s)| compiler::Header {
                 name: n,
                 source: s.as_bytes(),
             })
@@ -503,6 +524,7 @@ pub unsafe extern "C" fn link_program(
         )?;
         let inputs =
             object::get_list::<Program>(num_input_programs, input_programs, CL_INVALID_VALUE)?;
+        ensure(COMPILER, CL_LINKER_NOT_AVAILABLE)?;
         let text = read_c_string(options);
         let library = compiler::parse_link_options(&text).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
         let mut modules = Vec::new();
@@ -658,14 +680,24 @@ pub unsafe extern "C" fn set_program_specialization_constant(
         let p = object::get::<Program>(program)?;
         let il = p.il.as_ref().ok_or(CL_INVALID_PROGRAM)?;
         ensure(!spec_value.is_null(), CL_INVALID_VALUE)?;
-        let constants = compiler::spirv_ll::spec_constants(il).map_err(|_| CL_INVALID_PROGRAM)?;
-        let c = constants
-            .iter()
-            .find(|c| c.id == spec_id)
-            .ok_or(CL_INVALID_SPEC_ID)?;
-        ensure(c.size == spec_size, CL_INVALID_VALUE)?;
-        let value = std::slice::from_raw_parts(spec_value as *const u8, spec_size).to_vec();
-        p.spec_constants.lock().unwrap().insert(spec_id, value);
-        Ok(())
+        // Without a compiler no program has IL (clCreateProgramWithIL fails).
+        #[cfg(not(feature = "compiler"))]
+        {
+            let _ = (il, spec_id, spec_size);
+            Err(CL_INVALID_PROGRAM)
+        }
+        #[cfg(feature = "compiler")]
+        {
+            let constants =
+                compiler::spirv_ll::spec_constants(il).map_err(|_| CL_INVALID_PROGRAM)?;
+            let c = constants
+                .iter()
+                .find(|c| c.id == spec_id)
+                .ok_or(CL_INVALID_SPEC_ID)?;
+            ensure(c.size == spec_size, CL_INVALID_VALUE)?;
+            let value = std::slice::from_raw_parts(spec_value as *const u8, spec_size).to_vec();
+            p.spec_constants.lock().unwrap().insert(spec_id, value);
+            Ok(())
+        }
     })
 }

@@ -1,6 +1,10 @@
 //! The compiler abstraction (seed 003): OpenCL C goes in, a [`ProgramModule`]
 //! (LLVM IR with the builtins linked) comes out; a [`Target`] turns one kernel
 //! of it into a runnable [`mux::Kernel`] for a given local size.
+//!
+//! Without its `front-end` feature (on by default) the crate has no Clang,
+//! no builtins library and no SPIR-V translator: it loads program binaries
+//! and builds nothing.
 
 mod arg_layout;
 pub mod binary;
@@ -13,6 +17,7 @@ mod options;
 pub mod printf;
 mod program;
 pub mod program_globals;
+#[cfg(feature = "front-end")]
 pub mod vector_variants;
 
 pub use arg_layout::{
@@ -25,8 +30,9 @@ pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use printf::{PrintfArg, PrintfCall};
 pub use program::{
-    BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
+    BuildError, CodeGenOptions, Context, Header, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
 };
+#[cfg(feature = "front-end")]
 pub use spirv_ll;
 
 use std::sync::Arc;

@@ -2,6 +2,9 @@
 //! linked in, unused code dropped, its kernels reflected. What is kept is
 //! bitcode, so any thread can specialize a kernel in a context of its own.
 
+// Without the front end, only what loads binaries is used.
+#![cfg_attr(not(feature = "front-end"), allow(dead_code, unused_imports))]
+
 use crate::binary::{self, Machine, MachineCode, SpecializedCode};
 use crate::disk_cache::{self, DiskCache, KeyBuilder};
 use crate::kernel_info::{self, KernelInfo};
@@ -20,6 +23,7 @@ use std::sync::Arc;
 /// The target triple every host program is compiled for.
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
+#[cfg(feature = "front-end")]
 /// The data layout Clang gives `TRIPLE`, which a SPIR-V module is given too.
 const DATA_LAYOUT: &str =
     "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128";
@@ -57,6 +61,7 @@ impl ModuleKind {
     }
 }
 
+#[cfg(feature = "front-end")]
 /// Clang's `-cl-ext`: exactly the extensions and optional features the
 /// device reports, nothing of Clang's own defaults.
 fn cl_ext() -> String {
@@ -67,12 +72,20 @@ fn cl_ext() -> String {
     format!("-cl-ext=-all{}", names.collect::<String>())
 }
 
+#[cfg(feature = "front-end")]
 /// Every extension's macro, as `-D`: Clang defines those it knows of
 /// through `-cl-ext`, but not those it has no notion of (cl_khr_expect_assume).
 fn extension_macros() -> impl Iterator<Item = String> {
     crate::OPENCL_C_EXTENSIONS
         .iter()
         .map(|(name, _)| format!("-D{name}=1"))
+}
+
+/// A header made visible to `#include` by name (`clCompileProgram`'s
+/// input headers).
+pub struct Header<'a> {
+    pub name: &'a str,
+    pub source: &'a [u8],
 }
 
 /// Why a build failed; the text goes in the build log.
@@ -195,15 +208,23 @@ impl ProgramModule {
         source: &[u8],
         options: &BuildOptions,
         cpu: &str,
-        headers: &[clang_frontend::Header<'_>],
+        headers: &[Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let input = SourceInput {
-            source,
-            options,
-            cpu,
-            headers,
-        };
-        input.build(disk_cache::global(), ModuleKind::Executable)
+        #[cfg(feature = "front-end")]
+        {
+            let input = SourceInput {
+                source,
+                options,
+                cpu,
+                headers,
+            };
+            input.build(disk_cache::global(), ModuleKind::Executable)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (source, options, cpu, headers);
+            Err(no_compiler())
+        }
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -212,15 +233,23 @@ impl ProgramModule {
         source: &[u8],
         options: &BuildOptions,
         cpu: &str,
-        headers: &[clang_frontend::Header<'_>],
+        headers: &[Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let input = SourceInput {
-            source,
-            options,
-            cpu,
-            headers,
-        };
-        input.build(disk_cache::global(), ModuleKind::Object)
+        #[cfg(feature = "front-end")]
+        {
+            let input = SourceInput {
+                source,
+                options,
+                cpu,
+                headers,
+            };
+            input.build(disk_cache::global(), ModuleKind::Object)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (source, options, cpu, headers);
+            Err(no_compiler())
+        }
     }
 
     /// Translates a SPIR-V module into an executable (`clBuildProgram` of
@@ -230,8 +259,16 @@ impl ProgramModule {
         spec: &SpecConstants,
         options: &BuildOptions,
     ) -> Result<ProgramModule, BuildError> {
-        let input = IlInput { il, spec, options };
-        input.build(disk_cache::global(), ModuleKind::Executable)
+        #[cfg(feature = "front-end")]
+        {
+            let input = IlInput { il, spec, options };
+            input.build(disk_cache::global(), ModuleKind::Executable)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (il, spec, options);
+            Err(no_compiler())
+        }
     }
 
     /// Translates a SPIR-V module into an object for [`link`](Self::link)
@@ -241,12 +278,29 @@ impl ProgramModule {
         spec: &SpecConstants,
         options: &BuildOptions,
     ) -> Result<ProgramModule, BuildError> {
-        let input = IlInput { il, spec, options };
-        input.build(disk_cache::global(), ModuleKind::Object)
+        #[cfg(feature = "front-end")]
+        {
+            let input = IlInput { il, spec, options };
+            input.build(disk_cache::global(), ModuleKind::Object)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (il, spec, options);
+            Err(no_compiler())
+        }
     }
 
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
     /// into a library with `library`.
+    #[cfg(not(feature = "front-end"))]
+    pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
+        let _ = (inputs, library);
+        Err(no_compiler())
+    }
+
+    /// Links objects and libraries (`clLinkProgram`) into an executable, or
+    /// into a library with `library`.
+    #[cfg(feature = "front-end")]
     pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
         let fail = |log: String| BuildError { log };
         let ctx = Context::new();
@@ -404,19 +458,22 @@ impl ProgramModule {
     }
 }
 
+#[cfg(feature = "front-end")]
 /// What a build from source depends on.
 struct SourceInput<'a> {
     source: &'a [u8],
     options: &'a BuildOptions,
     cpu: &'a str,
-    headers: &'a [clang_frontend::Header<'a>],
+    headers: &'a [Header<'a>],
 }
 
+#[cfg(feature = "front-end")]
 thread_local! {
     /// How many times Clang ran on this thread (to check that cache hits do not).
     static FRONT_END_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+#[cfg(feature = "front-end")]
 impl SourceInput<'_> {
     /// Builds a module of `kind`, or takes it from `cache`. Failed builds
     /// are not kept: their log is made afresh each time.
@@ -472,6 +529,7 @@ impl SourceInput<'_> {
     }
 }
 
+#[cfg(feature = "front-end")]
 fn write_file_list(files: &[clang_frontend::FileUse]) -> Vec<u8> {
     let mut w = disk_cache::Writer::default();
     w.u64(files.len() as u64);
@@ -484,6 +542,7 @@ fn write_file_list(files: &[clang_frontend::FileUse]) -> Vec<u8> {
     w.0
 }
 
+#[cfg(feature = "front-end")]
 fn read_file_list(bytes: &[u8]) -> Option<Vec<clang_frontend::FileUse>> {
     let mut r = disk_cache::Reader(bytes);
     let mut files = Vec::new();
@@ -499,6 +558,7 @@ fn read_file_list(bytes: &[u8]) -> Option<Vec<clang_frontend::FileUse>> {
     r.0.is_empty().then_some(files)
 }
 
+#[cfg(feature = "front-end")]
 /// The key of a build from `key`'s arguments that read `files`: their
 /// contents as they are now, and whether each path looked for in vain is
 /// still missing.
@@ -522,6 +582,7 @@ fn files_key(key: &disk_cache::Key, files: &[clang_frontend::FileUse]) -> disk_c
     k.finish()
 }
 
+#[cfg(feature = "front-end")]
 /// What a build from SPIR-V depends on.
 struct IlInput<'a> {
     il: &'a [u8],
@@ -529,6 +590,7 @@ struct IlInput<'a> {
     options: &'a BuildOptions,
 }
 
+#[cfg(feature = "front-end")]
 impl IlInput<'_> {
     /// Builds a module of `kind` from the SPIR-V, or takes it from `cache`.
     fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
@@ -605,10 +667,12 @@ unsafe fn executable_globals(m: LLVMModuleRef, kind: ModuleKind) -> Result<Globa
     }
 }
 
+#[cfg(feature = "front-end")]
 /// The name `builtins::DECLARATIONS` is included by, among the embedded
 /// headers; one no program's header takes.
 const DECLARATIONS_HEADER: &str = "__ferrocl_declarations.h";
 
+#[cfg(feature = "front-end")]
 /// What Clang made of a source: the module, its diagnostics, and the files
 /// it read.
 struct FrontEndOutput {
@@ -617,13 +681,14 @@ struct FrontEndOutput {
     files: Vec<clang_frontend::FileUse>,
 }
 
+#[cfg(feature = "front-end")]
 /// Runs Clang on `source`; the module belongs to `ctx`.
 fn front_end(
     ctx: &Context,
     source: &[u8],
     options: &BuildOptions,
     cpu: &str,
-    headers: &[clang_frontend::Header<'_>],
+    headers: &[Header<'_>],
 ) -> Result<FrontEndOutput, BuildError> {
     forbidden()?;
     let res = clang_frontend::RESOURCE_DIR;
@@ -684,6 +749,15 @@ fn front_end(
     }
 }
 
+/// The error of a build in a library built without a compiler.
+#[cfg(not(feature = "front-end"))]
+fn no_compiler() -> BuildError {
+    BuildError {
+        log: "error: this build of ferrocl has no compiler: programs run from binaries only\n"
+            .into(),
+    }
+}
+
 /// `FERROCL_FORBID_COMPILER=1`: every run of Clang, the SPIR-V translator,
 /// the builtins' link or LLVM's passes is an error (to prove a path runs
 /// none).
@@ -696,6 +770,7 @@ fn forbidden() -> Result<(), BuildError> {
     Ok(())
 }
 
+#[cfg(feature = "front-end")]
 /// Turns a module into a program: an executable gets the builtins and is
 /// checked for undefined functions; every kind is reflected and kept as
 /// bitcode. Disposes of `module`.
@@ -759,6 +834,7 @@ unsafe fn write_bitcode(m: LLVMModuleRef) -> Vec<u8> {
     v
 }
 
+#[cfg(feature = "front-end")]
 /// C library functions LLVM may call for math intrinsics; the JIT finds them
 /// in the process.
 const LIBM: &[&str] = &[
@@ -766,6 +842,7 @@ const LIBM: &[&str] = &[
     "memmove", "fmaf", "fma",
 ];
 
+#[cfg(feature = "front-end")]
 /// Links the builtins, drops what no kernel uses, and checks that every
 /// called function is defined.
 unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
@@ -813,7 +890,7 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "front-end"))]
 mod tests {
     use super::*;
 
@@ -1012,7 +1089,7 @@ __kernel void k(void) { helper(); }";
         assert!(e.log.contains("invalid conversion specifier"), "{}", e.log);
     }
 }
-#[cfg(test)]
+#[cfg(all(test, feature = "front-end"))]
 mod binary_tests {
     use super::*;
 

@@ -62,6 +62,7 @@ pub fn host_cpu() -> (String, String) {
     }
 }
 
+#[cfg(feature = "compiler")]
 /// A target machine for `cpu` with `features`, tuned for speed.
 pub fn target_machine_for(triple: &str, cpu: &str, features: &str) -> Result<TargetMachine, String> {
     compiler::llvm::initialize_native_target();
@@ -88,9 +89,11 @@ pub fn target_machine_for(triple: &str, cpu: &str, features: &str) -> Result<Tar
     }
 }
 
+#[cfg(feature = "compiler")]
 /// An owned `LLVMTargetMachineRef`.
 pub struct TargetMachine(pub LLVMTargetMachineRef);
 
+#[cfg(feature = "compiler")]
 impl TargetMachine {
     /// Compiles `m` to an ELF object in memory.
     ///
@@ -134,6 +137,7 @@ impl TargetMachine {
     }
 }
 
+#[cfg(feature = "compiler")]
 impl Drop for TargetMachine {
     fn drop(&mut self) {
         // SAFETY: created by LLVMCreateTargetMachine and owned here.

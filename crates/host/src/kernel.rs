@@ -71,7 +71,7 @@ impl mux::Kernel for HostKernel {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compiler"))]
 mod tests {
     use mux::ScheduleInfo;
     use passes::work_item_loops::*;

@@ -1,13 +1,22 @@
 //! The compiler half of the host device: specializes a kernel for a local
 //! size, optimizes it for this CPU, and loads it into the JIT.
 
-use crate::executable::{Binary, HostExecutable, KernelEntry};
-use crate::jit::{self, host_cpu};
+#[cfg(feature = "compiler")]
+use crate::executable::KernelEntry;
+use crate::executable::{Binary, HostExecutable};
+#[cfg(feature = "compiler")]
+use crate::jit;
+use crate::jit::host_cpu;
 use crate::kernel::HostKernel;
 use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder};
+#[cfg(feature = "compiler")]
 use compiler::llvm;
-use compiler::{Context, KernelInfo, ProgramModule, Specialization};
+#[cfg(feature = "compiler")]
+use compiler::Context;
+use compiler::{KernelInfo, ProgramModule, Specialization};
+#[cfg(feature = "compiler")]
 use llvm_sys::core::*;
+#[cfg(feature = "compiler")]
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
@@ -180,8 +189,25 @@ impl compiler::Target for HostTarget {
     }
 }
 
+/// Without a compiler, code comes from program binaries alone.
+#[cfg(not(feature = "compiler"))]
+fn compile(
+    _: &HostTarget,
+    _: &ProgramModule,
+    kernel: &KernelInfo,
+    spec: Specialization,
+    _: &Key,
+    _: Emit,
+) -> Result<Binary, String> {
+    Err(format!(
+        "this build of ferrocl has no compiler, and the program's binary holds no code of kernel `{}` for local size {:?}",
+        kernel.name, spec.local_size
+    ))
+}
+
 /// Builds the work-group function of `kernel` for `spec`, optimizes it for
 /// this CPU and emits an executable whose function is named after `key`.
+#[cfg(feature = "compiler")]
 fn compile(
     target: &HostTarget,
     program: &ProgramModule,
@@ -257,6 +283,7 @@ fn compile(
     }
 }
 
+#[cfg(feature = "compiler")]
 /// Makes every function of `m` code for this CPU (it was compiled for the
 /// baseline): inlining needs them all alike, and the vectorizer and code
 /// generator then use the whole vector unit.
@@ -275,6 +302,7 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
     }
 }
 
+#[cfg(feature = "compiler")]
 /// Sets the function attribute `k` of `f` to `v`, replacing any it had.
 unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &str) {
     let index = llvm_sys::LLVMAttributeFunctionIndex;
@@ -289,6 +317,7 @@ unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &
     LLVMAddAttributeAtIndex(f, index, attr);
 }
 
+#[cfg(feature = "compiler")]
 /// With `FERROCL_DUMP_DIR` set, each work-group function's IR is written
 /// there as `<symbol>.ll` (optimized) and `<symbol>.before-opt.ll` (as the
 /// passes left it, to feed `opt`), to see what the passes and LLVM made of
@@ -301,7 +330,7 @@ unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compiler"))]
 mod tests {
     use super::*;
     use compiler::BuildOptions;
