@@ -61,7 +61,7 @@ fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
     let want: Vec<i32> = (0..64).map(|i| i * 9 + 2).collect();
     let bin = {
         let p = e.program(src, "");
-        assert_eq!(run(&e, &p, 16).unwrap(), want);
+        assert_eq!(run(&e, &p, 4).unwrap(), want);
         binary_of(&p)
     };
     // The source program and its kernels are gone: nothing is loaded.
@@ -83,7 +83,13 @@ fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
     )));
     check(rc, "clCreateProgramWithBinary");
     check(build_program(p.get(), ""), "clBuildProgram of the binary");
-    assert_eq!(run(&e, &p, 16).unwrap(), want, "run from the binary");
+    assert_eq!(run(&e, &p, 4).unwrap(), want, "run from the binary");
+    // No local size given: the one the binary holds code for is taken.
+    let k = ok(create_kernel(p.get(), "k"), "clCreateKernel");
+    let out = e.buffer_from(&[0i32; 64]);
+    ok(set_mem(k.get(), 0, &out), "arg");
+    e.run(&k, &[64], None);
+    assert_eq!(e.read::<i32>(&out, 0, 64), want, "run with a NULL local size");
     // Another local size needs code the binary does not hold.
     assert!(run(&e, &p, 8).is_err(), "compiled although forbidden");
     std::env::remove_var("FERROCL_FORBID_COMPILER");

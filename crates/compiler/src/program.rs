@@ -420,6 +420,24 @@ impl ProgramModule {
             .map(|k| k.executable.clone())
     }
 
+    /// The local sizes the program was loaded with machine code of for
+    /// `kernel`, if any (then `machine` is asked for, to know if it runs).
+    pub fn specialized_local_sizes(
+        &self,
+        kernel: &str,
+        machine: impl FnOnce() -> Machine,
+    ) -> Vec<[usize; 3]> {
+        let code = &self.machine_code;
+        if !code.kernels.iter().any(|k| k.kernel == kernel) || !code.machine.runs_on(&machine()) {
+            return Vec::new();
+        }
+        code.kernels
+            .iter()
+            .filter(|k| k.kernel == kernel && k.spec.local_size == k.spec.enqueued_local_size)
+            .map(|k| k.spec.local_size)
+            .collect()
+    }
+
     /// What a kernel's machine code depends on of the program, as bytes
     /// for a cache key.
     pub fn digest(&self) -> &[u8; 32] {
