@@ -221,8 +221,10 @@ fn binary_build_child(label: &str, file: &str) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (Some(t), Ok(binary)) = (targets.iter().find(|t| t.label == label), std::fs::read(file))
-    else {
+    let (Some(t), Ok(binary)) = (
+        targets.iter().find(|t| t.label == label),
+        std::fs::read(file),
+    ) else {
         eprintln!("no platform labelled {label}, or no binary {file}");
         return ExitCode::FAILURE;
     };

@@ -127,7 +127,8 @@ fn helper_values(n: usize) -> Vec<i32> {
 #[test]
 fn a_compiled_object_binary_builds_into_an_executable() {
     let e = Env::new();
-    let src = "__kernel void k(__global int* out) { out[get_global_id(0)] = 7 * (int)get_global_id(0); }";
+    let src =
+        "__kernel void k(__global int* out) { out[get_global_id(0)] = 7 * (int)get_global_id(0); }";
     let p = create_program(e.c(), src);
     check(compile(&p, ""), "clCompileProgram");
     let bin = binary_of(&p);
@@ -232,12 +233,24 @@ fn denormals_are_zero_survives_a_binary() {
     let src = "__kernel void k(__global const float* in, __global float* out) {
     out[0] = in[0] * in[1] + 0.0f; }";
     let p = e.program(src, "-cl-denorms-are-zero");
-    assert_eq!(denormal_product(&e, &p), 0, "flushed when built from source");
+    assert_eq!(
+        denormal_product(&e, &p),
+        0,
+        "flushed when built from source"
+    );
     let q = from_binary(&e, &binary_of(&p)).expect("accepted");
     check(build_program(q.get(), ""), "build from binary");
-    assert_eq!(denormal_product(&e, &q), 0, "flushed when built from its binary");
+    assert_eq!(
+        denormal_product(&e, &q),
+        0,
+        "flushed when built from its binary"
+    );
     let plain = e.program(src, "");
-    assert_eq!(denormal_product(&e, &plain), 0x3000, "kept without the option");
+    assert_eq!(
+        denormal_product(&e, &plain),
+        0x3000,
+        "kept without the option"
+    );
 }
 
 #[test]

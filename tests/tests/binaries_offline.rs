@@ -57,7 +57,8 @@ fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
     // No on-disk cache: only the binary can hold the machine code.
     std::env::set_var("FERROCL_CACHE", "0");
     let e = Env::new();
-    let src = "__kernel void k(__global int* o) { o[get_global_id(0)] = (int)get_global_id(0) * 9 + 2; }";
+    let src =
+        "__kernel void k(__global int* o) { o[get_global_id(0)] = (int)get_global_id(0) * 9 + 2; }";
     let want: Vec<i32> = (0..64).map(|i| i * 9 + 2).collect();
     let bin = {
         let p = e.program(src, "");
@@ -89,7 +90,11 @@ fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
     let out = e.buffer_from(&[0i32; 64]);
     ok(set_mem(k.get(), 0, &out), "arg");
     e.run(&k, &[64], None);
-    assert_eq!(e.read::<i32>(&out, 0, 64), want, "run with a NULL local size");
+    assert_eq!(
+        e.read::<i32>(&out, 0, 64),
+        want,
+        "run with a NULL local size"
+    );
     // Another local size needs code the binary does not hold.
     assert!(run(&e, &p, 8).is_err(), "compiled although forbidden");
     std::env::remove_var("FERROCL_FORBID_COMPILER");

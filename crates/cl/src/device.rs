@@ -67,7 +67,9 @@ impl Device {
             .iter()
             .chain(&crate::command_buffer::EXTENSIONS)
             // SPIR-V needs the compiler.
-            .filter(|(name, _)| crate::program::COMPILER || !name.contains("spirv") && !name.contains("il_program"))
+            .filter(|(name, _)| {
+                crate::program::COMPILER || !name.contains("spirv") && !name.contains("il_program")
+            })
         {
             v.push((name.to_string(), make_version(major, minor, patch)));
         }

@@ -592,9 +592,7 @@ pub unsafe extern "C" fn get_program_info(
             }
             CL_PROGRAM_SOURCE => Info::string(p.source.as_deref().unwrap_or("")),
             CL_PROGRAM_IL => Info::slice::<u8>(p.il.as_deref().unwrap_or_default()),
-            CL_PROGRAM_BINARY_SIZES => {
-                Info::slice::<usize>(&vec![binary().len(); p.devices.len()])
-            }
+            CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary().len(); p.devices.len()]),
             CL_PROGRAM_BINARIES => {
                 // The application gives one buffer per device; fill each.
                 let binary = binary();

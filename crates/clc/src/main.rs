@@ -7,7 +7,7 @@
 //! (`--source F --output F --cl-device-info F --mode binary -- OPTIONS`).
 
 use clap::{Parser, ValueEnum};
-use compiler::{BuildOptions, Machine, ProgramModule, SpecializedCode, Specialization};
+use compiler::{BuildOptions, Machine, ProgramModule, Specialization, SpecializedCode};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -90,7 +90,10 @@ enum Emit {
 /// LLVM's names; a binary for one runs on any CPU that has them.
 const LEVELS: &[(&str, &str)] = &[
     ("x86-64", "+cx8,+fxsr,+mmx,+sse,+sse2"),
-    ("x86-64-v2", "+cx16,+sahf,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3"),
+    (
+        "x86-64-v2",
+        "+cx16,+sahf,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3",
+    ),
     (
         "x86-64-v3",
         "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave",
@@ -133,8 +136,8 @@ fn split_build_options(args: Vec<String>) -> (Vec<String>, Vec<String>) {
         if a == "--" {
             after_dashes = true;
         }
-        let ours = !after_dashes
-            && (a.starts_with("-cl-") || a == "-w" || a == "-Werror" || a == "-g");
+        let ours =
+            !after_dashes && (a.starts_with("-cl-") || a == "-w" || a == "-Werror" || a == "-g");
         if ours {
             options.push(a);
         } else {

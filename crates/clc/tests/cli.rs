@@ -29,9 +29,22 @@ fn binary(path: &str) -> compiler::ProgramModule {
 
 #[test]
 fn an_executable_with_machine_code_for_a_local_size() {
-    let src = write("k.cl", "__kernel void k(__global int* o) { o[get_global_id(0)] = N; }");
+    let src = write(
+        "k.cl",
+        "__kernel void k(__global int* o) { o[get_global_id(0)] = N; }",
+    );
     let out = dir().join("k.bin").to_string_lossy().into_owned();
-    let r = clc(&["-D", "N=5", "-cl-std=CL3.0", "-cl-opt-disable", "--local-size", "8,2", "-o", &out, &src]);
+    let r = clc(&[
+        "-D",
+        "N=5",
+        "-cl-std=CL3.0",
+        "-cl-opt-disable",
+        "--local-size",
+        "8,2",
+        "-o",
+        &out,
+        &src,
+    ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let p = binary(&out);
     assert_eq!(p.kind, compiler::ModuleKind::Executable);
@@ -50,13 +63,18 @@ fn an_executable_with_machine_code_for_a_local_size() {
 #[test]
 fn objects_libraries_and_links_of_several_inputs() {
     let a = write("a.cl", "int helper(int x) { return x + 1; }");
-    let b = write("b.cl", "int helper(int x);\n__kernel void k(__global int* o) { o[0] = helper(1); }");
+    let b = write(
+        "b.cl",
+        "int helper(int x);\n__kernel void k(__global int* o) { o[0] = helper(1); }",
+    );
     let d = dir();
     let obj = d.join("a.o.bin").to_string_lossy().into_owned();
     assert!(clc(&["-c", "-o", &obj, &a]).status.success());
     assert_eq!(binary(&obj).kind, compiler::ModuleKind::Object);
     let lib = d.join("ab.lib.bin").to_string_lossy().into_owned();
-    assert!(clc(&["--create-library", "-o", &lib, &a, &b]).status.success());
+    assert!(clc(&["--create-library", "-o", &lib, &a, &b])
+        .status
+        .success());
     assert_eq!(binary(&lib).kind, compiler::ModuleKind::Library);
     let exe = d.join("ab.bin").to_string_lossy().into_owned();
     assert!(clc(&["-o", &exe, &a, &b]).status.success());
@@ -71,7 +89,10 @@ fn errors_are_clang_s_diagnostics_naming_the_file_and_exit_1() {
     let r = clc(&["-o", "/dev/null", &bad]);
     assert_eq!(r.status.code(), Some(1));
     let err = String::from_utf8_lossy(&r.stderr);
-    assert!(err.contains(&format!("{bad}:1:")) && err.contains("error:"), "{err}");
+    assert!(
+        err.contains(&format!("{bad}:1:")) && err.contains("error:"),
+        "{err}"
+    );
     let r = clc(&["-cl-no-such-option", "-o", "/dev/null", &bad]);
     assert_eq!(r.status.code(), Some(1));
 }
@@ -84,12 +105,18 @@ fn help_version_targets_and_what_can_be_emitted() {
     assert!(version.starts_with("clc "));
     let targets = String::from_utf8(clc(&["--list-targets"]).stdout).unwrap();
     assert!(targets.contains("x86-64-v3"));
-    let src = write("e.cl", "__kernel void k(__global float* o) { o[get_global_id(0)] *= 2.0f; }");
+    let src = write(
+        "e.cl",
+        "__kernel void k(__global float* o) { o[get_global_id(0)] *= 2.0f; }",
+    );
     let ir = clc(&["--emit=llvm", "-o", "-", &src]);
     assert!(String::from_utf8_lossy(&ir.stdout).contains("define"));
     let asm = clc(&["--emit=asm", "--target-cpu", "x86-64-v3", "-o", "-", &src]);
     let asm = String::from_utf8_lossy(&asm.stdout);
-    assert!(asm.contains("__ferrocl_wg.k") && asm.contains("ymm"), "{asm}");
+    assert!(
+        asm.contains("__ferrocl_wg.k") && asm.contains("ymm"),
+        "{asm}"
+    );
 }
 
 #[test]
@@ -98,8 +125,17 @@ fn the_cts_offline_compiler_interface() {
     let out = dir().join("cts.bin").to_string_lossy().into_owned();
     let info = write("info.txt", "CL_DEVICE_ADDRESS_BITS=64\n");
     let r = clc(&[
-        "--source", &src, "--output", &out, "--cl-device-info", &info, "--mode", "binary", "--",
-        "-DV=3", "-cl-mad-enable",
+        "--source",
+        &src,
+        "--output",
+        &out,
+        "--cl-device-info",
+        &info,
+        "--mode",
+        "binary",
+        "--",
+        "-DV=3",
+        "-cl-mad-enable",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert_eq!(binary(&out).options, "-DV=3 -cl-mad-enable");

@@ -35,9 +35,14 @@ fn input(seed: u64, index: u64, corpus: &[Vec<u8>]) -> Vec<u8> {
 fn load(bytes: &[u8]) -> bool {
     match ProgramModule::from_binary(bytes) {
         Ok(p) => {
-            let again = ProgramModule::from_binary(&p.to_binary()).expect("a loaded binary reloads");
+            let again =
+                ProgramModule::from_binary(&p.to_binary()).expect("a loaded binary reloads");
             assert_eq!(again.kernels(), p.kernels(), "the kernel table reads back");
-            assert_eq!(again.to_binary(), p.to_binary(), "the binary is written the same");
+            assert_eq!(
+                again.to_binary(),
+                p.to_binary(),
+                "the binary is written the same"
+            );
             true
         }
         Err(e) => {
@@ -61,7 +66,10 @@ fn main() {
         }
         return;
     }
-    let total: u64 = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let total: u64 = args
+        .first()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1_000_000);
     let seed: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(1);
     let threads: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(2);
     let first: u64 = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(0);
@@ -102,7 +110,10 @@ fn main() {
         }
     });
     let secs = start.elapsed().as_secs_f64();
-    let (l, p) = (loaded.load(Ordering::Relaxed), panics.load(Ordering::Relaxed));
+    let (l, p) = (
+        loaded.load(Ordering::Relaxed),
+        panics.load(Ordering::Relaxed),
+    );
     println!(
         "{total} inputs in {secs:.0} s ({:.0}/s): {l} loaded, {} refused, {p} panics",
         total as f64 / secs,

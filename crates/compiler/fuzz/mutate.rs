@@ -67,7 +67,9 @@ pub fn mutate(rng: &mut Rng, binary: &[u8], donor: &[u8]) -> Vec<u8> {
             3 if at + 8 <= b.len() => {
                 let mut v = [0u8; 8];
                 v.copy_from_slice(&b[at..at + 8]);
-                let n = u64::from_le_bytes(v).wrapping_add(rng.below(5) as u64).wrapping_sub(2);
+                let n = u64::from_le_bytes(v)
+                    .wrapping_add(rng.below(5) as u64)
+                    .wrapping_sub(2);
                 b[at..at + 8].copy_from_slice(&n.to_le_bytes());
             }
             4 if !aimed => {
@@ -82,7 +84,9 @@ pub fn mutate(rng: &mut Rng, binary: &[u8], donor: &[u8]) -> Vec<u8> {
             }
             6 if !donor.is_empty() => {
                 let from = rng.below(donor.len());
-                let n = (1 + rng.below(32)).min(donor.len() - from).min(b.len() - at);
+                let n = (1 + rng.below(32))
+                    .min(donor.len() - from)
+                    .min(b.len() - at);
                 b[at..at + n].copy_from_slice(&donor[from..from + n]);
             }
             7 if !aimed => b.truncate(at),

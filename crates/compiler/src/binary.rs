@@ -212,9 +212,7 @@ pub fn write(c: &Contents) -> Vec<u8> {
     for k in &mc.kernels {
         notes.bytes(k.kernel.as_bytes());
         write_spec(&mut notes, &k.spec);
-        notes
-            .u64(code.len() as u64)
-            .u64(k.executable.len() as u64);
+        notes.u64(code.len() as u64).u64(k.executable.len() as u64);
         code.extend_from_slice(&k.executable);
         // Each executable 16-byte aligned within the section.
         code.resize(code.len().next_multiple_of(16), 0);
@@ -228,10 +226,16 @@ pub fn write(c: &Contents) -> Vec<u8> {
         (CODE, code.as_slice(), 16),
         (DIGEST, &[0u8; 32][..], 8),
     ] {
-        let id = elf.add_section(segment.clone(), name.as_bytes().to_vec(), SectionKind::Other);
+        let id = elf.add_section(
+            segment.clone(),
+            name.as_bytes().to_vec(),
+            SectionKind::Other,
+        );
         elf.append_section_data(id, data, align);
     }
-    let mut out = elf.write().expect("an ELF file of four sections is always writable");
+    let mut out = elf
+        .write()
+        .expect("an ELF file of four sections is always writable");
     let at = digest_range(&out).expect("the digest section just written");
     let digest = Sha256::digest(&out);
     out[at..at + 32].copy_from_slice(&digest);
@@ -301,16 +305,13 @@ pub fn read(file: &[u8]) -> Result<Contents, String> {
     if h.finalize().as_slice() != &file[at..at + 32] {
         return Err("the binary is damaged (its digest does not match)".into());
     }
-    let contents = read_notes(&mut r, section(BITCODE)?, section(CODE)?)
-        .ok_or("the notes are malformed")?;
+    let contents =
+        read_notes(&mut r, section(BITCODE)?, section(CODE)?).ok_or("the notes are malformed")?;
     if !r.0.is_empty() {
         return Err("the notes are malformed".into());
     }
     if contents.triple != crate::TRIPLE {
-        return Err(format!(
-            "a binary for another device ({})",
-            contents.triple
-        ));
+        return Err(format!("a binary for another device ({})", contents.triple));
     }
     check_kernels(&contents.kernels)?;
     check_globals(&contents.globals)?;
@@ -377,9 +378,10 @@ fn read_notes(r: &mut Reader, bitcode: &[u8], code: &[u8]) -> Option<Contents> {
 const MAX_WORK_ITEMS: usize = 1 << 20;
 
 fn check_spec(s: &Specialization) -> Result<(), String> {
-    let items = s.local_size.iter().try_fold(1usize, |n, &d| {
-        (d >= 1).then(|| n.checked_mul(d)).flatten()
-    });
+    let items = s
+        .local_size
+        .iter()
+        .try_fold(1usize, |n, &d| (d >= 1).then(|| n.checked_mul(d)).flatten());
     let fits = s
         .local_size
         .iter()
@@ -430,8 +432,8 @@ pub fn check_kernels(kernels: &[KernelInfo]) -> Result<(), String> {
                 ArgKind::Local => a.address_space == AddressSpace::Local,
                 _ => true,
             };
-            let access_ok = ["none", "read_only", "write_only", "read_write"]
-                .contains(&a.access.as_str());
+            let access_ok =
+                ["none", "read_only", "write_only", "read_write"].contains(&a.access.as_str());
             if !sizes_ok || !space_ok || !access_ok {
                 return lie("an argument of impossible kind, size or qualifier");
             }
@@ -581,18 +583,24 @@ mod tests {
         }
     }
 
-    /// `c` written with a notes section of `notes`, under a valid digest.
+    /// `c` edited, written under a valid digest.
     fn with_notes(c: &Contents, edit: impl FnOnce(&mut Contents)) -> Vec<u8> {
         let mut c = c.clone();
         edit(&mut c);
         write(&c)
     }
 
+    /// An edit of a binary's contents, named.
+    type Lie = (&'static str, Box<dyn FnOnce(&mut Contents)>);
+
     #[test]
     fn tables_that_lie_are_refused_even_with_a_valid_digest() {
         let c = contents();
-        let cases: Vec<(&str, Box<dyn FnOnce(&mut Contents)>)> = vec![
-            ("buffer of 4 bytes", Box::new(|c| c.kernels[0].args[0].size = 4)),
+        let cases: Vec<Lie> = vec![
+            (
+                "buffer of 4 bytes",
+                Box::new(|c| c.kernels[0].args[0].size = 4),
+            ),
             (
                 "local buffer in global memory",
                 Box::new(|c| c.kernels[0].args[0].kind = ArgKind::Local),

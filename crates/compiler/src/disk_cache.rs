@@ -214,7 +214,11 @@ impl DiskCache {
 fn entries(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
     let mut out = Vec::new();
     for sub in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        for f in std::fs::read_dir(sub.path()).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(sub.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             if let Ok(m) = f.metadata() {
                 if m.is_file() {
                     let used = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);

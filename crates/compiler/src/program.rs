@@ -364,7 +364,10 @@ impl ProgramModule {
             kernels.extend(self.machine_code.kernels.iter().cloned());
         }
         for s in specialized {
-            if !kernels.iter().any(|k| k.kernel == s.kernel && k.spec == s.spec) {
+            if !kernels
+                .iter()
+                .any(|k| k.kernel == s.kernel && k.spec == s.spec)
+            {
                 kernels.push(s.clone());
             }
         }
@@ -513,8 +516,7 @@ impl SourceInput<'_> {
         FRONT_END_RUNS.set(FRONT_END_RUNS.get() + 1);
         let out = front_end(&ctx, self.source, self.options, self.cpu, self.headers)?;
         // SAFETY: module lives in `ctx`, which outlives this call.
-        let mut p =
-            unsafe { finish(out.module, out.log, CodeGenOptions::of(self.options), kind)? };
+        let mut p = unsafe { finish(out.module, out.log, CodeGenOptions::of(self.options), kind)? };
         p.options = self.options.text.clone();
         // Clang's own headers come with its version, already in the key.
         let files: Vec<clang_frontend::FileUse> = out

@@ -33,5 +33,8 @@ fn the_corpus_loads_and_its_mutations_never_crash() {
         }
     }
     // Both outcomes occur: the mutations reach past the digest.
-    assert!(loaded > 100 && refused > 100, "{loaded} loaded, {refused} refused");
+    assert!(
+        loaded > 100 && refused > 100,
+        "{loaded} loaded, {refused} refused"
+    );
 }

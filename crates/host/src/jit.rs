@@ -64,7 +64,11 @@ pub fn host_cpu() -> (String, String) {
 
 #[cfg(feature = "compiler")]
 /// A target machine for `cpu` with `features`, tuned for speed.
-pub fn target_machine_for(triple: &str, cpu: &str, features: &str) -> Result<TargetMachine, String> {
+pub fn target_machine_for(
+    triple: &str,
+    cpu: &str,
+    features: &str,
+) -> Result<TargetMachine, String> {
     compiler::llvm::initialize_native_target();
     let t = cstr(triple);
     // SAFETY: plain C API calls with valid strings.
@@ -124,8 +128,7 @@ impl TargetMachine {
     ) -> Result<Vec<u8>, String> {
         let mut err = std::ptr::null_mut();
         let mut buf = std::ptr::null_mut();
-        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, kind, &mut err, &mut buf) != 0
-        {
+        if LLVMTargetMachineEmitToMemoryBuffer(self.0, m, kind, &mut err, &mut buf) != 0 {
             let s = CStr::from_ptr(err).to_string_lossy().into_owned();
             LLVMDisposeMessage(err);
             return Err(s);
