@@ -364,6 +364,32 @@ mod tests {
     }
 
     #[test]
+    fn writers_and_readers_at_once_never_see_a_torn_entry() {
+        // Caches of one directory, as several processes have: each writes
+        // whole entries by renaming, so a reader sees one whole or none.
+        let dir = temp_dir("concurrent");
+        let keys: Vec<Key> = (0..4u8)
+            .map(|i| KeyBuilder::new("t").add(&[i]).finish())
+            .collect();
+        std::thread::scope(|s| {
+            for t in 0..4u8 {
+                let (dir, keys) = (&dir, &keys);
+                s.spawn(move || {
+                    let cache = DiskCache::with_cap(dir, 1 << 20);
+                    for round in 0..200usize {
+                        let k = &keys[(round + t as usize) % keys.len()];
+                        let len = 1000 + 37 * (round % 50);
+                        cache.put(k, &vec![t; len]);
+                        if let Some(v) = cache.get(&keys[round % keys.len()]) {
+                            assert!(v.len() >= 1000 && v.iter().all(|&b| b == v[0]));
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    #[test]
     fn off_stores_nothing() {
         let cache = DiskCache::off();
         let k = KeyBuilder::new("t").finish();
