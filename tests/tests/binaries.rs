@@ -134,6 +134,20 @@ fn a_compiled_object_binary_builds_into_an_executable() {
     let bin = binary_of(&p);
     let q = from_binary(&e, &bin).expect("object binary accepted");
     assert_eq!(binary_type(&q), CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT);
+    // An object is no executable: no kernels yet, in the compiled program
+    // or the one from its binary.
+    for p in [&p, &q] {
+        assert_err(
+            program_info(p.get(), CL_PROGRAM_NUM_KERNELS),
+            CL_INVALID_PROGRAM_EXECUTABLE,
+            "NUM_KERNELS of an object",
+        );
+        assert_err(
+            create_kernel(p.get(), "k"),
+            CL_INVALID_PROGRAM_EXECUTABLE,
+            "clCreateKernel of an object",
+        );
+    }
     check(build_program(q.get(), ""), "clBuildProgram(object binary)");
     assert_eq!(binary_type(&q), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
     assert_eq!(build_status(&q), CL_BUILD_SUCCESS);

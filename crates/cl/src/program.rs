@@ -577,7 +577,11 @@ pub unsafe extern "C" fn get_program_info(
             let m = b
                 .module
                 .as_ref()
-                .filter(|_| b.status == CL_BUILD_SUCCESS)
+                // Objects and libraries have no executable yet.
+                .filter(|_| {
+                    b.status == CL_BUILD_SUCCESS
+                        && b.binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                })
                 .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
             Ok(m.kernels().iter().map(|k| k.name.clone()).collect())
         };
