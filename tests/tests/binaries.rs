@@ -360,6 +360,25 @@ fn bad_binaries_are_refused_with_the_device_status() {
             "truncated to {len}"
         );
     }
+    // Another format version (the word after the notes' magic), another
+    // machine (the ELF header's e_machine: AArch64).
+    let magic = b"ferrocl program binary";
+    let at = good
+        .windows(magic.len())
+        .position(|w| w == magic)
+        .expect("the notes' magic")
+        + magic.len();
+    let mut other_version = good.clone();
+    other_version[at] = 2;
+    let mut other_machine = good.clone();
+    other_machine[18..20].copy_from_slice(&183u16.to_le_bytes());
+    for (what, bad) in [("version", other_version), ("machine", other_machine)] {
+        assert_eq!(
+            from_binary(&e, &bad).err(),
+            Some((CL_INVALID_BINARY, CL_INVALID_BINARY)),
+            "another {what}"
+        );
+    }
     // A flipped byte anywhere.
     let step = (good.len() / 97).max(1);
     for at in (0..good.len()).step_by(step) {
