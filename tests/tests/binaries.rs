@@ -192,7 +192,8 @@ fn a_library_binary_builds_and_links_with_objects_and_sources() {
 #[test]
 fn an_executable_binary_round_trips_with_its_queries() {
     let e = Env::new();
-    let src = "__kernel __attribute__((reqd_work_group_size(4, 1, 1)))
+    let src = "#warning the original build's
+__kernel __attribute__((reqd_work_group_size(4, 1, 1)))
 void k(__global int* out) { out[get_global_id(0)] = 100 + (int)get_global_id(0); }
 __kernel void other(__global const float* restrict a, __local int* l, float4 v) { }";
     let p = e.program(src, "-cl-kernel-arg-info");
@@ -200,8 +201,16 @@ __kernel void other(__global const float* restrict a, __local int* l, float4 v) 
     assert_eq!(binary_type(&q), CL_PROGRAM_BINARY_TYPE_EXECUTABLE);
     // Before its build: no executable yet.
     assert_eq!(build_status(&q), CL_BUILD_NONE);
-    check(build_program(q.get(), ""), "build");
+    check(build_program(q.get(), "-cl-mad-enable"), "build");
     assert_eq!(build_status(&q), CL_BUILD_SUCCESS);
+    // The build of the binary compiled nothing: no log of its own.
+    assert!(build_log(p.get()).contains("original build"));
+    assert_eq!(build_log(q.get()), "");
+    let options = ok(
+        build_info(q.get(), device(), CL_PROGRAM_BUILD_OPTIONS),
+        "BUILD_OPTIONS",
+    );
+    assert_eq!(options.string(), "-cl-mad-enable");
     assert_eq!(
         ok(program_info(q.get(), CL_PROGRAM_KERNEL_NAMES), "names").string(),
         "k;other"

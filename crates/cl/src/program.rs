@@ -377,7 +377,13 @@ pub unsafe extern "C" fn build_program(
                         _ => ProgramModule::link(&[&*m], false)
                             .map(|e| e.with_codegen(compiler::CodeGenOptions::of(&parsed))),
                     };
-                    settle(&mut b, built, CL_BUILD_PROGRAM_FAILURE)
+                    let settled = settle(&mut b, built, CL_BUILD_PROGRAM_FAILURE);
+                    if settled.is_ok() {
+                        // Nothing was compiled: the original build's log
+                        // belongs to that build.
+                        b.log.clear();
+                    }
+                    settled
                 }
                 None => Err(CL_INVALID_BINARY),
             }

@@ -140,3 +140,26 @@ fn the_cts_offline_compiler_interface() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert_eq!(binary(&out).options, "-DV=3 -cl-mad-enable");
 }
+
+#[test]
+fn spirv_inputs_with_x_spirv() {
+    let src = write(
+        "s.cl",
+        "__kernel void k(__global int* o) { o[get_global_id(0)] = 3; }",
+    );
+    let spv = dir().join("s.spv").to_string_lossy().into_owned();
+    let made = Command::new("clang-22")
+        .args(["--target=spirv64", "-cl-std=CL3.0", "-c", "-o", &spv, &src])
+        .status()
+        .expect("clang-22 runs");
+    assert!(made.success());
+    let out = dir().join("s.bin").to_string_lossy().into_owned();
+    let r = clc(&["-x", "spirv", "-o", &out, &spv]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let p = binary(&out);
+    assert_eq!(p.kernels()[0].name, "k");
+    // OpenCL C given as SPIR-V is refused, naming why.
+    let r = clc(&["-x", "spirv", "-o", &out, &src]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("error"));
+}
