@@ -53,7 +53,8 @@ struct Args {
     #[arg(long = "list-targets")]
     list_targets: bool,
     /// Compile each kernel's machine code for this local size (X[,Y[,Z]])
-    /// into the binary; may be given several times.
+    /// into the binary; may be given several times. A kernel with
+    /// reqd_work_group_size gets code for that size alone, always.
     #[arg(long = "local-size", value_name = "X[,Y[,Z]]")]
     local_sizes: Vec<String>,
     /// The CTS interface: the OpenCL C source.
@@ -283,9 +284,14 @@ fn main() -> ExitCode {
     };
 
     let specs = |k: &compiler::KernelInfo| -> Vec<Specialization> {
-        let mut sizes = local_sizes.clone();
+        // A kernel that requires a size runs at no other: its code is made
+        // for it (the only size it takes) whatever --local-size says.
+        let mut sizes = match k.reqd_work_group_size {
+            Some(r) => vec![r],
+            None => local_sizes.clone(),
+        };
         if sizes.is_empty() && args.emit == Emit::Asm {
-            sizes.push(k.reqd_work_group_size.unwrap_or([16, 1, 1]));
+            sizes.push([16, 1, 1]);
         }
         sizes
             .into_iter()
@@ -319,9 +325,6 @@ fn main() -> ExitCode {
             if program.kind == compiler::ModuleKind::Executable {
                 for k in program.kernels() {
                     for spec in specs(k) {
-                        if k.reqd_work_group_size.is_some_and(|r| r != spec.local_size) {
-                            continue;
-                        }
                         match target.executable(&program, k, spec) {
                             Ok(e) => code.push(SpecializedCode {
                                 kernel: k.name.clone(),

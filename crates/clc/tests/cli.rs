@@ -61,6 +61,24 @@ fn an_executable_with_machine_code_for_a_local_size() {
 }
 
 #[test]
+fn a_kernel_that_requires_a_size_gets_its_code_unasked() {
+    let src = write(
+        "r.cl",
+        "__kernel __attribute__((reqd_work_group_size(4, 2, 1))) void k(__global int* o) { o[0] = 1; }",
+    );
+    let out = dir().join("r.bin").to_string_lossy().into_owned();
+    assert!(clc(&["-o", &out, &src]).status.success());
+    let here = compiler::Target::machine(&host::HostTarget::new());
+    let spec = compiler::Specialization {
+        local_size: [4, 2, 1],
+        enqueued_local_size: [4, 2, 1],
+        streaming: 0,
+        images: [None; compiler::MAX_SPECIALIZED_IMAGES],
+    };
+    assert!(binary(&out).specialized_code(&here, "k", &spec).is_some());
+}
+
+#[test]
 fn objects_libraries_and_links_of_several_inputs() {
     let a = write("a.cl", "int helper(int x) { return x + 1; }");
     let b = write(
