@@ -1,7 +1,9 @@
 //! `clc`, the offline compiler: OpenCL C (or SPIR-V) in, a ferrocl program
 //! binary out, the one `clCreateProgramWithBinary` loads (seed 000's clc).
-//! An executable for a CPU may carry its kernels' machine code for a local
-//! size (`--local-size`): loading it then runs no compiler.
+//! An executable carries its kernels' machine code for this CPU (or
+//! `--target-cpu`): for the local sizes `--local-size` names, and a generic
+//! form for any other (kernels without barriers); loading it then runs no
+//! compiler.
 //!
 //! It also speaks the Khronos CTS's offline-compiler interface
 //! (`--source F --output F --cl-device-info F --mode binary -- OPTIONS`).
@@ -329,6 +331,19 @@ fn main() -> ExitCode {
                             Ok(e) => code.push(SpecializedCode {
                                 kernel: k.name.clone(),
                                 spec,
+                                executable: e.into(),
+                            }),
+                            Err(e) => return fail(&format!("kernel {}: {e:?}", k.name)),
+                        }
+                    }
+                    // Any other local size: the generic form, where there is
+                    // one (no barriers).
+                    if k.reqd_work_group_size.is_none() && !k.uses_barrier {
+                        let generic = Specialization::GENERIC;
+                        match target.executable(&program, k, generic) {
+                            Ok(e) => code.push(SpecializedCode {
+                                kernel: k.name.clone(),
+                                spec: generic,
                                 executable: e.into(),
                             }),
                             Err(e) => return fail(&format!("kernel {}: {e:?}", k.name)),

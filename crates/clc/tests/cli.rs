@@ -58,6 +58,8 @@ fn an_executable_with_machine_code_for_a_local_size() {
         images: [None; compiler::MAX_SPECIALIZED_IMAGES],
     };
     assert!(p.specialized_code(&here, "k", &spec).is_some());
+    let generic = compiler::Specialization::GENERIC;
+    assert!(p.specialized_code(&here, "k", &generic).is_some());
 }
 
 #[test]

@@ -121,6 +121,23 @@ pub struct Specialization {
     pub images: [Option<ImageFormat>; MAX_SPECIALIZED_IMAGES],
 }
 
+impl Specialization {
+    /// A work-group function for any local size, which reads the size from
+    /// the scheduling info and has no vector form: what a program binary
+    /// carries for the sizes it has no code of. Kernels without barriers
+    /// only.
+    pub const GENERIC: Specialization = Specialization {
+        local_size: [0; 3],
+        enqueued_local_size: [0; 3],
+        streaming: 0,
+        images: [None; MAX_SPECIALIZED_IMAGES],
+    };
+
+    pub fn is_generic(&self) -> bool {
+        self.local_size == [0; 3]
+    }
+}
+
 /// Image arguments a specialization knows the format of.
 pub const MAX_SPECIALIZED_IMAGES: usize = 4;
 
@@ -145,6 +162,12 @@ pub trait Target: Send + Sync {
     /// The CPU the target generates code for: a program binary's machine
     /// code is used where it runs on this one.
     fn machine(&self) -> Machine;
+
+    /// `kernel`'s work-group function for any local size
+    /// ([`Specialization::GENERIC`]) as the target's executable, for a
+    /// program binary to carry; `None` where it has none (a kernel with
+    /// barriers, or no compiler).
+    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>>;
 
     /// Compiles `kernel` of `program` into a work-group function for `spec`.
     fn specialize(

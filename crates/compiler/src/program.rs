@@ -436,7 +436,11 @@ impl ProgramModule {
         }
         code.kernels
             .iter()
-            .filter(|k| k.kernel == kernel && k.spec.local_size == k.spec.enqueued_local_size)
+            .filter(|k| {
+                k.kernel == kernel
+                    && !k.spec.is_generic()
+                    && k.spec.local_size == k.spec.enqueued_local_size
+            })
             .map(|k| k.spec.local_size)
             .collect()
     }

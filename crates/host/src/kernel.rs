@@ -87,6 +87,7 @@ mod tests {
                 offset_of!(ScheduleInfo, global_offset),
                 GLOBAL_OFFSET_OFFSET,
             ),
+            (offset_of!(ScheduleInfo, local_size), LOCAL_SIZE_OFFSET),
             (offset_of!(ScheduleInfo, work_dim), WORK_DIM_OFFSET),
             (
                 offset_of!(ScheduleInfo, enqueued_local_size),

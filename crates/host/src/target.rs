@@ -88,31 +88,31 @@ impl HostTarget {
         // The program's binary may hold it, compiled for this CPU; then the
         // cache holds executables. One that does not load (damaged, or of an
         // older format) is compiled again.
-        let machine = compiler::Target::machine(self);
-        let cached = program
-            .specialized_code(&machine, &kernel.name, &spec)
-            .map(|b| b.to_vec())
-            .filter(|b| {
-                Binary::from_bytes(b).is_some_and(|b| {
-                    b.kernels.len() == 1
-                        && b.kernels[0].name == kernel.name
-                        && b.kernels[0].flush_denormals == program.codegen().denorms_are_zero
-                })
-            })
-            .or_else(|| {
-                cache
-                    .get(&key)
-                    .filter(|b| Binary::from_bytes(b).is_some_and(|b| b.kernels.len() == 1))
-            });
-        let binary = match cached {
-            Some(b) => b,
-            None => {
-                let b = compile(self, program, kernel, spec, &key, Emit::Object)
-                    .map_err(mux::Error::Compile)?
-                    .to_bytes();
-                cache.put(&key, &b);
-                b
-            }
+        let (key, binary) = match self.from_binary(program, kernel, spec) {
+            Some(b) => (key, b),
+            None => match cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
+                Some(b) => (key, b),
+                None => match compile(self, program, kernel, spec, &key, Emit::Object) {
+                    Ok(b) => {
+                        let b = b.to_bytes();
+                        cache.put(&key, &b);
+                        (key, b)
+                    }
+                    // No compiler (or none allowed): the binary's generic
+                    // form runs any local size.
+                    Err(e) => {
+                        let generic = Specialization::GENERIC;
+                        let b = self
+                            .from_binary(program, kernel, generic)
+                            .ok_or(mux::Error::Compile(e))?;
+                        let key = self.key(program, kernel, generic);
+                        if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
+                            return Ok(k);
+                        }
+                        (key, b)
+                    }
+                },
+            },
         };
         let mut loaded = LOADED.lock().unwrap();
         // Another thread may have loaded the same code meanwhile: one copy.
@@ -123,6 +123,55 @@ impl HostTarget {
         loaded.retain(|_, k| k.strong_count() > 0);
         loaded.insert(key, Arc::downgrade(&kernel));
         Ok(kernel)
+    }
+}
+
+/// Whether `bytes` is a host executable of `kernel` alone.
+fn is_executable_of(bytes: &[u8], kernel: &KernelInfo) -> bool {
+    Binary::from_bytes(bytes)
+        .is_some_and(|b| b.kernels.len() == 1 && b.kernels[0].name == kernel.name)
+}
+
+impl HostTarget {
+    /// The executable of `kernel` at `spec` the program's binary holds for
+    /// a CPU this one runs the code of.
+    fn from_binary(
+        &self,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Option<Vec<u8>> {
+        let machine = compiler::Target::machine(self);
+        program
+            .specialized_code(&machine, &kernel.name, &spec)
+            .map(|b| b.to_vec())
+            .filter(|b| {
+                is_executable_of(b, kernel)
+                    && Binary::from_bytes(b).is_some_and(|b| {
+                        b.kernels[0].flush_denormals == program.codegen().denorms_are_zero
+                    })
+            })
+    }
+
+    /// An executable holding `kernel` specialized for `spec` (or in its
+    /// generic form), taken from the on-disk cache or compiled: what a
+    /// program binary carries.
+    pub fn cached_executable(
+        &self,
+        cache: &DiskCache,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<Vec<u8>, mux::Error> {
+        let key = self.key(program, kernel, spec);
+        if let Some(b) = cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
+            return Ok(b);
+        }
+        let b = compile(self, program, kernel, spec, &key, Emit::Object)
+            .map_err(mux::Error::Compile)?
+            .to_bytes();
+        cache.put(&key, &b);
+        Ok(b)
     }
 }
 
@@ -176,6 +225,19 @@ impl compiler::Target for HostTarget {
             cpu: self.cpu.clone(),
             features: self.features.clone(),
         }
+    }
+
+    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>> {
+        if kernel.uses_barrier {
+            return None;
+        }
+        self.cached_executable(
+            disk_cache::global(),
+            program,
+            kernel,
+            Specialization::GENERIC,
+        )
+        .ok()
     }
 
     fn specialize(
@@ -434,5 +496,65 @@ mod tests {
             assert_eq!(CODEGEN_RUNS.get() - before, compiles, "{machine:?}");
             drop(kernel);
         }
+    }
+
+    #[test]
+    fn the_generic_form_runs_any_local_size() {
+        let target = HostTarget::new();
+        let options = BuildOptions::parse("-cl-std=CL3.0").unwrap();
+        let source = "__kernel void k(__global int* o) {
+    size_t i = get_global_id(0) + get_global_size(0) * get_global_id(1);
+    o[i] = (int)(get_local_id(0) + 10 * get_local_size(0) + 100 * get_group_id(0)
+        + 1000 * get_local_id(1) + 10000 * get_enqueued_local_size(1)); }";
+        let p = ProgramModule::compile(source.as_bytes(), &options, "x86-64", &[]).unwrap();
+        let k = &p.kernels()[0];
+        let bytes = target
+            .cached_executable(&DiskCache::off(), &p, k, Specialization::GENERIC)
+            .unwrap();
+        let kernel = HostExecutable::load(&bytes)
+            .unwrap()
+            .host_kernel("k")
+            .unwrap();
+        for local in [[4, 1, 1], [8, 1, 1], [2, 2, 1], [16, 2, 1]] {
+            let global = [16usize, 2, 1];
+            let mut data = vec![-1i32; 32];
+            let args = (data.as_mut_ptr() as usize).to_ne_bytes();
+            let range = mux::NdRange {
+                work_dim: 2,
+                global_size: global,
+                global_offset: [0; 3],
+                local_size: local,
+                dynamic_local_memory: 0,
+                remainder: [false; 3],
+            };
+            let info = range.schedule_info();
+            let groups = (global[0] / local[0]) * (global[1] / local[1]);
+            let mut mem = vec![0u8; 4096];
+            unsafe {
+                mux::Kernel::run_groups(
+                    &*kernel,
+                    args.as_ptr(),
+                    &info,
+                    mem.as_mut_ptr(),
+                    mem.as_mut_ptr(),
+                    0,
+                    groups as u64,
+                )
+            };
+            let want: Vec<i32> = (0..32)
+                .map(|i| {
+                    let (x, y) = (i % 16, i / 16);
+                    (x % local[0]
+                        + 10 * local[0]
+                        + 100 * (x / local[0])
+                        + 1000 * (y % local[1])
+                        + 10000 * local[1]) as i32
+                })
+                .collect();
+            assert_eq!(data, want, "local size {local:?}");
+        }
+        // A kernel with barriers has no generic form.
+        let b = program("__kernel void k(__local int* l) { barrier(CLK_LOCAL_MEM_FENCE); }");
+        assert!(compiler::Target::generic_executable(&target, &b, &b.kernels()[0]).is_none());
     }
 }
