@@ -38,7 +38,8 @@ pub fn load() -> Vec<Vec<u8>> {
                 cpu: "znver3".into(),
                 features: "+avx2,+fma,-avx512f".into(),
             };
-            let code: Vec<SpecializedCode> = exe
+            // Each kernel at one size, the first in its generic form too.
+            let mut code: Vec<SpecializedCode> = exe
                 .kernels()
                 .iter()
                 .enumerate()
@@ -53,6 +54,13 @@ pub fn load() -> Vec<Vec<u8>> {
                     executable: vec![0x90u8; 64 + 32 * i].into(),
                 })
                 .collect();
+            if let Some(first) = exe.kernels().first() {
+                code.push(SpecializedCode {
+                    kernel: first.name.clone(),
+                    spec: Specialization::GENERIC,
+                    executable: vec![0xccu8; 48].into(),
+                });
+            }
             out.push(exe.to_binary());
             out.push(exe.to_binary_with(&code, &machine));
         }
