@@ -1,9 +1,12 @@
 # ferrocl: build, demo and tests.
 #
-#   make build        check/install dependencies, build target/release/libferrocl.so,
-#                     write build/icd/ferrocl.icd
+#   make build        check/install dependencies, build target/release/libferrocl.so
+#                     and the offline compiler target/release/clc, write
+#                     build/icd/ferrocl.icd
 #   make demo         build, then compile and run examples/vecadd.c on ferrocl
 #   make test         build, then run every test suite and print a summary
+#   make build-runtime-only  the library without a compiler (binaries only)
+#   make test-runtime-only   a clc binary run by that library
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
 #   make bench        run benches/ on ferrocl, PoCL and Intel's CPU runtime side by side
 #   make test-memcheck  the tests under valgrind (no leak, no invalid access)
@@ -51,7 +54,12 @@ EXAMPLE_HDR := $(wildcard examples/*.h)
 
 RESULTS     := $(BUILD)/test-results
 
+# A program compiled ahead of time by clc, which test_clc_binary runs.
+CLC         := $(TARGET_DIR)/release/clc
+CLC_BINARY  := $(EXAMPLES)/clc_vecadd.bin
+
 .PHONY: all build deps demo test test-cargo test-c test-clinfo test-python test-memcheck \
+        build-runtime-only test-runtime-only \
         python-venv icd-install clean bench
 
 all: build
@@ -86,7 +94,7 @@ demo: build $(EXAMPLES)/vecadd
 test: build
 	@mkdir -p $(BUILD)
 	@rm -f $(RESULTS)
-	@for suite in test-cargo test-c test-clinfo test-python; do \
+	@for suite in test-cargo test-c test-runtime-only test-clinfo test-python; do \
 	    echo; echo "==== $$suite"; \
 	    if $(MAKE) --no-print-directory $$suite; then \
 	        echo "PASS  $$suite" >> $(RESULTS); \
@@ -101,12 +109,32 @@ test: build
 test-cargo:
 	$(ICD_ENV) $(CARGO) test $(CARGO_FLAGS) --workspace
 
+# The library without a compiler (no Clang, no builtins, no kernel
+# compiler): it runs programs from binaries only. Built in a target
+# directory of its own, so the default build stays as it is.
+RT_TARGET   := $(TARGET_DIR)/runtime-only
+RT_ICD_DIR  := $(BUILD)/icd-runtime-only
+
+build-runtime-only:
+	$(CARGO) build $(CARGO_FLAGS) -p cl --no-default-features --target-dir $(RT_TARGET)
+	@mkdir -p "$(RT_ICD_DIR)"
+	@echo "$(RT_TARGET)/release/libferrocl.so" > "$(RT_ICD_DIR)/ferrocl.icd"
+	@echo "wrote $(RT_ICD_DIR)/ferrocl.icd -> $(RT_TARGET)/release/libferrocl.so"
+
+# The clc-made binary run by the library without a compiler.
+test-runtime-only: build-runtime-only $(EXAMPLES)/test_clc_binary $(CLC_BINARY)
+	OCL_ICD_VENDORS=$(RT_ICD_DIR) CLC_BINARY=$(CLC_BINARY) $(EXAMPLES)/test_clc_binary
+
+$(CLC_BINARY): examples/clc_vecadd.cl $(CLC)
+	@mkdir -p $(EXAMPLES)
+	$(CLC) -DSCALE=3.0f -cl-std=CL3.0 --local-size 16 -o $@ $<
+
 # Each C test prints "N passed, M failed" and exits non-zero on failure.
-test-c: $(C_TESTS)
+test-c: $(C_TESTS) $(CLC_BINARY)
 	@fails=0; \
 	for t in $(C_TESTS); do \
 	    echo "---- $$(basename $$t)"; \
-	    $(ICD_ENV) $$t || { echo "$$(basename $$t): FAILED (exit $$?)"; fails=$$((fails + 1)); }; \
+	    $(ICD_ENV) CLC_BINARY=$(CLC_BINARY) $$t || { echo "$$(basename $$t): FAILED (exit $$?)"; fails=$$((fails + 1)); }; \
 	done; \
 	test $$fails -eq 0
 

@@ -51,14 +51,19 @@ struct Args {
     /// source once on the platform with this label, print the milliseconds.
     #[arg(long, hide = true)]
     cached_build_child: Option<String>,
+    /// Internal (the build-binary row): build the binary in the file given
+    /// after the label on that platform, launch once, print the milliseconds.
+    #[arg(long, hide = true, num_args = 2, value_names = ["LABEL", "FILE"])]
+    binary_build_child: Option<Vec<String>>,
 }
 
 /// The whole-program figures, in the order they must run: the cold build
 /// has to be the first build in the process.
-const PROGRAM_ROWS: [&str; 5] = [
+const PROGRAM_ROWS: [&str; 6] = [
     "build-cold",
     "build-second",
     "build-cached",
+    "build-binary",
     "launch-latency",
     "throughput",
 ];
@@ -67,6 +72,9 @@ fn main() -> ExitCode {
     let args = Args::parse();
     if let Some(label) = &args.cached_build_child {
         return cached_build_child(label);
+    }
+    if let Some(v) = &args.binary_build_child {
+        return binary_build_child(&v[0], &v[1]);
     }
     // Both platforms keep compiled kernels on disk between processes; the
     // build figures are for building from source. Set before any OpenCL
@@ -151,6 +159,10 @@ fn main() -> ExitCode {
         progress("build-cached");
         rows.push(runner::cached_build(&targets, reps.min(3)));
     }
+    if selected("build-binary") {
+        progress("build-binary");
+        rows.push(runner::binary_build(&source, &targets, reps.min(3)));
+    }
     if selected("launch-latency") {
         progress("launch-latency");
         rows.push(runner::launch_latency(&targets, 10, 300));
@@ -197,6 +209,35 @@ fn main() -> ExitCode {
         status = ExitCode::FAILURE;
     }
     status
+}
+
+/// The child process of the build-binary row: the binary in `file` built
+/// and launched once on the platform labelled `label`.
+fn binary_build_child(label: &str, file: &str) -> ExitCode {
+    let targets = match platforms::discover(&[label.to_string()], false) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (Some(t), Ok(binary)) = (
+        targets.iter().find(|t| t.label == label),
+        std::fs::read(file),
+    ) else {
+        eprintln!("no platform labelled {label}, or no binary {file}");
+        return ExitCode::FAILURE;
+    };
+    match runner::binary_build_and_launch(t, &binary) {
+        Ok(ms) => {
+            println!("{ms}");
+            ExitCode::SUCCESS
+        }
+        Err(_) => {
+            eprintln!("build from binary or launch failed");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// The child process of the build-cached row: one build and launch on the

@@ -205,6 +205,18 @@ impl Target {
         }
     }
 
+    /// A program from `binary` (what `CL_PROGRAM_BINARIES` gave), built.
+    pub fn build_binary(&self, binary: &[u8]) -> Result<Program, String> {
+        // SAFETY: the device is the context's.
+        let mut program =
+            unsafe { Program::create_from_binary(&self.context, &[self.device.id()], &[binary]) }
+                .map_err(|e| format!("create program with binary: {e}"))?;
+        program
+            .build(&[self.device.id()], "")
+            .map_err(|e| format!("build from binary: {e}"))?;
+        Ok(program)
+    }
+
     /// A device buffer holding a copy of `data`.
     pub fn upload<T: Copy>(&self, data: &[T]) -> Result<Buffer<T>, String> {
         // SAFETY: with CL_MEM_COPY_HOST_PTR the implementation copies

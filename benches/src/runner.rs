@@ -164,6 +164,96 @@ pub fn cold_build(source: &str, targets: &[Target]) -> Row {
     }
 }
 
+/// The launch every build row ends with: the triad kernel once.
+fn launch_triad(t: &Target, program: &opencl3::program::Program) -> Result<(), Outcome> {
+    let a = t.alloc::<f32>(1024).map_err(Outcome::Failed)?;
+    let args = [mem(&a), mem(&a), mem(&a), crate::platforms::val(1.0f32)];
+    Launch::new(program, "triad_f32", &args, &[1024], None)
+        .and_then(|l| l.enqueue(t))
+        .and_then(|_| t.finish())
+        .map_err(Outcome::Failed)
+}
+
+/// The program binary of `source` after one launch, so it holds the
+/// launched kernel's machine code where the platform keeps it.
+pub fn binary_after_launch(t: &Target, source: &str) -> Result<Vec<u8>, Outcome> {
+    let program = t.build(source).map_err(Outcome::BuildFailed)?;
+    launch_triad(t, &program)?;
+    let mut binaries = program
+        .get_binaries()
+        .map_err(|e| Outcome::Failed(format!("CL_PROGRAM_BINARIES: {e}")))?;
+    binaries
+        .pop()
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| Outcome::Failed("no binary".into()))
+}
+
+/// `clCreateProgramWithBinary` + `clBuildProgram` of `binary`, plus one
+/// launch, in milliseconds.
+pub fn binary_build_and_launch(t: &Target, binary: &[u8]) -> Result<f64, Outcome> {
+    let start = Instant::now();
+    let program = t.build_binary(binary).map_err(Outcome::BuildFailed)?;
+    launch_triad(t, &program)?;
+    Ok(ms_since(start))
+}
+
+/// The source's binary (taken after one launch) built and launched once in
+/// a fresh process with no on-disk cache: what an application that ships
+/// binaries pays at each start. Each platform gets its own process (this
+/// program, run with `--binary-build-child <label> <file>`); `rounds` are
+/// timed, alternating the platforms; the best counts.
+pub fn binary_build(source: &str, targets: &[Target], rounds: usize) -> Row {
+    let dir = std::env::temp_dir().join(format!("ferrocl-bench-binary-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    // A platform whose source did not build or run has no binary: why.
+    let files: Vec<Result<std::path::PathBuf, String>> = targets
+        .iter()
+        .map(|t| {
+            let b = binary_after_launch(t, source).map_err(|o| match o {
+                Outcome::BuildFailed(e) | Outcome::Failed(e) | Outcome::NotAvailable(e) => e,
+                Outcome::Ok(_) => String::new(),
+            })?;
+            let f = dir.join(format!("{}.bin", t.label));
+            std::fs::write(&f, b).map_err(|e| e.to_string())?;
+            Ok(f)
+        })
+        .collect();
+    let run = |t: &Target| -> Result<f64, Outcome> {
+        let i = targets.iter().position(|u| u.label == t.label).unwrap_or(0);
+        let file = files[i].as_ref().map_err(|e| Outcome::Failed(e.clone()))?;
+        let exe = std::env::current_exe().map_err(|e| Outcome::Failed(e.to_string()))?;
+        let out = std::process::Command::new(exe)
+            .args(["--binary-build-child", &t.label])
+            .arg(file)
+            .env("FERROCL_CACHE", "0")
+            .env("POCL_KERNEL_CACHE", "0")
+            .output()
+            .map_err(|e| Outcome::Failed(e.to_string()))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        match text.trim().parse::<f64>() {
+            Ok(ms) if out.status.success() => Ok(ms),
+            _ => Err(Outcome::Failed(format!(
+                "child: {}{}",
+                text.trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    };
+    let results: Vec<Result<Vec<f64>, Outcome>> =
+        targets.iter().map(|t| run(t).map(|_| Vec::new())).collect();
+    let cells = best_of_rounds(targets, rounds, results, run);
+    let _ = std::fs::remove_dir_all(&dir);
+    Row {
+        name: "build-binary".into(),
+        unit: Unit::Ms,
+        peak: Peak::None,
+        note: format!(
+            "clCreateProgramWithBinary + clBuildProgram of the program's binary (taken after one launch) plus one launch, in a new process without a cache; best of {rounds}"
+        ),
+        cells,
+    }
+}
+
 /// Runs `once` on each platform `rounds` times, alternating them, adding
 /// each time in milliseconds to its list in `results` (a platform whose
 /// run fails keeps that failure); each platform's cell is its best time.

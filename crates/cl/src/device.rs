@@ -66,6 +66,10 @@ impl Device {
         for &(name, (major, minor, patch)) in RUNTIME_EXTENSIONS
             .iter()
             .chain(&crate::command_buffer::EXTENSIONS)
+            // SPIR-V needs the compiler.
+            .filter(|(name, _)| {
+                crate::program::COMPILER || !name.contains("spirv") && !name.contains("il_program")
+            })
         {
             v.push((name.to_string(), make_version(major, minor, patch)));
         }
@@ -77,6 +81,7 @@ impl Device {
 }
 
 /// The SPIR-V the device takes, as the translator defines it.
+#[cfg(feature = "compiler")]
 mod spirv {
     use compiler::spirv_ll;
     use opencl_sys::{cl_uint, cl_version};
@@ -123,6 +128,33 @@ mod spirv {
             .iter()
             .map(|&c| c as cl_uint)
             .collect()
+    }
+}
+
+/// Without a compiler, no SPIR-V: every list is empty.
+#[cfg(not(feature = "compiler"))]
+mod spirv {
+    use opencl_sys::{cl_uint, cl_version};
+    use std::ffi::{c_char, CString};
+    use std::sync::LazyLock;
+
+    pub fn il_version() -> String {
+        String::new()
+    }
+
+    pub fn ils_with_version() -> Vec<(String, cl_version)> {
+        Vec::new()
+    }
+
+    pub static EXTENDED_INSTRUCTION_SETS: LazyLock<Vec<CString>> = LazyLock::new(Vec::new);
+    pub static EXTENSIONS: LazyLock<Vec<CString>> = LazyLock::new(Vec::new);
+
+    pub fn names(list: &'static [CString]) -> Vec<*const c_char> {
+        list.iter().map(|s| s.as_ptr()).collect()
+    }
+
+    pub fn capabilities() -> Vec<cl_uint> {
+        Vec::new()
     }
 }
 
@@ -265,8 +297,9 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
             Info::value::<usize>(i.profiling_timer_resolution_ns)
         }
         CL_DEVICE_ENDIAN_LITTLE => Info::bool(true),
-        CL_DEVICE_AVAILABLE | CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
-            Info::bool(true)
+        CL_DEVICE_AVAILABLE => Info::bool(true),
+        CL_DEVICE_COMPILER_AVAILABLE | CL_DEVICE_LINKER_AVAILABLE => {
+            Info::bool(crate::program::COMPILER)
         }
         CL_DEVICE_EXECUTION_CAPABILITIES => {
             Info::value::<cl_device_exec_capabilities>(CL_EXEC_KERNEL | CL_EXEC_NATIVE_KERNEL)
@@ -285,7 +318,7 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_NAME => Info::string(&i.name),
         CL_DEVICE_VENDOR => Info::string(&i.vendor),
         CL_DRIVER_VERSION => Info::string(&driver_version()),
-        CL_DEVICE_PROFILE => Info::string("FULL_PROFILE"),
+        CL_DEVICE_PROFILE => Info::string(crate::program::PROFILE),
         CL_DEVICE_VERSION => {
             Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION")))
         }

@@ -84,7 +84,17 @@ fn default_local_size(
         (0..3).all(|d| h[d] > 0 && global[d].max(1) % h[d] == 0)
             && h.iter().product::<usize>() <= max
     });
-    match k.info.reqd_work_group_size.or(hint) {
+    // A size the program's binary holds machine code for, if one fits: no
+    // compiler runs then.
+    let compiled = k
+        .module
+        .specialized_local_sizes(&k.info.name, || device.compiler.machine())
+        .into_iter()
+        .filter(|l| {
+            (0..3).all(|d| global[d].max(1) % l[d] == 0) && l.iter().product::<usize>() <= max
+        })
+        .max_by_key(|l| l.iter().product::<usize>());
+    match k.info.reqd_work_group_size.or(hint).or(compiled) {
         Some(r) => r,
         None => choose_local_size(
             global.map(|g| g.max(1)),

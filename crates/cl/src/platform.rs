@@ -85,7 +85,7 @@ pub unsafe extern "C" fn get_platform_info(
         let extensions = p.devices[0].extensions();
         let names: Vec<&str> = extensions.iter().map(|e| e.0.as_str()).collect();
         Ok(match param_name {
-            CL_PLATFORM_PROFILE => Info::string("FULL_PROFILE"),
+            CL_PLATFORM_PROFILE => Info::string(crate::program::PROFILE),
             CL_PLATFORM_VERSION => {
                 Info::string(&format!("OpenCL 3.0 ferrocl {}", env!("CARGO_PKG_VERSION")))
             }

@@ -17,6 +17,18 @@ use std::sync::{Arc, Mutex};
 
 type BuildCallback = unsafe extern "C" fn(cl_program, *mut c_void);
 
+/// Whether this build of the library compiles programs (its `compiler`
+/// feature): `CL_DEVICE_COMPILER_AVAILABLE` and `_LINKER_AVAILABLE`.
+pub const COMPILER: bool = cfg!(feature = "compiler");
+
+/// The profile: a device without a compiler is of the embedded profile, the
+/// only one the specification lets lack it.
+pub const PROFILE: &str = if COMPILER {
+    "FULL_PROFILE"
+} else {
+    "EMBEDDED_PROFILE"
+};
+
 pub struct BuildState {
     pub status: cl_build_status,
     pub options: String,
@@ -41,6 +53,10 @@ pub struct Program {
     /// The block of program-scope variables of each device (by its
     /// object's address) a kernel has run on since the last build.
     globals: Mutex<HashMap<usize, Arc<GlobalsBlock>>>,
+    /// The binary last reported by `CL_PROGRAM_BINARY_SIZES`, with the
+    /// number of specializations it holds: `CL_PROGRAM_BINARIES` copies
+    /// exactly it, whatever was compiled in between.
+    binary: Mutex<Option<(usize, Arc<Vec<u8>>)>>,
 }
 
 impl Kind for Program {
@@ -48,6 +64,61 @@ impl Kind for Program {
 }
 
 impl Program {
+    /// The program's binary: its module with the machine code of every
+    /// kernel specialized so far. `fresh` makes it anew if kernels were
+    /// specialized since it was last made.
+    fn binary(&self, module: Option<&ProgramModule>, fresh: bool) -> Arc<Vec<u8>> {
+        let Some(module) = module else {
+            return Arc::new(Vec::new());
+        };
+        let specialized = self.specialized.lock().unwrap();
+        let mut kept = self.binary.lock().unwrap();
+        if let Some((n, b)) = &*kept {
+            if !fresh || *n == specialized.len() {
+                return b.clone();
+            }
+        }
+        let code: Vec<compiler::SpecializedCode> = specialized
+            .iter()
+            .filter_map(|((name, spec), k)| {
+                Some(compiler::SpecializedCode {
+                    kernel: name.clone(),
+                    spec: *spec,
+                    executable: k.executable()?,
+                })
+            })
+            .collect();
+        let target = &self.devices[0].compiler;
+        let machine = target.machine();
+        // A kernel not run yet gets its generic form, which runs at any
+        // local size, where it has one (no barriers).
+        let mut code = code;
+        if module.kind == ModuleKind::Executable {
+            for k in module.kernels() {
+                let known = code.iter().any(|c| c.kernel == k.name)
+                    || !module
+                        .specialized_local_sizes(&k.name, || machine.clone())
+                        .is_empty()
+                    || module
+                        .specialized_code(&machine, &k.name, &compiler::Specialization::GENERIC)
+                        .is_some();
+                if known {
+                    continue;
+                }
+                if let Some(e) = target.generic_executable(module, k) {
+                    code.push(compiler::SpecializedCode {
+                        kernel: k.name.clone(),
+                        spec: compiler::Specialization::GENERIC,
+                        executable: e.into(),
+                    });
+                }
+            }
+        }
+        let b = Arc::new(module.to_binary_with(&code, &machine));
+        *kept = Some((specialized.len(), b.clone()));
+        b
+    }
+
     /// The built module, or `CL_INVALID_PROGRAM_EXECUTABLE`.
     pub fn executable(&self) -> Result<Arc<ProgramModule>, cl_int> {
         let b = self.build.lock().unwrap();
@@ -106,6 +177,7 @@ fn new_program(
         kernels_attached: AtomicUsize::new(0),
         specialized: Mutex::new(HashMap::new()),
         globals: Mutex::new(HashMap::new()),
+        binary: Mutex::new(None),
     });
     object::handle(&p)
 }
@@ -221,7 +293,11 @@ pub unsafe extern "C" fn create_program_with_il(
         ensure(!il.is_null() && length > 0, CL_INVALID_VALUE)?;
         let bytes = std::slice::from_raw_parts(il as *const u8, length).to_vec();
         // A whole number of words with a SPIR-V header of a version taken.
+        #[cfg(feature = "compiler")]
         compiler::spirv_ll::check_header(&bytes).map_err(|_| CL_INVALID_VALUE)?;
+        // No device of this build takes IL.
+        #[cfg(not(feature = "compiler"))]
+        ensure(false, CL_INVALID_OPERATION)?;
         let devices = ctx.devices.clone();
         Ok(new_program(ctx, devices, None, None, Some(bytes)))
     })
@@ -274,6 +350,10 @@ pub unsafe extern "C" fn build_program(
         )?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_BUILD_OPTIONS)?;
+        ensure(
+            COMPILER || (p.source.is_none() && p.il.is_none()),
+            CL_COMPILER_NOT_AVAILABLE,
+        )?;
         let result = {
             let mut b = p.build.lock().unwrap();
             ensure(b.status != CL_BUILD_IN_PROGRESS, CL_INVALID_OPERATION)?;
@@ -312,13 +392,29 @@ pub unsafe extern "C" fn build_program(
                     }
                 }
                 None if b.module.is_some() => {
-                    b.status = CL_BUILD_SUCCESS;
-                    Ok(())
+                    // A binary: an executable takes the options that shape
+                    // code; an object or a library is linked into one.
+                    let m = b.module.clone().unwrap();
+                    let built = match m.kind {
+                        ModuleKind::Executable => {
+                            Ok(m.with_codegen(compiler::CodeGenOptions::of(&parsed)))
+                        }
+                        _ => ProgramModule::link(&[&*m], false)
+                            .map(|e| e.with_codegen(compiler::CodeGenOptions::of(&parsed))),
+                    };
+                    let settled = settle(&mut b, built, CL_BUILD_PROGRAM_FAILURE);
+                    if settled.is_ok() {
+                        // Nothing was compiled: the original build's log
+                        // belongs to that build.
+                        b.log.clear();
+                    }
+                    settled
                 }
                 None => Err(CL_INVALID_BINARY),
             }
         };
         p.specialized.lock().unwrap().clear();
+        *p.binary.lock().unwrap() = None;
         // The variables start again from their initializers.
         p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
@@ -361,6 +457,7 @@ pub unsafe extern "C" fn compile_program(
             CL_INVALID_OPERATION,
         )?;
         ensure(p.source.is_some() || p.il.is_some(), CL_INVALID_OPERATION)?;
+        ensure(COMPILER, CL_COMPILER_NOT_AVAILABLE)?;
         let text = read_c_string(options);
         let parsed = BuildOptions::parse(&text).map_err(|_| CL_INVALID_COMPILER_OPTIONS)?;
         let mut headers = Vec::new();
@@ -369,9 +466,9 @@ pub unsafe extern "C" fn compile_program(
             let name = read_c_string(*header_include_names.add(i));
             headers.push((name, h.source.clone().unwrap_or_default()));
         }
-        let views: Vec<clang_frontend::Header<'_>> = headers
+        let views: Vec<compiler::Header<'_>> = headers
             .iter()
-            .map(|(n, s)| clang_frontend::Header {
+            .map(|(n, s)| compiler::Header {
                 name: n,
                 source: s.as_bytes(),
             })
@@ -393,6 +490,7 @@ pub unsafe extern "C" fn compile_program(
             settle(&mut b, result, CL_COMPILE_PROGRAM_FAILURE)
         };
         p.specialized.lock().unwrap().clear();
+        *p.binary.lock().unwrap() = None;
         // The variables start again from their initializers.
         p.globals.lock().unwrap().clear();
         if let Some(cb) = pfn_notify {
@@ -457,6 +555,7 @@ pub unsafe extern "C" fn link_program(
         )?;
         let inputs =
             object::get_list::<Program>(num_input_programs, input_programs, CL_INVALID_VALUE)?;
+        ensure(COMPILER, CL_LINKER_NOT_AVAILABLE)?;
         let text = read_c_string(options);
         let library = compiler::parse_link_options(&text).map_err(|_| CL_INVALID_LINKER_OPTIONS)?;
         let mut modules = Vec::new();
@@ -509,11 +608,15 @@ pub unsafe extern "C" fn get_program_info(
             let m = b
                 .module
                 .as_ref()
-                .filter(|_| b.status == CL_BUILD_SUCCESS)
+                // Objects and libraries have no executable yet.
+                .filter(|_| {
+                    b.status == CL_BUILD_SUCCESS
+                        && b.binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                })
                 .ok_or(CL_INVALID_PROGRAM_EXECUTABLE)?;
             Ok(m.kernels().iter().map(|k| k.name.clone()).collect())
         };
-        let binary = b.module.as_ref().map(|m| m.to_binary()).unwrap_or_default();
+        let binary = || p.binary(b.module.as_deref(), param_name == CL_PROGRAM_BINARY_SIZES);
         Ok(match param_name {
             CL_PROGRAM_REFERENCE_COUNT => Info::value::<cl_uint>(p.ref_count()),
             CL_PROGRAM_CONTEXT => Info::value::<cl_context>(object::handle(&p.context)),
@@ -524,9 +627,10 @@ pub unsafe extern "C" fn get_program_info(
             }
             CL_PROGRAM_SOURCE => Info::string(p.source.as_deref().unwrap_or("")),
             CL_PROGRAM_IL => Info::slice::<u8>(p.il.as_deref().unwrap_or_default()),
-            CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary.len(); p.devices.len()]),
+            CL_PROGRAM_BINARY_SIZES => Info::slice::<usize>(&vec![binary().len(); p.devices.len()]),
             CL_PROGRAM_BINARIES => {
                 // The application gives one buffer per device; fill each.
+                let binary = binary();
                 let n = p.devices.len();
                 if !value.is_null() {
                     ensure(size >= n * std::mem::size_of::<*mut u8>(), CL_INVALID_VALUE)?;
@@ -609,14 +713,24 @@ pub unsafe extern "C" fn set_program_specialization_constant(
         let p = object::get::<Program>(program)?;
         let il = p.il.as_ref().ok_or(CL_INVALID_PROGRAM)?;
         ensure(!spec_value.is_null(), CL_INVALID_VALUE)?;
-        let constants = compiler::spirv_ll::spec_constants(il).map_err(|_| CL_INVALID_PROGRAM)?;
-        let c = constants
-            .iter()
-            .find(|c| c.id == spec_id)
-            .ok_or(CL_INVALID_SPEC_ID)?;
-        ensure(c.size == spec_size, CL_INVALID_VALUE)?;
-        let value = std::slice::from_raw_parts(spec_value as *const u8, spec_size).to_vec();
-        p.spec_constants.lock().unwrap().insert(spec_id, value);
-        Ok(())
+        // Without a compiler no program has IL (clCreateProgramWithIL fails).
+        #[cfg(not(feature = "compiler"))]
+        {
+            let _ = (il, spec_id, spec_size);
+            Err(CL_INVALID_PROGRAM)
+        }
+        #[cfg(feature = "compiler")]
+        {
+            let constants =
+                compiler::spirv_ll::spec_constants(il).map_err(|_| CL_INVALID_PROGRAM)?;
+            let c = constants
+                .iter()
+                .find(|c| c.id == spec_id)
+                .ok_or(CL_INVALID_SPEC_ID)?;
+            ensure(c.size == spec_size, CL_INVALID_VALUE)?;
+            let value = std::slice::from_raw_parts(spec_value as *const u8, spec_size).to_vec();
+            p.spec_constants.lock().unwrap().insert(spec_id, value);
+            Ok(())
+        }
     })
 }

@@ -23,6 +23,7 @@ extern "C" {
         headers: *const FerroclHeader,
         num_headers: usize,
         log: *mut *mut c_char,
+        files: *mut *mut c_char,
     ) -> LLVMModuleRef;
     fn ferrocl_clang_free(p: *mut c_char);
     fn ferrocl_mark_parallel_loop(
@@ -92,6 +93,17 @@ pub const RESOURCE_DIR: &str = env!("FERROCL_CLANG_RESOURCE_DIR");
 pub struct Output {
     pub module: Option<LLVMModuleRef>,
     pub log: String,
+    /// The files of the real file system it read, and the paths it looked
+    /// for there and did not find, in order: what the build depends on
+    /// besides its source, arguments and embedded headers.
+    pub files: Vec<FileUse>,
+}
+
+/// One use of the file system by a Clang run.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FileUse {
+    Read(String),
+    Missing(String),
 }
 
 /// A header made visible to `#include` by name (`clCompileProgram`'s input headers).
@@ -131,6 +143,7 @@ pub unsafe fn compile(
         .collect();
     let file = CString::new(file_name.replace('\0', "")).unwrap();
     let mut log: *mut c_char = std::ptr::null_mut();
+    let mut files: *mut c_char = std::ptr::null_mut();
     let module = ferrocl_clang_compile(
         ctx,
         source.as_ptr() as *const c_char,
@@ -141,16 +154,32 @@ pub unsafe fn compile(
         c_headers.as_ptr(),
         c_headers.len(),
         &mut log,
+        &mut files,
     );
-    let text = if log.is_null() {
-        String::new()
-    } else {
-        let s = CStr::from_ptr(log).to_string_lossy().into_owned();
-        ferrocl_clang_free(log);
+    let take = |p: *mut c_char| {
+        if p.is_null() {
+            return String::new();
+        }
+        let s = CStr::from_ptr(p).to_string_lossy().into_owned();
+        ferrocl_clang_free(p);
         s
     };
+    let text = take(log);
+    let mut uses: Vec<FileUse> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for line in take(files).lines() {
+        let u = match line.split_at_checked(1) {
+            Some(("R", path)) => FileUse::Read(path.to_string()),
+            Some(("M", path)) => FileUse::Missing(path.to_string()),
+            _ => continue,
+        };
+        if seen.insert(u.clone()) {
+            uses.push(u);
+        }
+    }
     Output {
         module: if module.is_null() { None } else { Some(module) },
         log: text,
+        files: uses,
     }
 }

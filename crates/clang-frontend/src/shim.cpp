@@ -26,6 +26,38 @@
 #include <vector>
 
 namespace {
+// The real file system, recording every file Clang reads and every path it
+// looks for in vain: what a build depends on beyond its arguments (an
+// `#include`d header, or one that would now be found first).
+class RecordingFileSystem : public llvm::vfs::ProxyFileSystem {
+public:
+  RecordingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs,
+                      std::string &record)
+      : ProxyFileSystem(std::move(fs)), record_(record) {}
+
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &path) override {
+    auto s = ProxyFileSystem::status(path);
+    if (!s) note('M', path);
+    return s;
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
+  openFileForRead(const llvm::Twine &path) override {
+    auto f = ProxyFileSystem::openFileForRead(path);
+    note(f ? 'R' : 'M', path);
+    return f;
+  }
+
+private:
+  // One entry per line: R (read) or M (missing), then the path.
+  void note(char what, const llvm::Twine &path) {
+    record_ += what;
+    record_ += path.str();
+    record_ += '\n';
+  }
+  std::string &record_;
+};
+
 char *copy_string(const std::string &s) {
   char *out = static_cast<char *>(std::malloc(s.size() + 1));
   if (out) std::memcpy(out, s.c_str(), s.size() + 1);
@@ -49,8 +81,10 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
                                     size_t source_len, const char *file_name,
                                     const char *const *args, size_t num_args,
                                     const FerroclHeader *headers,
-                                    size_t num_headers, char **log) {
+                                    size_t num_headers, char **log,
+                                    char **files) {
   std::string log_text;
+  std::string files_text;
   llvm::raw_string_ostream log_stream(log_text);
 
   clang::DiagnosticOptions diag_opts;
@@ -76,7 +110,8 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
     // first, so #include "name" (and <name>) finds them by their include
     // name, and a header may include another by its own name.
     auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-        llvm::vfs::getRealFileSystem());
+        llvm::makeIntrusiveRefCnt<RecordingFileSystem>(
+            llvm::vfs::getRealFileSystem(), files_text));
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     const std::string header_dir = "/ferrocl-embedded-headers";
     if (num_headers > 0) {
@@ -110,6 +145,7 @@ LLVMModuleRef ferrocl_clang_compile(LLVMContextRef ctx, const char *source,
   }
   log_stream.flush();
   *log = copy_string(log_text);
+  *files = copy_string(files_text);
   return module ? llvm::wrap(module) : nullptr;
 }
 

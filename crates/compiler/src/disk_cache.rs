@@ -11,11 +11,18 @@
 //!
 //! Where: `$FERROCL_CACHE_DIR` if set, else `$XDG_CACHE_HOME/ferrocl`, else
 //! `~/.cache/ferrocl`. `FERROCL_CACHE=0` (or `off`) turns it off.
+//!
+//! Size: at most `FERROCL_CACHE_MAX_MB` MiB (default 512). A hit marks its
+//! entry used (its modification time); a write that takes the directory
+//! past the cap removes the entries least recently used until it is 90%
+//! full. Several processes may share the directory: every write is a
+//! rename, and an entry removed under a reader is a miss.
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
 const MAGIC: &[u8; 8] = b"FRCLCACH";
 
@@ -70,7 +77,15 @@ fn llvm_version() -> String {
 #[derive(Debug, Clone)]
 pub struct DiskCache {
     dir: Option<PathBuf>,
+    /// The most bytes its entries may take.
+    max_bytes: u64,
+    /// Bytes in the directory as last counted, plus what this process
+    /// wrote since (`None`: not counted yet).
+    size: Arc<Mutex<Option<u64>>>,
 }
+
+/// The default cap on the cache's size.
+pub const DEFAULT_MAX_MB: u64 = 512;
 
 /// Makes temporary file names unique within the process.
 static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
@@ -83,16 +98,28 @@ pub fn global() -> &'static DiskCache {
 }
 
 impl DiskCache {
-    /// A cache in `dir`.
+    /// A cache in `dir`, of the size `FERROCL_CACHE_MAX_MB` allows.
     pub fn at(dir: impl Into<PathBuf>) -> DiskCache {
+        let mb = crate::knobs::cache_max_mb().unwrap_or(DEFAULT_MAX_MB);
+        DiskCache::with_cap(dir, mb.saturating_mul(1 << 20))
+    }
+
+    /// A cache in `dir` of at most `max_bytes`.
+    pub fn with_cap(dir: impl Into<PathBuf>, max_bytes: u64) -> DiskCache {
         DiskCache {
             dir: Some(dir.into()),
+            max_bytes,
+            size: Arc::new(Mutex::new(None)),
         }
     }
 
     /// No caching.
     pub fn off() -> DiskCache {
-        DiskCache { dir: None }
+        DiskCache {
+            dir: None,
+            max_bytes: 0,
+            size: Arc::new(Mutex::new(None)),
+        }
     }
 
     /// The cache the environment asks for (see the module's notes).
@@ -130,6 +157,10 @@ impl DiskCache {
             && &data[..8] == MAGIC
             && Sha256::digest(&data[40..]).as_slice() == &data[8..40];
         if intact {
+            // Used now: the last entry eviction takes.
+            if let Ok(f) = std::fs::File::options().write(true).open(&path) {
+                let _ = f.set_modified(SystemTime::now());
+            }
             Some(data[40..].to_vec())
         } else {
             // Damaged: make room for a good copy.
@@ -158,8 +189,62 @@ impl DiskCache {
         data.extend_from_slice(payload);
         if std::fs::write(&temp, &data).is_err() || std::fs::rename(&temp, &path).is_err() {
             let _ = std::fs::remove_file(&temp);
+            return;
+        }
+        self.account(data.len() as u64);
+    }
+
+    /// Counts `written` more bytes, and evicts if the cache is over its cap.
+    fn account(&self, written: u64) {
+        let Some(dir) = &self.dir else { return };
+        let mut size = self.size.lock().unwrap();
+        let now = match *size {
+            Some(n) => n + written,
+            None => entries(dir).iter().map(|e| e.1).sum(),
+        };
+        *size = Some(if now > self.max_bytes {
+            evict(dir, self.max_bytes / 10 * 9)
+        } else {
+            now
+        });
+    }
+}
+
+/// Every file in the cache directory: path, size and last use.
+fn entries(dir: &Path) -> Vec<(PathBuf, u64, SystemTime)> {
+    let mut out = Vec::new();
+    for sub in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        for f in std::fs::read_dir(sub.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if let Ok(m) = f.metadata() {
+                if m.is_file() {
+                    let used = m.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                    out.push((f.path(), m.len(), used));
+                }
+            }
         }
     }
+    out
+}
+
+/// Removes the least recently used entries of `dir` until it holds at most
+/// `target` bytes; returns what it holds then.
+fn evict(dir: &Path, target: u64) -> u64 {
+    let mut all = entries(dir);
+    all.sort_by_key(|e| e.2);
+    let mut total: u64 = all.iter().map(|e| e.1).sum();
+    for (path, len, _) in all {
+        if total <= target {
+            break;
+        }
+        // Another process may have removed it first.
+        let _ = std::fs::remove_file(path);
+        total -= len;
+    }
+    total
 }
 
 /// Little-endian length-prefixed fields, to pack an entry's payload.
@@ -236,6 +321,72 @@ mod tests {
         assert_eq!(cache.get(&k), None);
         std::fs::write(&path, b"FRCL").unwrap();
         assert_eq!(cache.get(&k), None);
+    }
+
+    #[test]
+    fn a_torn_entry_is_a_miss_and_is_removed() {
+        let cache = DiskCache::at(temp_dir("torn"));
+        let k = KeyBuilder::new("t").add(b"y").finish();
+        cache.put(&k, &[7u8; 1000]);
+        let path = cache.path(&k).unwrap();
+        let data = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &data[..data.len() / 2]).unwrap();
+        assert_eq!(cache.get(&k), None);
+        assert!(!path.exists());
+        cache.put(&k, &[7u8; 1000]);
+        assert_eq!(cache.get(&k).map(|v| v.len()), Some(1000));
+    }
+
+    #[test]
+    fn the_least_recently_used_entries_go_past_the_cap() {
+        let dir = temp_dir("lru");
+        // Room for about five entries of 1000 bytes (40 of header each).
+        let cache = DiskCache::with_cap(&dir, 5 * 1040 + 100);
+        let keys: Vec<Key> = (0..12u8)
+            .map(|i| KeyBuilder::new("t").add(&[i]).finish())
+            .collect();
+        for (i, k) in keys.iter().enumerate() {
+            cache.put(k, &[i as u8; 1000]);
+            // The first entry is used all along: it stays.
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            assert!(cache.get(&keys[0]).is_some(), "entry 0 after {i}");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let total: u64 = entries(&dir).iter().map(|e| e.1).sum();
+        assert!(total <= 5 * 1040 + 100, "{total} bytes kept");
+        assert!(cache.get(&keys[11]).is_some(), "the newest is kept");
+        assert!(cache.get(&keys[1]).is_none(), "an old unused one is gone");
+        // Another process's view: counted afresh, the same cap holds.
+        let other = DiskCache::with_cap(&dir, 3 * 1040);
+        other.put(&keys[1], &[1; 1000]);
+        let total: u64 = entries(&dir).iter().map(|e| e.1).sum();
+        assert!(total <= 3 * 1040, "{total} bytes kept");
+    }
+
+    #[test]
+    fn writers_and_readers_at_once_never_see_a_torn_entry() {
+        // Caches of one directory, as several processes have: each writes
+        // whole entries by renaming, so a reader sees one whole or none.
+        let dir = temp_dir("concurrent");
+        let keys: Vec<Key> = (0..4u8)
+            .map(|i| KeyBuilder::new("t").add(&[i]).finish())
+            .collect();
+        std::thread::scope(|s| {
+            for t in 0..4u8 {
+                let (dir, keys) = (&dir, &keys);
+                s.spawn(move || {
+                    let cache = DiskCache::with_cap(dir, 1 << 20);
+                    for round in 0..200usize {
+                        let k = &keys[(round + t as usize) % keys.len()];
+                        let len = 1000 + 37 * (round % 50);
+                        cache.put(k, &vec![t; len]);
+                        if let Some(v) = cache.get(&keys[round % keys.len()]) {
+                            assert!(v.len() >= 1000 && v.iter().all(|&b| b == v[0]));
+                        }
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Kernel reflection: names, arguments and attributes, read from the IR and
 //! the `kernel_arg_*` metadata Clang attaches to each kernel.
+#![cfg_attr(not(feature = "front-end"), allow(dead_code, unused_imports))]
 
 use crate::llvm;
 use crate::printf::{self, PrintfArg, PrintfCall};
@@ -164,7 +165,9 @@ pub unsafe fn is_kernel(f: LLVMValueRef) -> bool {
         && LLVMIsDeclaration(f) == 0
 }
 
-/// Reflects every kernel of `m`.
+/// Reflects every kernel of `m` (what a build does: with no front end,
+/// kernels are known from binaries alone).
+#[cfg(feature = "front-end")]
 ///
 /// # Safety
 /// `m` must be a live module.
@@ -206,6 +209,7 @@ unsafe fn size3(f: LLVMValueRef, kind: &str) -> Option<[usize; 3]> {
     (v.len() == 3).then(|| [v[0] as usize, v[1] as usize, v[2] as usize])
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn reflect_kernel(
     f: LLVMValueRef,
     td: LLVMTargetDataRef,

@@ -24,6 +24,11 @@ pub fn cache_dir() -> Option<PathBuf> {
     var("FERROCL_CACHE_DIR").map(PathBuf::from)
 }
 
+/// `FERROCL_CACHE_MAX_MB=N`: the on-disk cache's cap, in MiB.
+pub fn cache_max_mb() -> Option<u64> {
+    var("FERROCL_CACHE_MAX_MB")?.to_str()?.trim().parse().ok()
+}
+
 /// `FERROCL_VECTORIZE=0`: no whole-kernel vectorization (to compare).
 pub fn vectorize() -> bool {
     !is_off("FERROCL_VECTORIZE")
@@ -42,6 +47,13 @@ pub fn loop_barriers() -> bool {
 /// `FERROCL_DUMP_DIR`: write each kernel's IR there as it is compiled.
 pub fn dump_dir() -> Option<PathBuf> {
     var("FERROCL_DUMP_DIR").map(PathBuf::from)
+}
+
+/// `FERROCL_FORBID_COMPILER=1`: any run of Clang, the SPIR-V translator
+/// or LLVM's optimizer and code generator fails, so a test can prove that
+/// loading a program binary runs none.
+pub fn forbid_compiler() -> bool {
+    var("FERROCL_FORBID_COMPILER").is_some_and(|v| v != "0")
 }
 
 /// `FERROCL_THREADS=N`: run work-groups on N threads (the device's compute

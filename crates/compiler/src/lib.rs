@@ -1,8 +1,13 @@
 //! The compiler abstraction (seed 003): OpenCL C goes in, a [`ProgramModule`]
 //! (LLVM IR with the builtins linked) comes out; a [`Target`] turns one kernel
 //! of it into a runnable [`mux::Kernel`] for a given local size.
+//!
+//! Without its `front-end` feature (on by default) the crate has no Clang,
+//! no builtins library and no SPIR-V translator: it loads program binaries
+//! and builds nothing.
 
 mod arg_layout;
+pub mod binary;
 mod build_id;
 pub mod disk_cache;
 mod kernel_info;
@@ -12,19 +17,22 @@ mod options;
 pub mod printf;
 mod program;
 pub mod program_globals;
+#[cfg(feature = "front-end")]
 pub mod vector_variants;
 
 pub use arg_layout::{
     arg_layout, globals_arg_offset, hidden_args_end, printf_arg_offset, ARG_BLOCK_ALIGN,
     LOCAL_ALIGN, PRINTF_ARG_BYTES,
 };
+pub use binary::{Machine, MachineCode, SpecializedCode};
 pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use printf::{PrintfArg, PrintfCall};
 pub use program::{
-    BuildError, CodeGenOptions, Context, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
+    BuildError, CodeGenOptions, Context, Header, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
 };
+#[cfg(feature = "front-end")]
 pub use spirv_ll;
 
 use std::sync::Arc;
@@ -116,6 +124,23 @@ pub struct Specialization {
     pub images: [Option<ImageFormat>; MAX_SPECIALIZED_IMAGES],
 }
 
+impl Specialization {
+    /// A work-group function for any local size, which reads the size from
+    /// the scheduling info and has no vector form: what a program binary
+    /// carries for the sizes it has no code of. Kernels without barriers
+    /// only.
+    pub const GENERIC: Specialization = Specialization {
+        local_size: [0; 3],
+        enqueued_local_size: [0; 3],
+        streaming: 0,
+        images: [None; MAX_SPECIALIZED_IMAGES],
+    };
+
+    pub fn is_generic(&self) -> bool {
+        self.local_size == [0; 3]
+    }
+}
+
 /// Image arguments a specialization knows the format of.
 pub const MAX_SPECIALIZED_IMAGES: usize = 4;
 
@@ -136,6 +161,16 @@ pub trait Target: Send + Sync {
     /// baseline) does: a wider vector unit passes wide vectors in registers
     /// rather than memory. The target generates code for its real CPU.
     fn cpu(&self) -> &str;
+
+    /// The CPU the target generates code for: a program binary's machine
+    /// code is used where it runs on this one.
+    fn machine(&self) -> Machine;
+
+    /// `kernel`'s work-group function for any local size
+    /// ([`Specialization::GENERIC`]) as the target's executable, for a
+    /// program binary to carry; `None` where it has none (a kernel with
+    /// barriers, or no compiler).
+    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>>;
 
     /// Compiles `kernel` of `program` into a work-group function for `spec`.
     fn specialize(

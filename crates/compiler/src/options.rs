@@ -8,6 +8,8 @@ pub struct OptionsError(pub String);
 /// A validated options string.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildOptions {
+    /// The options as given.
+    pub text: String,
     /// Arguments for Clang's cc1, in order.
     pub clang_args: Vec<String>,
     /// `-cl-std=` as given (`None`: the default, OpenCL C 1.2).
@@ -38,7 +40,10 @@ const CL_STDS: &[&str] = &["CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0"];
 impl BuildOptions {
     /// Parses an options string as the spec defines it (section 5.8.6).
     pub fn parse(text: &str) -> Result<BuildOptions, OptionsError> {
-        let mut out = BuildOptions::default();
+        let mut out = BuildOptions {
+            text: text.to_string(),
+            ..BuildOptions::default()
+        };
         let words = split_words(text)?;
         let mut words = words.iter().map(String::as_str);
         while let Some(w) = words.next() {

@@ -2,7 +2,11 @@
 //! linked in, unused code dropped, its kernels reflected. What is kept is
 //! bitcode, so any thread can specialize a kernel in a context of its own.
 
-use crate::disk_cache::{self, DiskCache, KeyBuilder, Reader, Writer};
+// Without the front end, only what loads binaries is used.
+#![cfg_attr(not(feature = "front-end"), allow(dead_code, unused_imports))]
+
+use crate::binary::{self, Machine, MachineCode, SpecializedCode};
+use crate::disk_cache::{self, DiskCache, KeyBuilder};
 use crate::kernel_info::{self, KernelInfo};
 use crate::llvm::{self, cstr};
 use crate::options::BuildOptions;
@@ -13,19 +17,19 @@ use llvm_sys::core::*;
 use llvm_sys::linker::LLVMLinkModules2;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMLinkage;
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 /// The target triple every host program is compiled for.
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
+#[cfg(feature = "front-end")]
 /// The data layout Clang gives `TRIPLE`, which a SPIR-V module is given too.
 const DATA_LAYOUT: &str =
     "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128";
 
 /// The values `clSetProgramSpecializationConstant` set, by SpecId.
 pub type SpecConstants = std::collections::BTreeMap<u32, Vec<u8>>;
-
-/// Header of a ferrocl program binary: magic, a kind byte, then LLVM bitcode.
-const BINARY_MAGIC: &[u8; 7] = b"FERROCL";
 
 /// What a program module is, as `CL_PROGRAM_BINARY_TYPE` tells it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +43,7 @@ pub enum ModuleKind {
 }
 
 impl ModuleKind {
-    fn tag(self) -> u8 {
+    pub(crate) fn tag(self) -> u8 {
         match self {
             ModuleKind::Executable => b'E',
             ModuleKind::Object => b'O',
@@ -47,7 +51,7 @@ impl ModuleKind {
         }
     }
 
-    fn from_tag(t: u8) -> Option<ModuleKind> {
+    pub(crate) fn from_tag(t: u8) -> Option<ModuleKind> {
         match t {
             b'E' => Some(ModuleKind::Executable),
             b'O' => Some(ModuleKind::Object),
@@ -57,6 +61,7 @@ impl ModuleKind {
     }
 }
 
+#[cfg(feature = "front-end")]
 /// Clang's `-cl-ext`: exactly the extensions and optional features the
 /// device reports, nothing of Clang's own defaults.
 fn cl_ext() -> String {
@@ -67,6 +72,7 @@ fn cl_ext() -> String {
     format!("-cl-ext=-all{}", names.collect::<String>())
 }
 
+#[cfg(feature = "front-end")]
 /// Every extension's and feature's macro, as `-D`: Clang defines those it
 /// knows of through `-cl-ext`, but not those it has no notion of
 /// (cl_khr_expect_assume, __opencl_c_fp16); a definition it makes too is
@@ -76,6 +82,13 @@ fn extension_macros() -> impl Iterator<Item = String> {
         .iter()
         .chain(crate::OPENCL_C_FEATURES)
         .map(|(name, _)| format!("-D{name}=1"))
+}
+
+/// A header made visible to `#include` by name (`clCompileProgram`'s
+/// input headers).
+pub struct Header<'a> {
+    pub name: &'a str,
+    pub source: &'a [u8],
 }
 
 /// Why a build failed; the text goes in the build log.
@@ -88,6 +101,9 @@ pub struct BuildError {
 #[derive(Debug, Clone)]
 pub struct ProgramModule {
     bitcode: Vec<u8>,
+    /// SHA-256 of the bitcode and the code generation options: what a
+    /// kernel's machine code depends on of the program.
+    digest: [u8; 32],
     kernels: Vec<KernelInfo>,
     /// The build log (Clang's diagnostics, possibly only warnings).
     pub log: String,
@@ -97,6 +113,10 @@ pub struct ProgramModule {
     /// An executable's program-scope variables: the initial contents of
     /// the block each device gets (empty, of size 0, where it has none).
     globals: GlobalsImage,
+    /// The options it was built with, as given.
+    pub options: String,
+    /// Kernels already compiled for a CPU, from the binary it was made from.
+    machine_code: MachineCode,
 }
 
 /// The build options that shape a kernel's machine code.
@@ -133,10 +153,19 @@ impl Context {
         // Every compile ends in the target registry (Clang's back end, the
         // code generator): have it filled before any thread looks.
         crate::llvm::initialize_native_target();
-        // SAFETY: creating a context has no preconditions.
-        Context(unsafe { LLVMContextCreate() })
+        // SAFETY: creating a context has no preconditions; the handler is
+        // a plain function.
+        unsafe {
+            let ctx = LLVMContextCreate();
+            // Without a handler an error (bitcode that does not parse)
+            // ends the process; with one, the call returns the failure.
+            LLVMContextSetDiagnosticHandler(ctx, Some(ignore_diagnostic), std::ptr::null_mut());
+            Context(ctx)
+        }
     }
 }
+
+extern "C" fn ignore_diagnostic(_: LLVMDiagnosticInfoRef, _: *mut std::ffi::c_void) {}
 
 impl Default for Context {
     fn default() -> Self {
@@ -152,21 +181,53 @@ impl Drop for Context {
 }
 
 impl ProgramModule {
+    fn new(
+        bitcode: Vec<u8>,
+        kernels: Vec<KernelInfo>,
+        log: String,
+        codegen: CodeGenOptions,
+        kind: ModuleKind,
+        globals: GlobalsImage,
+    ) -> ProgramModule {
+        let mut h = Sha256::new();
+        h.update(&bitcode);
+        h.update([codegen.opt_disable as u8, codegen.denorms_are_zero as u8]);
+        ProgramModule {
+            digest: h.finalize().into(),
+            bitcode,
+            kernels,
+            log,
+            codegen,
+            kind,
+            globals,
+            options: String::new(),
+            machine_code: MachineCode::default(),
+        }
+    }
+
     /// Compiles OpenCL C `source` with `options` for the CPU `cpu` into an
     /// executable (`clBuildProgram`).
     pub fn compile(
         source: &[u8],
         options: &BuildOptions,
         cpu: &str,
-        headers: &[clang_frontend::Header<'_>],
+        headers: &[Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let input = SourceInput {
-            source,
-            options,
-            cpu,
-            headers,
-        };
-        input.build(disk_cache::global(), ModuleKind::Executable)
+        #[cfg(feature = "front-end")]
+        {
+            let input = SourceInput {
+                source,
+                options,
+                cpu,
+                headers,
+            };
+            input.build(disk_cache::global(), ModuleKind::Executable)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (source, options, cpu, headers);
+            Err(no_compiler())
+        }
     }
 
     /// Compiles one source into an object for [`link`](Self::link)
@@ -175,15 +236,23 @@ impl ProgramModule {
         source: &[u8],
         options: &BuildOptions,
         cpu: &str,
-        headers: &[clang_frontend::Header<'_>],
+        headers: &[Header<'_>],
     ) -> Result<ProgramModule, BuildError> {
-        let input = SourceInput {
-            source,
-            options,
-            cpu,
-            headers,
-        };
-        input.build(disk_cache::global(), ModuleKind::Object)
+        #[cfg(feature = "front-end")]
+        {
+            let input = SourceInput {
+                source,
+                options,
+                cpu,
+                headers,
+            };
+            input.build(disk_cache::global(), ModuleKind::Object)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (source, options, cpu, headers);
+            Err(no_compiler())
+        }
     }
 
     /// Translates a SPIR-V module into an executable (`clBuildProgram` of
@@ -193,8 +262,16 @@ impl ProgramModule {
         spec: &SpecConstants,
         options: &BuildOptions,
     ) -> Result<ProgramModule, BuildError> {
-        let input = IlInput { il, spec, options };
-        input.build(disk_cache::global(), ModuleKind::Executable)
+        #[cfg(feature = "front-end")]
+        {
+            let input = IlInput { il, spec, options };
+            input.build(disk_cache::global(), ModuleKind::Executable)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (il, spec, options);
+            Err(no_compiler())
+        }
     }
 
     /// Translates a SPIR-V module into an object for [`link`](Self::link)
@@ -204,12 +281,29 @@ impl ProgramModule {
         spec: &SpecConstants,
         options: &BuildOptions,
     ) -> Result<ProgramModule, BuildError> {
-        let input = IlInput { il, spec, options };
-        input.build(disk_cache::global(), ModuleKind::Object)
+        #[cfg(feature = "front-end")]
+        {
+            let input = IlInput { il, spec, options };
+            input.build(disk_cache::global(), ModuleKind::Object)
+        }
+        #[cfg(not(feature = "front-end"))]
+        {
+            let _ = (il, spec, options);
+            Err(no_compiler())
+        }
     }
 
     /// Links objects and libraries (`clLinkProgram`) into an executable, or
     /// into a library with `library`.
+    #[cfg(not(feature = "front-end"))]
+    pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
+        let _ = (inputs, library);
+        Err(no_compiler())
+    }
+
+    /// Links objects and libraries (`clLinkProgram`) into an executable, or
+    /// into a library with `library`.
+    #[cfg(feature = "front-end")]
     pub fn link(inputs: &[&ProgramModule], library: bool) -> Result<ProgramModule, BuildError> {
         let fail = |log: String| BuildError { log };
         let ctx = Context::new();
@@ -259,45 +353,128 @@ impl ProgramModule {
         self.kernels.iter().find(|k| k.name == name)
     }
 
-    /// The program as a binary `clCreateProgramWithBinary` accepts.
+    /// The program as a binary `clCreateProgramWithBinary` accepts, with
+    /// the machine code it was loaded with.
     pub fn to_binary(&self) -> Vec<u8> {
-        let mut out = BINARY_MAGIC.to_vec();
-        out.push(self.kind.tag());
-        out.extend_from_slice(&self.bitcode);
-        out
+        self.to_binary_with(&[], &self.machine_code.machine)
     }
 
-    /// Loads a binary made by [`to_binary`](Self::to_binary). Anything
-    /// else, truncated or corrupt, is an error, never a crash.
-    pub fn from_binary(binary: &[u8]) -> Result<ProgramModule, BuildError> {
-        let bad = |why: &str| BuildError {
-            log: format!("invalid program binary: {why}"),
-        };
-        let rest = binary
-            .strip_prefix(BINARY_MAGIC)
-            .ok_or_else(|| bad("not a ferrocl binary"))?;
-        let (&tag, body) = rest.split_first().ok_or_else(|| bad("truncated"))?;
-        let kind = ModuleKind::from_tag(tag).ok_or_else(|| bad("unknown kind"))?;
-        let ctx = Context::new();
-        // SAFETY: parsing validates the bitcode; the module is disposed of before `ctx`.
-        unsafe {
-            let m = parse_bitcode(ctx.0, body).map_err(|e| bad(&e))?;
-            let verified = llvm::verify(m);
-            let reflected = verified.and_then(|_| {
-                let globals = executable_globals(m, kind)?;
-                Ok((kernel_info::reflect(m), globals))
-            });
-            LLVMDisposeModule(m);
-            let (kernels, globals) = reflected.map_err(|e| bad(&e))?;
-            Ok(ProgramModule {
-                bitcode: body.to_vec(),
-                kernels,
-                log: String::new(),
-                codegen: CodeGenOptions::default(),
-                kind,
-                globals,
-            })
+    /// The program as a binary, with the machine code of `specialized`
+    /// (compiled for `machine`) beside what it was loaded with for that CPU.
+    pub fn to_binary_with(&self, specialized: &[SpecializedCode], machine: &Machine) -> Vec<u8> {
+        let mut kernels: Vec<SpecializedCode> = Vec::new();
+        if &self.machine_code.machine == machine {
+            kernels.extend(self.machine_code.kernels.iter().cloned());
         }
+        for s in specialized {
+            if !kernels
+                .iter()
+                .any(|k| k.kernel == s.kernel && k.spec == s.spec)
+            {
+                kernels.push(s.clone());
+            }
+        }
+        binary::write(&binary::Contents {
+            kind: self.kind,
+            triple: TRIPLE.into(),
+            options: self.options.clone(),
+            log: self.log.clone(),
+            codegen: self.codegen,
+            kernels: self.kernels.clone(),
+            globals: self.globals.clone(),
+            bitcode: self.bitcode.clone(),
+            machine_code: MachineCode {
+                machine: if kernels.is_empty() {
+                    Machine::default()
+                } else {
+                    machine.clone()
+                },
+                kernels,
+            },
+        })
+    }
+
+    /// Loads a binary made by [`to_binary`](Self::to_binary), running no
+    /// compiler: its kernel table, variables and machine code are read as
+    /// they are. Anything else, truncated or corrupt, is an error, never a
+    /// crash.
+    pub fn from_binary(bytes: &[u8]) -> Result<ProgramModule, BuildError> {
+        let c = binary::read(bytes).map_err(|why| BuildError {
+            log: format!("invalid program binary: {why}\n"),
+        })?;
+        let mut p = ProgramModule::new(c.bitcode, c.kernels, c.log, c.codegen, c.kind, c.globals);
+        p.options = c.options;
+        p.machine_code = c.machine_code;
+        Ok(p)
+    }
+
+    /// The machine code the program was loaded with for `kernel` at `spec`,
+    /// if it runs on `machine`: a target's executable.
+    pub fn specialized_code(
+        &self,
+        machine: &Machine,
+        kernel: &str,
+        spec: &crate::Specialization,
+    ) -> Option<Arc<[u8]>> {
+        if !self.machine_code.machine.runs_on(machine) {
+            return None;
+        }
+        self.machine_code
+            .kernels
+            .iter()
+            .find(|k| k.kernel == kernel && &k.spec == spec)
+            .map(|k| k.executable.clone())
+    }
+
+    /// The local sizes the program was loaded with machine code of for
+    /// `kernel`, if any (then `machine` is asked for, to know if it runs).
+    pub fn specialized_local_sizes(
+        &self,
+        kernel: &str,
+        machine: impl FnOnce() -> Machine,
+    ) -> Vec<[usize; 3]> {
+        let code = &self.machine_code;
+        if !code.kernels.iter().any(|k| k.kernel == kernel) || !code.machine.runs_on(&machine()) {
+            return Vec::new();
+        }
+        code.kernels
+            .iter()
+            .filter(|k| {
+                k.kernel == kernel
+                    && !k.spec.is_generic()
+                    && k.spec.local_size == k.spec.enqueued_local_size
+            })
+            .map(|k| k.spec.local_size)
+            .collect()
+    }
+
+    /// What a kernel's machine code depends on of the program, as bytes
+    /// for a cache key.
+    pub fn digest(&self) -> &[u8; 32] {
+        &self.digest
+    }
+
+    /// The same program, its kernels to be compiled with `codegen` too
+    /// (build options given to `clBuildProgram` of a binary); machine code
+    /// compiled otherwise is dropped.
+    pub fn with_codegen(&self, codegen: CodeGenOptions) -> ProgramModule {
+        let merged = CodeGenOptions {
+            opt_disable: self.codegen.opt_disable || codegen.opt_disable,
+            denorms_are_zero: self.codegen.denorms_are_zero || codegen.denorms_are_zero,
+        };
+        if merged == self.codegen {
+            return self.clone();
+        }
+        let mut p = ProgramModule::new(
+            self.bitcode.clone(),
+            self.kernels.clone(),
+            self.log.clone(),
+            merged,
+            self.kind,
+            self.globals.clone(),
+        );
+        p.options = self.options.clone();
+        p
     }
 
     /// Loads the program's module into `ctx` (each specialization gets its own).
@@ -309,36 +486,57 @@ impl ProgramModule {
     }
 }
 
+#[cfg(feature = "front-end")]
 /// What a build from source depends on.
 struct SourceInput<'a> {
     source: &'a [u8],
     options: &'a BuildOptions,
     cpu: &'a str,
-    headers: &'a [clang_frontend::Header<'a>],
+    headers: &'a [Header<'a>],
 }
 
+#[cfg(feature = "front-end")]
 thread_local! {
     /// How many times Clang ran on this thread (to check that cache hits do not).
     static FRONT_END_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+#[cfg(feature = "front-end")]
 impl SourceInput<'_> {
     /// Builds a module of `kind`, or takes it from `cache`. Failed builds
     /// are not kept: their log is made afresh each time.
+    ///
+    /// The entry's key is known only once the files Clang read are: the
+    /// key of the arguments finds a list of those files, and their contents
+    /// now (a header edited since is another key) find the program.
     fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
         let key = self.key(kind);
-        if let Some(p) = cache
-            .get(&key)
-            .and_then(|e| ProgramModule::from_cache_entry(&e))
-        {
+        let hit = cache.get(&key).and_then(|list| {
+            let files = read_file_list(&list)?;
+            let entry = cache.get(&files_key(&key, &files))?;
+            ProgramModule::from_cache_entry(&entry)
+        });
+        if let Some(p) = hit {
             return Ok(p);
         }
         let ctx = Context::new();
         FRONT_END_RUNS.set(FRONT_END_RUNS.get() + 1);
-        let (module, log) = front_end(&ctx, self.source, self.options, self.cpu, self.headers)?;
+        let out = front_end(&ctx, self.source, self.options, self.cpu, self.headers)?;
         // SAFETY: module lives in `ctx`, which outlives this call.
-        let p = unsafe { finish(module, log, CodeGenOptions::of(self.options), kind)? };
-        cache.put(&key, &p.cache_entry());
+        let mut p = unsafe { finish(out.module, out.log, CodeGenOptions::of(self.options), kind)? };
+        p.options = self.options.text.clone();
+        // Clang's own headers come with its version, already in the key.
+        let files: Vec<clang_frontend::FileUse> = out
+            .files
+            .into_iter()
+            .filter(|f| {
+                let (clang_frontend::FileUse::Read(path) | clang_frontend::FileUse::Missing(path)) =
+                    f;
+                !path.starts_with(clang_frontend::RESOURCE_DIR)
+            })
+            .collect();
+        cache.put(&key, &write_file_list(&files));
+        cache.put(&files_key(&key, &files), &p.cache_entry());
         Ok(p)
     }
 
@@ -358,6 +556,60 @@ impl SourceInput<'_> {
     }
 }
 
+#[cfg(feature = "front-end")]
+fn write_file_list(files: &[clang_frontend::FileUse]) -> Vec<u8> {
+    let mut w = disk_cache::Writer::default();
+    w.u64(files.len() as u64);
+    for f in files {
+        match f {
+            clang_frontend::FileUse::Read(p) => w.u64(0).bytes(p.as_bytes()),
+            clang_frontend::FileUse::Missing(p) => w.u64(1).bytes(p.as_bytes()),
+        };
+    }
+    w.0
+}
+
+#[cfg(feature = "front-end")]
+fn read_file_list(bytes: &[u8]) -> Option<Vec<clang_frontend::FileUse>> {
+    let mut r = disk_cache::Reader(bytes);
+    let mut files = Vec::new();
+    for _ in 0..r.u64()? {
+        let tag = r.u64()?;
+        let path = String::from_utf8(r.bytes()?.to_vec()).ok()?;
+        files.push(match tag {
+            0 => clang_frontend::FileUse::Read(path),
+            1 => clang_frontend::FileUse::Missing(path),
+            _ => return None,
+        });
+    }
+    r.0.is_empty().then_some(files)
+}
+
+#[cfg(feature = "front-end")]
+/// The key of a build from `key`'s arguments that read `files`: their
+/// contents as they are now, and whether each path looked for in vain is
+/// still missing.
+fn files_key(key: &disk_cache::Key, files: &[clang_frontend::FileUse]) -> disk_cache::Key {
+    let mut k = KeyBuilder::new("program-files");
+    k.add(key.hex().as_bytes());
+    for f in files {
+        match f {
+            clang_frontend::FileUse::Read(path) => {
+                let contents = std::fs::read(path).map(|b| Sha256::digest(b).to_vec());
+                k.add(path.as_bytes())
+                    .add(contents.as_deref().unwrap_or(b"unreadable"));
+            }
+            clang_frontend::FileUse::Missing(path) => {
+                let now = std::path::Path::new(path).exists();
+                k.add(path.as_bytes())
+                    .add(if now { b"present" } else { b"missing" });
+            }
+        }
+    }
+    k.finish()
+}
+
+#[cfg(feature = "front-end")]
 /// What a build from SPIR-V depends on.
 struct IlInput<'a> {
     il: &'a [u8],
@@ -365,6 +617,7 @@ struct IlInput<'a> {
     options: &'a BuildOptions,
 }
 
+#[cfg(feature = "front-end")]
 impl IlInput<'_> {
     /// Builds a module of `kind` from the SPIR-V, or takes it from `cache`.
     fn build(&self, cache: &DiskCache, kind: ModuleKind) -> Result<ProgramModule, BuildError> {
@@ -388,7 +641,8 @@ impl IlInput<'_> {
                 .any(|a| a == "-cl-uniform-work-group-size"),
         };
         // SAFETY: the module lives in `ctx`, which outlives this call.
-        let p = unsafe {
+        forbidden()?;
+        let mut p = unsafe {
             let module = spirv_ll::translate(ctx.0, self.il, &opts).map_err(|e| BuildError {
                 log: format!("error: {e}\n"),
             })?;
@@ -399,6 +653,7 @@ impl IlInput<'_> {
                 kind,
             )?
         };
+        p.options = self.options.text.clone();
         cache.put(&key, &p.cache_entry());
         Ok(p)
     }
@@ -416,62 +671,16 @@ impl IlInput<'_> {
 }
 
 impl ProgramModule {
+    /// An on-disk cache entry: the program's binary.
     fn cache_entry(&self) -> Vec<u8> {
-        let mut w = Writer::default();
-        w.bytes(&self.to_binary())
-            .bytes(self.log.as_bytes())
-            .u64(self.codegen.opt_disable as u64)
-            .u64(self.codegen.denorms_are_zero as u64);
-        crate::kernel_info::cached::write(&mut w, &self.kernels);
-        let g = &self.globals;
-        w.u64(g.size as u64)
-            .u64(g.align as u64)
-            .u64(g.data.len() as u64);
-        for (at, bytes) in &g.data {
-            w.u64(*at as u64).bytes(bytes);
-        }
-        w.u64(g.relocations.len() as u64);
-        for (at, target) in &g.relocations {
-            w.u64(*at as u64).u64(*target as u64);
-        }
-        w.0
+        self.to_binary()
     }
 
+    /// The entry's digest vouches for it: the bitcode is what this library
+    /// wrote, and its reflection is stored beside it, so a hit does not
+    /// parse, verify and reflect the module again.
     fn from_cache_entry(entry: &[u8]) -> Option<ProgramModule> {
-        let mut r = Reader(entry);
-        let binary = r.bytes()?;
-        let log = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-        let codegen = CodeGenOptions {
-            opt_disable: r.u64()? != 0,
-            denorms_are_zero: r.u64()? != 0,
-        };
-        let kernels = crate::kernel_info::cached::read(&mut r)?;
-        let mut globals = GlobalsImage {
-            size: r.u64()? as usize,
-            align: r.u64()? as usize,
-            ..Default::default()
-        };
-        for _ in 0..r.u64()? {
-            globals.data.push((r.u64()? as usize, r.bytes()?.to_vec()));
-        }
-        for _ in 0..r.u64()? {
-            globals
-                .relocations
-                .push((r.u64()? as usize, r.u64()? as usize));
-        }
-        // The entry's digest vouches for it: the bitcode is what this
-        // library wrote, and its reflection is stored beside it, so a hit
-        // does not parse, verify and reflect the module again.
-        let body = binary.strip_prefix(BINARY_MAGIC)?;
-        let (&tag, bitcode) = body.split_first()?;
-        Some(ProgramModule {
-            bitcode: bitcode.to_vec(),
-            kernels,
-            log,
-            codegen,
-            kind: ModuleKind::from_tag(tag)?,
-            globals,
-        })
+        ProgramModule::from_binary(entry).ok()
     }
 }
 
@@ -485,18 +694,30 @@ unsafe fn executable_globals(m: LLVMModuleRef, kind: ModuleKind) -> Result<Globa
     }
 }
 
+#[cfg(feature = "front-end")]
 /// The name `builtins::DECLARATIONS` is included by, among the embedded
 /// headers; one no program's header takes.
 const DECLARATIONS_HEADER: &str = "__ferrocl_declarations.h";
 
+#[cfg(feature = "front-end")]
+/// What Clang made of a source: the module, its diagnostics, and the files
+/// it read.
+struct FrontEndOutput {
+    module: LLVMModuleRef,
+    log: String,
+    files: Vec<clang_frontend::FileUse>,
+}
+
+#[cfg(feature = "front-end")]
 /// Runs Clang on `source`; the module belongs to `ctx`.
 fn front_end(
     ctx: &Context,
     source: &[u8],
     options: &BuildOptions,
     cpu: &str,
-    headers: &[clang_frontend::Header<'_>],
-) -> Result<(LLVMModuleRef, String), BuildError> {
+    headers: &[Header<'_>],
+) -> Result<FrontEndOutput, BuildError> {
+    forbidden()?;
     let res = clang_frontend::RESOURCE_DIR;
     let mut args: Vec<String> = [
         "-triple",
@@ -546,11 +767,37 @@ fn front_end(
         .collect();
     let out = unsafe { clang_frontend::compile(ctx.0, source, "input.cl", &args, &headers) };
     match out.module {
-        Some(m) => Ok((m, out.log)),
+        Some(module) => Ok(FrontEndOutput {
+            module,
+            log: out.log,
+            files: out.files,
+        }),
         None => Err(BuildError { log: out.log }),
     }
 }
 
+/// The error of a build in a library built without a compiler.
+#[cfg(not(feature = "front-end"))]
+fn no_compiler() -> BuildError {
+    BuildError {
+        log: "error: this build of ferrocl has no compiler: programs run from binaries only\n"
+            .into(),
+    }
+}
+
+/// `FERROCL_FORBID_COMPILER=1`: every run of Clang, the SPIR-V translator,
+/// the builtins' link or LLVM's passes is an error (to prove a path runs
+/// none).
+fn forbidden() -> Result<(), BuildError> {
+    if crate::knobs::forbid_compiler() {
+        return Err(BuildError {
+            log: "error: the compiler is forbidden (FERROCL_FORBID_COMPILER)\n".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(feature = "front-end")]
 /// Turns a module into a program: an executable gets the builtins and is
 /// checked for undefined functions; every kind is reflected and kept as
 /// bitcode. Disposes of `module`.
@@ -560,6 +807,10 @@ unsafe fn finish(
     codegen: CodeGenOptions,
     kind: ModuleKind,
 ) -> Result<ProgramModule, BuildError> {
+    if let Err(e) = forbidden() {
+        LLVMDisposeModule(module);
+        return Err(e);
+    }
     // Every kind: an object's bad format fails its compile, not a later
     // link; a link numbers the calls of all its inputs anew.
     let checked = crate::printf::number_calls(module).and_then(|_| {
@@ -576,14 +827,9 @@ unsafe fn finish(
     });
     LLVMDisposeModule(module);
     match result {
-        Ok((kernels, globals, bitcode)) => Ok(ProgramModule {
-            bitcode,
-            kernels,
-            log,
-            codegen,
-            kind,
-            globals,
-        }),
+        Ok((kernels, globals, bitcode)) => Ok(ProgramModule::new(
+            bitcode, kernels, log, codegen, kind, globals,
+        )),
         Err(e) => Err(BuildError {
             log: format!("{log}{e}\n"),
         }),
@@ -615,6 +861,7 @@ unsafe fn write_bitcode(m: LLVMModuleRef) -> Vec<u8> {
     v
 }
 
+#[cfg(feature = "front-end")]
 /// C library functions LLVM may call for math intrinsics; the JIT finds them
 /// in the process.
 const LIBM: &[&str] = &[
@@ -622,6 +869,7 @@ const LIBM: &[&str] = &[
     "memmove", "fmaf", "fma",
 ];
 
+#[cfg(feature = "front-end")]
 /// Links the builtins, drops what no kernel uses, and checks that every
 /// called function is defined.
 unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
@@ -669,7 +917,7 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "front-end"))]
 mod tests {
     use super::*;
 
@@ -866,5 +1114,29 @@ __kernel void k(void) { helper(); }";
         )
         .unwrap_err();
         assert!(e.log.contains("invalid conversion specifier"), "{}", e.log);
+    }
+}
+#[cfg(all(test, feature = "front-end"))]
+mod binary_tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips_through_a_binary() {
+        let options = BuildOptions::parse("-cl-opt-disable").unwrap();
+        let src = b"int helper(int x) { return x + 1; }
+__kernel void k(__global int* out) { out[0] = helper(2); }";
+        let object = SourceInput {
+            source: src,
+            options: &options,
+            cpu: "x86-64",
+            headers: &[],
+        }
+        .build(&DiskCache::off(), ModuleKind::Object)
+        .unwrap();
+        let back = ProgramModule::from_binary(&object.to_binary()).unwrap();
+        assert_eq!(back.kind, ModuleKind::Object);
+        assert_eq!(back.kernels, object.kernels);
+        assert_eq!(back.codegen(), object.codegen());
+        assert_eq!(back.options, "-cl-opt-disable");
     }
 }

@@ -136,7 +136,11 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
         max_work_item_sizes: [4096, 4096, 4096],
         preferred_vector_width: widths(v),
         native_vector_width: widths(v),
+        #[cfg(feature = "compiler")]
         local_rows: passes::ROWS,
+        // Without a compiler, kernels run as their binaries were compiled.
+        #[cfg(not(feature = "compiler"))]
+        local_rows: 1,
         global_mem_size: memory,
         // The spec's floor is max(1/4 of global memory, 128 MiB).
         max_mem_alloc_size: (memory / 2).max(128 << 20),

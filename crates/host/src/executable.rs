@@ -82,6 +82,7 @@ impl HostExecutable {
         let (code, addresses) =
             jit::load(&binary.object, &symbols).map_err(|_| mux::Error::InvalidBinary)?;
         let code = Arc::new(code);
+        let bytes: Arc<[u8]> = Arc::from(bytes);
         let kernels = binary
             .kernels
             .into_iter()
@@ -93,6 +94,7 @@ impl HostExecutable {
                     k.static_local_memory,
                     k.work_item_storage,
                     k.flush_denormals,
+                    bytes.clone(),
                 );
                 (k.name, Arc::new(kernel))
             })

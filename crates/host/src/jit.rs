@@ -73,15 +73,9 @@ pub fn host_cpu() -> (String, String) {
     }
 }
 
-/// A target machine for this CPU, tuned for speed.
-pub fn target_machine(triple: &str) -> Result<TargetMachine, String> {
-    let (cpu, features) = host_cpu();
-    target_machine_for(triple, &cpu, &features)
-}
-
-/// A target machine for `cpu` with `features` (LLVM's names), tuned for
-/// speed.
-pub(crate) fn target_machine_for(
+#[cfg(feature = "compiler")]
+/// A target machine for `cpu` with `features`, tuned for speed.
+pub fn target_machine_for(
     triple: &str,
     cpu: &str,
     features: &str,
@@ -110,9 +104,11 @@ pub(crate) fn target_machine_for(
     }
 }
 
+#[cfg(feature = "compiler")]
 /// An owned `LLVMTargetMachineRef`.
 pub struct TargetMachine(pub LLVMTargetMachineRef);
 
+#[cfg(feature = "compiler")]
 impl TargetMachine {
     /// Compiles `m` to an ELF object in memory.
     ///
@@ -129,13 +125,11 @@ impl TargetMachine {
     ///
     /// # Safety
     /// `m` must be a live module this thread owns.
-    #[cfg(test)]
     pub unsafe fn emit_assembly(
         &self,
         m: llvm_sys::prelude::LLVMModuleRef,
-    ) -> Result<String, String> {
+    ) -> Result<Vec<u8>, String> {
         self.emit(m, LLVMCodeGenFileType::LLVMAssemblyFile)
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
     }
 
     unsafe fn emit(
@@ -157,6 +151,7 @@ impl TargetMachine {
     }
 }
 
+#[cfg(feature = "compiler")]
 impl Drop for TargetMachine {
     fn drop(&mut self) {
         // SAFETY: created by LLVMCreateTargetMachine and owned here.

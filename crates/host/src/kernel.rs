@@ -12,6 +12,8 @@ pub struct HostKernel {
     work_item_storage: usize,
     /// `-cl-denorms-are-zero`: run with denormals flushed.
     flush_denormals: bool,
+    /// The executable it came from, for program binaries.
+    executable: std::sync::Arc<[u8]>,
     // Keeps the code loaded while the kernel can run.
     _code: Code,
 }
@@ -23,6 +25,7 @@ impl HostKernel {
         static_local_memory: usize,
         work_item_storage: usize,
         flush_denormals: bool,
+        executable: std::sync::Arc<[u8]>,
     ) -> HostKernel {
         // SAFETY: the address is the work-group function the passes built,
         // with exactly this signature.
@@ -32,6 +35,7 @@ impl HostKernel {
             static_local_memory,
             work_item_storage,
             flush_denormals,
+            executable,
             _code: code,
         }
     }
@@ -44,6 +48,10 @@ impl mux::Kernel for HostKernel {
 
     fn work_item_storage(&self) -> usize {
         self.work_item_storage
+    }
+
+    fn executable(&self) -> Option<std::sync::Arc<[u8]>> {
+        Some(self.executable.clone())
     }
 
     unsafe fn run_groups(
@@ -63,7 +71,7 @@ impl mux::Kernel for HostKernel {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compiler"))]
 mod tests {
     use mux::ScheduleInfo;
     use passes::work_item_loops::*;
@@ -79,6 +87,7 @@ mod tests {
                 offset_of!(ScheduleInfo, global_offset),
                 GLOBAL_OFFSET_OFFSET,
             ),
+            (offset_of!(ScheduleInfo, local_size), LOCAL_SIZE_OFFSET),
             (offset_of!(ScheduleInfo, work_dim), WORK_DIM_OFFSET),
             (
                 offset_of!(ScheduleInfo, enqueued_local_size),

@@ -1,13 +1,22 @@
 //! The compiler half of the host device: specializes a kernel for a local
 //! size, optimizes it for this CPU, and loads it into the JIT.
 
-use crate::executable::{Binary, HostExecutable, KernelEntry};
-use crate::jit::{self, host_cpu};
+#[cfg(feature = "compiler")]
+use crate::executable::KernelEntry;
+use crate::executable::{Binary, HostExecutable};
+#[cfg(feature = "compiler")]
+use crate::jit;
+use crate::jit::host_cpu;
 use crate::kernel::HostKernel;
 use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder};
+#[cfg(feature = "compiler")]
 use compiler::llvm;
-use compiler::{Context, KernelInfo, ProgramModule, Specialization};
+#[cfg(feature = "compiler")]
+use compiler::Context;
+use compiler::{KernelInfo, ProgramModule, Specialization};
+#[cfg(feature = "compiler")]
 use llvm_sys::core::*;
+#[cfg(feature = "compiler")]
 use llvm_sys::LLVMLinkage;
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
@@ -28,6 +37,16 @@ impl HostTarget {
         let (cpu, features) = host_cpu();
         HostTarget { cpu, features }
     }
+
+    /// A target generating code for `machine` rather than this CPU (an
+    /// offline compiler's `--target-cpu`); an empty feature list means what
+    /// the CPU's name implies.
+    pub fn for_machine(machine: &compiler::Machine) -> HostTarget {
+        HostTarget {
+            cpu: machine.cpu.clone(),
+            features: machine.features.clone(),
+        }
+    }
 }
 
 impl Default for HostTarget {
@@ -46,7 +65,7 @@ impl HostTarget {
     /// The key of a specialization: everything its machine code depends on.
     fn key(&self, program: &ProgramModule, kernel: &KernelInfo, spec: Specialization) -> Key {
         let mut k = KeyBuilder::new("kernel");
-        k.add(&program.to_binary())
+        k.add(program.digest())
             .add(kernel.name.as_bytes())
             .add(format!("{:?}{:?}", spec, program.codegen()).as_bytes())
             .add(self.cpu.as_bytes())
@@ -66,20 +85,34 @@ impl HostTarget {
         if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
             return Ok(k);
         }
-        // The cache holds executables; one that does not load (damaged,
-        // or of an older format) is compiled again.
-        let cached = cache
-            .get(&key)
-            .filter(|b| Binary::from_bytes(b).is_some_and(|b| b.kernels.len() == 1));
-        let binary = match cached {
-            Some(b) => b,
-            None => {
-                let b = compile(program, kernel, spec, &key)
-                    .map_err(mux::Error::Compile)?
-                    .to_bytes();
-                cache.put(&key, &b);
-                b
-            }
+        // The program's binary may hold it, compiled for this CPU; then the
+        // cache holds executables. One that does not load (damaged, or of an
+        // older format) is compiled again.
+        let (key, binary) = match self.from_binary(program, kernel, spec) {
+            Some(b) => (key, b),
+            None => match cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
+                Some(b) => (key, b),
+                None => match compile(self, program, kernel, spec, &key, Emit::Object) {
+                    Ok(b) => {
+                        let b = b.to_bytes();
+                        cache.put(&key, &b);
+                        (key, b)
+                    }
+                    // No compiler (or none allowed): the binary's generic
+                    // form runs any local size.
+                    Err(e) => {
+                        let generic = Specialization::GENERIC;
+                        let b = self
+                            .from_binary(program, kernel, generic)
+                            .ok_or(mux::Error::Compile(e))?;
+                        let key = self.key(program, kernel, generic);
+                        if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
+                            return Ok(k);
+                        }
+                        (key, b)
+                    }
+                },
+            },
         };
         let mut loaded = LOADED.lock().unwrap();
         // Another thread may have loaded the same code meanwhile: one copy.
@@ -93,6 +126,55 @@ impl HostTarget {
     }
 }
 
+/// Whether `bytes` is a host executable of `kernel` alone.
+fn is_executable_of(bytes: &[u8], kernel: &KernelInfo) -> bool {
+    Binary::from_bytes(bytes)
+        .is_some_and(|b| b.kernels.len() == 1 && b.kernels[0].name == kernel.name)
+}
+
+impl HostTarget {
+    /// The executable of `kernel` at `spec` the program's binary holds for
+    /// a CPU this one runs the code of.
+    fn from_binary(
+        &self,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Option<Vec<u8>> {
+        let machine = compiler::Target::machine(self);
+        program
+            .specialized_code(&machine, &kernel.name, &spec)
+            .map(|b| b.to_vec())
+            .filter(|b| {
+                is_executable_of(b, kernel)
+                    && Binary::from_bytes(b).is_some_and(|b| {
+                        b.kernels[0].flush_denormals == program.codegen().denorms_are_zero
+                    })
+            })
+    }
+
+    /// An executable holding `kernel` specialized for `spec` (or in its
+    /// generic form), taken from the on-disk cache or compiled: what a
+    /// program binary carries.
+    pub fn cached_executable(
+        &self,
+        cache: &DiskCache,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<Vec<u8>, mux::Error> {
+        let key = self.key(program, kernel, spec);
+        if let Some(b) = cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
+            return Ok(b);
+        }
+        let b = compile(self, program, kernel, spec, &key, Emit::Object)
+            .map_err(mux::Error::Compile)?
+            .to_bytes();
+        cache.put(&key, &b);
+        Ok(b)
+    }
+}
+
 impl HostTarget {
     /// An executable holding `kernel` specialized for `spec`, for
     /// `mux::Device::create_executable`: what the deferred path caches.
@@ -103,10 +185,29 @@ impl HostTarget {
         spec: Specialization,
     ) -> Result<Vec<u8>, mux::Error> {
         let key = self.key(program, kernel, spec);
-        Ok(compile(program, kernel, spec, &key)
+        Ok(compile(self, program, kernel, spec, &key, Emit::Object)
             .map_err(mux::Error::Compile)?
             .to_bytes())
     }
+
+    /// The assembly of `kernel` specialized for `spec`, to read.
+    pub fn assembly(
+        &self,
+        program: &ProgramModule,
+        kernel: &KernelInfo,
+        spec: Specialization,
+    ) -> Result<String, String> {
+        let key = self.key(program, kernel, spec);
+        let b = compile(self, program, kernel, spec, &key, Emit::Assembly)?;
+        Ok(String::from_utf8_lossy(&b.object).into_owned())
+    }
+}
+
+/// What code generation writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Emit {
+    Object,
+    Assembly,
 }
 
 /// The x86-64 baseline: what the builtins library is compiled for, so
@@ -117,6 +218,26 @@ const FRONT_END_CPU: &str = "x86-64";
 impl compiler::Target for HostTarget {
     fn cpu(&self) -> &str {
         FRONT_END_CPU
+    }
+
+    fn machine(&self) -> compiler::Machine {
+        compiler::Machine {
+            cpu: self.cpu.clone(),
+            features: self.features.clone(),
+        }
+    }
+
+    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>> {
+        if kernel.uses_barrier {
+            return None;
+        }
+        self.cached_executable(
+            disk_cache::global(),
+            program,
+            kernel,
+            Specialization::GENERIC,
+        )
+        .ok()
     }
 
     fn specialize(
@@ -130,17 +251,39 @@ impl compiler::Target for HostTarget {
     }
 }
 
+/// Without a compiler, code comes from program binaries alone.
+#[cfg(not(feature = "compiler"))]
+fn compile(
+    _: &HostTarget,
+    _: &ProgramModule,
+    kernel: &KernelInfo,
+    spec: Specialization,
+    _: &Key,
+    _: Emit,
+) -> Result<Binary, String> {
+    Err(format!(
+        "this build of ferrocl has no compiler, and the program's binary holds no code of kernel `{}` for local size {:?}",
+        kernel.name, spec.local_size
+    ))
+}
+
 /// Builds the work-group function of `kernel` for `spec`, optimizes it for
 /// this CPU and emits an executable whose function is named after `key`.
+#[cfg(feature = "compiler")]
 fn compile(
+    target: &HostTarget,
     program: &ProgramModule,
     kernel: &KernelInfo,
     spec: Specialization,
     key: &Key,
+    emit: Emit,
 ) -> Result<Binary, String> {
+    if compiler::knobs::forbid_compiler() {
+        return Err("the compiler is forbidden (FERROCL_FORBID_COMPILER)".into());
+    }
     CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
     let ctx = Context::new();
-    let tm = jit::target_machine(compiler::TRIPLE)?;
+    let tm = jit::target_machine_for(compiler::TRIPLE, &target.cpu, &target.features)?;
     // SAFETY: the context and module are this thread's alone, and the
     // module is disposed of before the context.
     unsafe {
@@ -152,9 +295,8 @@ fn compile(
                 spec,
                 crate::device_info::vector_bytes() as usize,
             )?;
-            let cpu = host_cpu();
-            half_conversions(m, &cpu.1);
-            set_target_cpu(m, &cpu);
+            half_conversions(m, &target.features);
+            set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
             let f = LLVMGetNamedFunction(m, llvm::cstr(&wg.name).as_ptr());
@@ -186,7 +328,10 @@ fn compile(
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             dump_ir(m, &symbol);
             Ok(Binary {
-                object: tm.emit_object(m)?,
+                object: match emit {
+                    Emit::Object => tm.emit_object(m)?,
+                    Emit::Assembly => tm.emit_assembly(m)?,
+                },
                 kernels: vec![KernelEntry {
                     name: kernel.name.clone(),
                     symbol,
@@ -208,12 +353,14 @@ fn compile(
 ///
 /// # Safety
 /// `m` must be a live module this thread owns.
+#[cfg(feature = "compiler")]
 unsafe fn half_conversions(m: llvm_sys::prelude::LLVMModuleRef, features: &str) {
     if !has_feature(features, "avx512fp16") {
         passes::double_to_half::run(m);
     }
 }
 
+#[cfg(feature = "compiler")]
 /// Whether LLVM's feature string (`+avx2,-avx512fp16,...`) enables `name`.
 fn has_feature(features: &str, name: &str) -> bool {
     features
@@ -221,6 +368,7 @@ fn has_feature(features: &str, name: &str) -> bool {
         .any(|f| f.strip_prefix('+') == Some(name))
 }
 
+#[cfg(feature = "compiler")]
 /// Makes every function of `m` code for this CPU (it was compiled for the
 /// baseline): inlining needs them all alike, and the vectorizer and code
 /// generator then use the whole vector unit.
@@ -239,6 +387,7 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
     }
 }
 
+#[cfg(feature = "compiler")]
 /// Sets the function attribute `k` of `f` to `v`, replacing any it had.
 unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &str) {
     let index = llvm_sys::LLVMAttributeFunctionIndex;
@@ -253,6 +402,7 @@ unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &
     LLVMAddAttributeAtIndex(f, index, attr);
 }
 
+#[cfg(feature = "compiler")]
 /// With `FERROCL_DUMP_DIR` set, each work-group function's IR is written
 /// there as `<symbol>.ll` (optimized) and `<symbol>.before-opt.ll` (as the
 /// passes left it, to feed `opt`), to see what the passes and LLVM made of
@@ -265,7 +415,7 @@ unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "compiler"))]
 mod tests {
     use super::*;
     use compiler::BuildOptions;
@@ -300,7 +450,7 @@ define half @f(half %a, half %b, double %d) {
             let tm = jit::target_machine_for(compiler::TRIPLE, cpu, features).unwrap();
             let asm = tm.emit_assembly(m).unwrap();
             LLVMDisposeModule(m);
-            asm
+            String::from_utf8_lossy(&asm).into_owned()
         }
     }
 
@@ -380,5 +530,101 @@ define half @f(half %a, half %b, double %d) {
             )
         };
         assert_eq!(data, vec![4; 32]);
+    }
+
+    #[test]
+    fn a_binary_s_machine_code_runs_on_its_cpu_and_another_cpu_builds_from_bitcode() {
+        let target = HostTarget::new();
+        let p = program("__kernel void k(__global int* p) { p[get_global_id(0)] += 4099; }");
+        let k = &p.kernels()[0];
+        let spec = Specialization {
+            local_size: [4, 1, 1],
+            enqueued_local_size: [4, 1, 1],
+            streaming: 0,
+            images: [None; compiler::MAX_SPECIALIZED_IMAGES],
+        };
+        let off = DiskCache::off();
+        let code = {
+            let kernel = target.specialize_with(&off, &p, k, spec).unwrap();
+            mux::Kernel::executable(&*kernel).unwrap()
+        };
+        let specialized = [compiler::SpecializedCode {
+            kernel: "k".into(),
+            spec,
+            executable: code,
+        }];
+        let here = compiler::Target::machine(&target);
+        let elsewhere = compiler::Machine {
+            cpu: "another-cpu".into(),
+            features: "+no-such-feature".into(),
+        };
+        for (machine, compiles) in [(&here, 0), (&elsewhere, 1)] {
+            let binary = p.to_binary_with(&specialized, machine);
+            let loaded = ProgramModule::from_binary(&binary).unwrap();
+            let before = CODEGEN_RUNS.get();
+            let kernel = target.specialize_with(&off, &loaded, k, spec).unwrap();
+            assert_eq!(CODEGEN_RUNS.get() - before, compiles, "{machine:?}");
+            drop(kernel);
+        }
+    }
+
+    #[test]
+    fn the_generic_form_runs_any_local_size() {
+        let target = HostTarget::new();
+        let options = BuildOptions::parse("-cl-std=CL3.0").unwrap();
+        let source = "__kernel void k(__global int* o) {
+    size_t i = get_global_id(0) + get_global_size(0) * get_global_id(1);
+    o[i] = (int)(get_local_id(0) + 10 * get_local_size(0) + 100 * get_group_id(0)
+        + 1000 * get_local_id(1) + 10000 * get_enqueued_local_size(1)); }";
+        let p = ProgramModule::compile(source.as_bytes(), &options, "x86-64", &[]).unwrap();
+        let k = &p.kernels()[0];
+        let bytes = target
+            .cached_executable(&DiskCache::off(), &p, k, Specialization::GENERIC)
+            .unwrap();
+        let kernel = HostExecutable::load(&bytes)
+            .unwrap()
+            .host_kernel("k")
+            .unwrap();
+        for local in [[4, 1, 1], [8, 1, 1], [2, 2, 1], [16, 2, 1]] {
+            let global = [16usize, 2, 1];
+            let mut data = vec![-1i32; 32];
+            let args = (data.as_mut_ptr() as usize).to_ne_bytes();
+            let range = mux::NdRange {
+                work_dim: 2,
+                global_size: global,
+                global_offset: [0; 3],
+                local_size: local,
+                dynamic_local_memory: 0,
+                remainder: [false; 3],
+            };
+            let info = range.schedule_info();
+            let groups = (global[0] / local[0]) * (global[1] / local[1]);
+            let mut mem = vec![0u8; 4096];
+            unsafe {
+                mux::Kernel::run_groups(
+                    &*kernel,
+                    args.as_ptr(),
+                    &info,
+                    mem.as_mut_ptr(),
+                    mem.as_mut_ptr(),
+                    0,
+                    groups as u64,
+                )
+            };
+            let want: Vec<i32> = (0..32)
+                .map(|i| {
+                    let (x, y) = (i % 16, i / 16);
+                    (x % local[0]
+                        + 10 * local[0]
+                        + 100 * (x / local[0])
+                        + 1000 * (y % local[1])
+                        + 10000 * local[1]) as i32
+                })
+                .collect();
+            assert_eq!(data, want, "local size {local:?}");
+        }
+        // A kernel with barriers has no generic form.
+        let b = program("__kernel void k(__local int* l) { barrier(CLK_LOCAL_MEM_FENCE); }");
+        assert!(compiler::Target::generic_executable(&target, &b, &b.kernels()[0]).is_none());
     }
 }

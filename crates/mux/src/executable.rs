@@ -25,6 +25,12 @@ pub trait Kernel: Send + Sync {
     /// live across its barriers).
     fn work_item_storage(&self) -> usize;
 
+    /// The executable it was loaded from, as `Device::create_executable`
+    /// takes it (for a program binary to carry), if the target keeps it.
+    fn executable(&self) -> Option<Arc<[u8]>> {
+        None
+    }
+
     /// Runs work-groups `[first, last)` (linear ids, x fastest).
     ///
     /// # Safety

@@ -86,6 +86,15 @@ pub unsafe fn build_work_group_function(
     vector_bytes: usize,
 ) -> Result<WorkGroupFunction, String> {
     let local_size = spec.local_size;
+    // The generic form reads the local size at run time: no vector form,
+    // no loop barriers, and no barriers of the kernel's own.
+    let generic = spec.is_generic();
+    if generic && kernel.uses_barrier {
+        return Err(format!(
+            "kernel {} has barriers: it has no generic form",
+            kernel.name
+        ));
+    }
     let name = compiler::llvm::cstr(&kernel.name);
     let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
     if k.is_null() {
@@ -116,7 +125,7 @@ pub unsafe fn build_work_group_function(
     // would be read: its vector form makes the calls lane after lane (and
     // takes one call, outside loops), and it is given no loop barriers.
     let printing = kernel.uses_printf();
-    let vector = if kernel.uses_barrier {
+    let vector = if kernel.uses_barrier || generic {
         None
     } else {
         vector_form(m, k, local_size, vector_bytes, streaming, printing)

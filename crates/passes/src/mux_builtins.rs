@@ -27,7 +27,8 @@ enum Source {
 
 /// Replaces every mux builtin call in `wg`, compiled for work-groups of
 /// `local_size` in a range enqueued with `enqueued_local_size` (larger in a
-/// dimension where this is the range's last, smaller group). `printf_arg` is where a
+/// dimension where this is the range's last, smaller group); sizes of 0
+/// (a generic work-group function) are read from the scheduling info. `printf_arg` is where a
 /// printing kernel's hidden argument lies in the packed block
 /// (`compiler::printf_arg_offset`): the buffer's address, then each
 /// work-group's share of it.
@@ -138,6 +139,13 @@ pub unsafe fn run(
             names::GET_LOCAL_ID => (Source::Array(local_id), 0),
             names::GET_GROUP_ID => (Source::Array(group_id), 0),
             names::GET_NUM_GROUPS => (Source::Array(num_groups), 1),
+            // A generic work-group function (sizes of 0) reads them.
+            names::GET_LOCAL_SIZE if local_size == [0; 3] => {
+                (Source::Schedule(LOCAL_SIZE_OFFSET), 1)
+            }
+            names::GET_ENQUEUED_LOCAL_SIZE if local_size == [0; 3] => {
+                (Source::Schedule(ENQUEUED_LOCAL_SIZE_OFFSET), 1)
+            }
             names::GET_LOCAL_SIZE => (Source::Constant(local_size), 1),
             names::GET_ENQUEUED_LOCAL_SIZE => (Source::Constant(enqueued_local_size), 1),
             names::GET_GLOBAL_SIZE => (Source::Schedule(GLOBAL_SIZE_OFFSET), 1),
@@ -299,6 +307,19 @@ items:
   ret void
 }
 "#;
+
+    #[test]
+    fn a_generic_form_reads_the_local_size() {
+        let ir = Ir::parse(&WG.replace("  call void @__mux_work_group_barrier(i32 1)\n", ""));
+        unsafe {
+            run(ir.m, ir.function("wg"), [0; 3], [0; 3], None).unwrap();
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        // get_local_size(0): the scheduling info's local size, byte 48.
+        assert!(text.contains(&format!("i64 {LOCAL_SIZE_OFFSET}")), "{text}");
+        assert!(!text.contains("store i64 0, ptr %args"), "{text}");
+    }
 
     #[test]
     fn builtins_become_loads_and_constants() {

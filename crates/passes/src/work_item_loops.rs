@@ -20,6 +20,7 @@ pub const NUM_GROUPS: &str = "num_groups";
 /// Byte offsets inside the scheduling-info struct (`mux::ScheduleInfo`).
 pub const GLOBAL_SIZE_OFFSET: u64 = 0;
 pub const GLOBAL_OFFSET_OFFSET: u64 = 24;
+pub const LOCAL_SIZE_OFFSET: u64 = 48;
 pub const WORK_DIM_OFFSET: u64 = 88;
 pub const ENQUEUED_LOCAL_SIZE_OFFSET: u64 = 96;
 pub const NUM_GROUPS_OFFSET: u64 = 120;
@@ -193,11 +194,28 @@ pub unsafe fn run(
         store_index(b, arr3, i64t, group_id, d, id);
     }
 
+    // The loops' bounds: the compiled local size, or, for a generic
+    // work-group function (sizes of 0), the part's, read in each group.
+    let bounds = if local_size == [0; 3] {
+        [0, 1, 2].map(|d| {
+            load_i64(
+                b,
+                i64t,
+                i8t,
+                sched_p,
+                LOCAL_SIZE_OFFSET + 8 * d,
+                "local_size",
+            )
+        })
+    } else {
+        local_size.map(|n| LLVMConstInt(i64t, n as u64, 0))
+    };
     let ids = Ids {
         arr3,
         i64t,
         local_id,
         local_size,
+        bounds,
         x_loop,
     };
     match regions {
@@ -279,6 +297,8 @@ struct Ids {
     i64t: LLVMTypeRef,
     local_id: LLVMValueRef,
     local_size: [usize; 3],
+    /// The local size as values: constants, or loads for a generic form.
+    bounds: [LLVMValueRef; 3],
     x_loop: XLoop,
 }
 
@@ -296,7 +316,7 @@ unsafe fn item_loops(
     outer_loops(b, wg, ids, 1, |b, yz| {
         let x = XRange {
             from: 0,
-            to: ids.local_size[0],
+            to: ids.bounds[0],
             step: 1,
         };
         x_loop(b, wg, ids, x, yz, ids.x_loop, body);
@@ -319,19 +339,14 @@ unsafe fn outer_loops(
         let (head, block, id) = loop_head(b, wg, ids, d, LLVMConstInt(i64t, 0, 0));
         store_index(b, ids.arr3, i64t, ids.local_id, d, id);
         // linear = linear * size[d] + id, z outermost.
-        let scaled = LLVMBuildMul(
-            b,
-            linear,
-            LLVMConstInt(i64t, ids.local_size[d] as u64, 0),
-            c"".as_ptr(),
-        );
+        let scaled = LLVMBuildMul(b, linear, ids.bounds[d], c"".as_ptr());
         linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
         latches.push((d, head, block, id));
     }
     inner(b, linear);
     for (d, head, block, id) in latches.into_iter().rev() {
         let step = if d == 1 { rows } else { 1 };
-        loop_latch(b, wg, ids, (head, block, id), step, ids.local_size[d]);
+        loop_latch(b, wg, ids, (head, block, id), step, ids.bounds[d]);
     }
 }
 
@@ -339,7 +354,7 @@ unsafe fn outer_loops(
 #[derive(Clone, Copy)]
 struct XRange {
     from: usize,
-    to: usize,
+    to: LLVMValueRef,
     step: usize,
 }
 
@@ -358,12 +373,7 @@ unsafe fn x_loop(
     let from = LLVMConstInt(i64t, range.from as u64, 0);
     let (head, block, id) = loop_head(b, wg, ids, 0, from);
     store_index(b, ids.arr3, i64t, ids.local_id, 0, id);
-    let scaled = LLVMBuildMul(
-        b,
-        yz,
-        LLVMConstInt(i64t, ids.local_size[0] as u64, 0),
-        c"".as_ptr(),
-    );
+    let scaled = LLVMBuildMul(b, yz, ids.bounds[0], c"".as_ptr());
     let linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
     let call = body(b, linear);
     let branch = loop_latch(b, wg, ids, (head, block, id), range.step, range.to);
@@ -399,18 +409,12 @@ unsafe fn loop_latch(
     ids: &Ids,
     (_, block, id): (LLVMBasicBlockRef, LLVMBasicBlockRef, LLVMValueRef),
     step: usize,
-    to: usize,
+    to: LLVMValueRef,
 ) -> LLVMValueRef {
     let ctx = LLVMGetTypeContext(ids.i64t);
     let i64t = ids.i64t;
     let next = LLVMBuildAdd(b, id, LLVMConstInt(i64t, step as u64, 0), c"next".as_ptr());
-    let more = LLVMBuildICmp(
-        b,
-        LLVMIntULT,
-        next,
-        LLVMConstInt(i64t, to as u64, 0),
-        c"more".as_ptr(),
-    );
+    let more = LLVMBuildICmp(b, LLVMIntULT, next, to, c"more".as_ptr());
     let latch = LLVMGetInsertBlock(b);
     let after = LLVMAppendBasicBlockInContext(ctx, wg, c"items.done".as_ptr());
     let branch = LLVMBuildCondBr(b, more, block, after);
@@ -439,7 +443,7 @@ unsafe fn vector_item_loops(
         if whole > 0 {
             let runs = XRange {
                 from: 0,
-                to: whole,
+                to: LLVMConstInt(ids.i64t, whole as u64, 0),
                 step: width,
             };
             x_loop(b, wg, ids, runs, yz, XLoop::Unrollable, |b, linear| {
@@ -449,7 +453,7 @@ unsafe fn vector_item_loops(
         if whole < lx {
             let rest = XRange {
                 from: whole,
-                to: lx,
+                to: LLVMConstInt(ids.i64t, lx as u64, 0),
                 step: 1,
             };
             x_loop(b, wg, ids, rest, yz, ids.x_loop, |b, linear| {
@@ -608,6 +612,25 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let text = ir.text();
         assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
         assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
+    }
+
+    #[test]
+    fn a_generic_form_loops_to_the_local_size_of_the_scheduling_info() {
+        let ir = Ir::parse(KERNEL);
+        unsafe { run(ir.m, &info(), [0, 0, 0], None, XLoop::Rolled, None).unwrap() };
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // The three sizes are read at byte 48 on, and bound the loops.
+        for offset in [48, 56, 64] {
+            assert!(
+                text.contains(&format!(
+                    "getelementptr inbounds i8, ptr %schedule_info, i64 {offset}"
+                )),
+                "{text}"
+            );
+        }
+        assert!(text.contains("icmp ult i64 %next, %local_size"), "{text}");
+        assert!(!text.contains("icmp ult i64 %next, 0"), "{text}");
     }
 
     #[test]
