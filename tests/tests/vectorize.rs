@@ -780,36 +780,32 @@ kernel void local_scan(global const int *in, global int *out) {
     out[get_global_id(0)] = buf[src][n - 1 - lid] * 3 + lid;
 }
 
-kernel void tree_sums(global const int *in, global int *partial) {
-    local int scratch[128];
+/* The group's values summed in a tree, a barrier a level (in a function:
+   its barriers are the kernel's); one work-item stores the sum. */
+void tree_to_partial(local int *scratch, int value, global int *partial) {
     int lid = get_local_id(0);
-    scratch[lid] = in[get_global_id(0)];
+    scratch[lid] = value;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
         if (lid < s)
             scratch[lid] += scratch[lid + s];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    /* One work-item of the group stores its sum. */
     if (lid == 0)
         partial[get_group_id(0)] = scratch[0];
 }
 
+kernel void tree_sums(global const int *in, global int *partial) {
+    local int scratch[128];
+    tree_to_partial(scratch, in[get_global_id(0)], partial);
+}
+
 kernel void grid_sums(int n, global const int *in, global int *partial) {
     local int scratch[128];
-    int lid = get_local_id(0);
     int sum = 0;
     for (int i = get_global_id(0); i < n; i += get_global_size(0))
         sum += in[i];
-    scratch[lid] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = get_local_size(0) / 2; s > 0; s >>= 1) {
-        if (lid < s)
-            scratch[lid] += scratch[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0)
-        partial[get_group_id(0)] = scratch[0];
+    tree_to_partial(scratch, sum, partial);
 }
 
 kernel void tiled_sums(int n, global const float *x, global float *out) {

@@ -2032,13 +2032,17 @@ out:
         assert!(v.contains("<i64 0, i64 1, i64 2, i64 3>"), "{v}");
     }
 
-    #[test]
-    fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
-        // `for (i = lid; i < n; i += 64) sum += in[i]`: lanes leave apart,
-        // but `i` stays consecutive across them.
-        let v = vector_text(
-            &format!(
-                "{HEAD}
+    /// `for (i = lid; i < n; i += 64) sum += in[i]`, lanes leaving apart;
+    /// `t`, computed from `i` in the loop's test, is stored after it when
+    /// `t_outlives`.
+    fn grid_stride_loop(t_outlives: bool) -> String {
+        let (value, ty) = if t_outlives {
+            ("%t", "i64")
+        } else {
+            ("%sum", "float")
+        };
+        format!(
+            "{HEAD}
 define void @k(ptr %in, ptr %out, i64 %n) {{
 entry:
   %lid = call i64 @__mux_get_local_id(i32 0)
@@ -2046,6 +2050,7 @@ entry:
 head:
   %i = phi i64 [ %lid, %entry ], [ %i1, %body ]
   %sum = phi float [ 0.0, %entry ], [ %sum1, %body ]
+  %t = shl i64 %i, 1
   %more = icmp ult i64 %i, %n
   br i1 %more, label %body, label %done
 body:
@@ -2055,15 +2060,20 @@ body:
   %i1 = add i64 %i, 64
   br label %head
 done:
-  %q = getelementptr float, ptr %out, i64 %lid
-  store float %sum, ptr %q, align 4
+  %q = getelementptr {ty}, ptr %out, i64 %lid
+  store {ty} {value}, ptr %q, align 4
   ret void
 }}"
-            ),
-            8,
-        );
+        )
+    }
+
+    #[test]
+    fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
+        // `i` stays consecutive across the lanes, those that left too.
+        let v = vector_text(&grid_stride_loop(false), 8);
         assert!(v.contains("@llvm.masked.load.v8f32"), "{v}");
         assert!(!v.contains("gather"), "{v}");
+        assert!(!v.contains("select <8 x i1> %staying, <8 x i64>"), "{v}");
         // The sum, read after the loop, is each lane's own.
         assert!(v.contains("%kept = select <8 x i1>"), "{v}");
     }
@@ -2072,31 +2082,9 @@ done:
     fn an_induction_whose_value_outlives_the_loop_is_kept_per_lane() {
         // `t`, computed from `i`, is read after the loop: a lane that left
         // must keep its own `i`.
-        let v = vector_text(
-            &format!(
-                "{HEAD}
-define void @k(ptr %in, ptr %out, i64 %n) {{
-entry:
-  %lid = call i64 @__mux_get_local_id(i32 0)
-  br label %head
-head:
-  %i = phi i64 [ %lid, %entry ], [ %i1, %body ]
-  %t = shl i64 %i, 1
-  %more = icmp ult i64 %i, %n
-  br i1 %more, label %body, label %done
-body:
-  %i1 = add i64 %i, 64
-  br label %head
-done:
-  %q = getelementptr i64, ptr %out, i64 %lid
-  store i64 %t, ptr %q, align 8
-  ret void
-}}"
-            ),
-            8,
-        );
-        assert!(v.contains("%kept = select <8 x i1>"), "{v}");
+        let v = vector_text(&grid_stride_loop(true), 8);
         assert!(v.contains("<8 x i64> %i1"), "{v}");
+        assert!(v.contains("select <8 x i1> %staying, <8 x i64>"), "{v}");
     }
 
     #[test]
