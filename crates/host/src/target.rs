@@ -227,19 +227,6 @@ impl compiler::Target for HostTarget {
         }
     }
 
-    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>> {
-        if kernel.uses_barrier {
-            return None;
-        }
-        self.cached_executable(
-            disk_cache::global(),
-            program,
-            kernel,
-            Specialization::GENERIC,
-        )
-        .ok()
-    }
-
     fn specialize(
         &self,
         program: &ProgramModule,
@@ -555,6 +542,10 @@ mod tests {
         }
         // A kernel with barriers has no generic form.
         let b = program("__kernel void k(__local int* l) { barrier(CLK_LOCAL_MEM_FENCE); }");
-        assert!(compiler::Target::generic_executable(&target, &b, &b.kernels()[0]).is_none());
+        let off = DiskCache::off();
+        let generic = Specialization::GENERIC;
+        assert!(target
+            .cached_executable(&off, &b, &b.kernels()[0], generic)
+            .is_err());
     }
 }
