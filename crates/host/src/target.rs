@@ -88,7 +88,7 @@ impl HostTarget {
         // The program's binary may hold it, compiled for this CPU; then the
         // cache holds executables. One that does not load (damaged, or of an
         // older format) is compiled again.
-        let (key, binary) = match self.from_binary(program, kernel, spec) {
+        let (key, binary) = match self.binary_code(program, kernel, spec) {
             Some(b) => (key, b),
             None => match cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
                 Some(b) => (key, b),
@@ -103,7 +103,7 @@ impl HostTarget {
                     Err(e) => {
                         let generic = Specialization::GENERIC;
                         let b = self
-                            .from_binary(program, kernel, generic)
+                            .binary_code(program, kernel, generic)
                             .ok_or(mux::Error::Compile(e))?;
                         let key = self.key(program, kernel, generic);
                         if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
@@ -135,7 +135,7 @@ fn is_executable_of(bytes: &[u8], kernel: &KernelInfo) -> bool {
 impl HostTarget {
     /// The executable of `kernel` at `spec` the program's binary holds for
     /// a CPU this one runs the code of.
-    fn from_binary(
+    fn binary_code(
         &self,
         program: &ProgramModule,
         kernel: &KernelInfo,
