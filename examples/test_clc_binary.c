@@ -105,6 +105,23 @@ int main(void)
         right = c[i] == (float)i + 3.0f * (float)(2 * i);
     record(right, "c = a + 3 * b, from the binary", err);
 
+    /* Other local sizes: compiled for them by a library with a compiler,
+     * the binary's generic form run by one without. */
+    size_t others[] = {8, 32, 1};
+    for (int o = 0; o < 3; o++) {
+        for (int i = 0; i < N; i++)
+            c[i] = -1.0f;
+        err = clEnqueueWriteBuffer(q, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL);
+        err |= clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &others[o], 0, NULL, NULL);
+        err |= clEnqueueReadBuffer(q, mc, CL_TRUE, 0, sizeof c, c, 0, NULL, NULL);
+        right = err == CL_SUCCESS;
+        for (int i = 0; i < N && right; i++)
+            right = c[i] == (float)i + 3.0f * (float)(2 * i);
+        char what[64];
+        snprintf(what, sizeof what, "c = a + 3 * b at local size %zu", others[o]);
+        record(right, what, err);
+    }
+
     /* From source: built by a library with a compiler, refused by one
      * without. */
     cl_bool compiler = CL_FALSE;

@@ -99,35 +99,4 @@ fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
     assert!(run(&e, &p, 8).is_err(), "compiled although forbidden");
     std::env::remove_var("FERROCL_FORBID_COMPILER");
     assert_eq!(run(&e, &p, 8).unwrap(), want, "compiled from the bitcode");
-
-    // A kernel never run is in the binary in its generic form, which runs
-    // at any local size, non-uniform work-groups too.
-    let generic_src = "__kernel void k(__global int* o) {
-    o[get_global_id(0)] = (int)(get_local_size(0) * 1000 + get_local_id(0)); }";
-    let bin = binary_of(&e.program(generic_src, "-cl-std=CL3.0"));
-    std::env::set_var("FERROCL_FORBID_COMPILER", "1");
-    let (len, bp) = (bin.len(), bin.as_ptr());
-    let p = Prog(cl!(clCreateProgramWithBinary(
-        e.c(),
-        1,
-        &d,
-        &len,
-        &bp,
-        &mut status,
-        &mut rc
-    )));
-    check(rc, "clCreateProgramWithBinary");
-    check(build_program(p.get(), ""), "clBuildProgram of the binary");
-    for local in [2usize, 8, 16, 24] {
-        let got = run(&e, &p, local).unwrap();
-        let want: Vec<i32> = (0..64)
-            .map(|i| {
-                // The last group of a size not dividing 64 is smaller.
-                let size = local.min(64 - i / local * local);
-                (size * 1000 + i % local) as i32
-            })
-            .collect();
-        assert_eq!(got, want, "local size {local}, generic form");
-    }
-    std::env::remove_var("FERROCL_FORBID_COMPILER");
 }

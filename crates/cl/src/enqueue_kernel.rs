@@ -91,7 +91,8 @@ fn default_local_size(
         .specialized_local_sizes(&k.info.name, || device.compiler.machine())
         .into_iter()
         .filter(|l| {
-            (0..3).all(|d| global[d].max(1) % l[d] == 0) && l.iter().product::<usize>() <= max
+            (0..3).all(|d| global[d].max(1).is_multiple_of(l[d]))
+                && l.iter().product::<usize>() <= max
         })
         .max_by_key(|l| l.iter().product::<usize>());
     match k.info.reqd_work_group_size.or(hint).or(compiled) {

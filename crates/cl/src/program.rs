@@ -88,32 +88,7 @@ impl Program {
                 })
             })
             .collect();
-        let target = &self.devices[0].compiler;
-        let machine = target.machine();
-        // A kernel not run yet gets its generic form, which runs at any
-        // local size, where it has one (no barriers).
-        let mut code = code;
-        if module.kind == ModuleKind::Executable {
-            for k in module.kernels() {
-                let known = code.iter().any(|c| c.kernel == k.name)
-                    || !module
-                        .specialized_local_sizes(&k.name, || machine.clone())
-                        .is_empty()
-                    || module
-                        .specialized_code(&machine, &k.name, &compiler::Specialization::GENERIC)
-                        .is_some();
-                if known {
-                    continue;
-                }
-                if let Some(e) = target.generic_executable(module, k) {
-                    code.push(compiler::SpecializedCode {
-                        kernel: k.name.clone(),
-                        spec: compiler::Specialization::GENERIC,
-                        executable: e.into(),
-                    });
-                }
-            }
-        }
+        let machine = self.devices[0].compiler.machine();
         let b = Arc::new(module.to_binary_with(&code, &machine));
         *kept = Some((specialized.len(), b.clone()));
         b

@@ -166,12 +166,6 @@ pub trait Target: Send + Sync {
     /// code is used where it runs on this one.
     fn machine(&self) -> Machine;
 
-    /// `kernel`'s work-group function for any local size
-    /// ([`Specialization::GENERIC`]) as the target's executable, for a
-    /// program binary to carry; `None` where it has none (a kernel with
-    /// barriers, or no compiler).
-    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>>;
-
     /// Compiles `kernel` of `program` into a work-group function for `spec`.
     fn specialize(
         &self,

@@ -88,7 +88,7 @@ impl HostTarget {
         // The program's binary may hold it, compiled for this CPU; then the
         // cache holds executables. One that does not load (damaged, or of an
         // older format) is compiled again.
-        let (key, binary) = match self.from_binary(program, kernel, spec) {
+        let (key, binary) = match self.binary_code(program, kernel, spec) {
             Some(b) => (key, b),
             None => match cache.get(&key).filter(|b| is_executable_of(b, kernel)) {
                 Some(b) => (key, b),
@@ -103,7 +103,7 @@ impl HostTarget {
                     Err(e) => {
                         let generic = Specialization::GENERIC;
                         let b = self
-                            .from_binary(program, kernel, generic)
+                            .binary_code(program, kernel, generic)
                             .ok_or(mux::Error::Compile(e))?;
                         let key = self.key(program, kernel, generic);
                         if let Some(k) = LOADED.lock().unwrap().get(&key).and_then(Weak::upgrade) {
@@ -135,7 +135,7 @@ fn is_executable_of(bytes: &[u8], kernel: &KernelInfo) -> bool {
 impl HostTarget {
     /// The executable of `kernel` at `spec` the program's binary holds for
     /// a CPU this one runs the code of.
-    fn from_binary(
+    fn binary_code(
         &self,
         program: &ProgramModule,
         kernel: &KernelInfo,
@@ -225,19 +225,6 @@ impl compiler::Target for HostTarget {
             cpu: self.cpu.clone(),
             features: self.features.clone(),
         }
-    }
-
-    fn generic_executable(&self, program: &ProgramModule, kernel: &KernelInfo) -> Option<Vec<u8>> {
-        if kernel.uses_barrier {
-            return None;
-        }
-        self.cached_executable(
-            disk_cache::global(),
-            program,
-            kernel,
-            Specialization::GENERIC,
-        )
-        .ok()
     }
 
     fn specialize(
@@ -625,6 +612,10 @@ define half @f(half %a, half %b, double %d) {
         }
         // A kernel with barriers has no generic form.
         let b = program("__kernel void k(__local int* l) { barrier(CLK_LOCAL_MEM_FENCE); }");
-        assert!(compiler::Target::generic_executable(&target, &b, &b.kernels()[0]).is_none());
+        let off = DiskCache::off();
+        let generic = Specialization::GENERIC;
+        assert!(target
+            .cached_executable(&off, &b, &b.kernels()[0], generic)
+            .is_err());
     }
 }
