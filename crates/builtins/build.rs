@@ -40,6 +40,14 @@ fn main() {
             ])
             .args(["-cl-ext=+__opencl_c_work_group_collective_functions"])
             .args([
+                "-cl-ext=+cl_khr_subgroups,+__opencl_c_subgroups,\
+                 +cl_khr_subgroup_extended_types,+cl_khr_subgroup_non_uniform_vote,\
+                 +cl_khr_subgroup_ballot,+cl_khr_subgroup_non_uniform_arithmetic,\
+                 +cl_khr_subgroup_shuffle,+cl_khr_subgroup_shuffle_relative,\
+                 +cl_khr_subgroup_clustered_reduce,+cl_khr_subgroup_rotate,\
+                 +__opencl_c_kernel_clock_scope_sub_group",
+            ])
+            .args([
                 "-cl-ext=+__opencl_c_images,+__opencl_c_read_write_images,\
                  +__opencl_c_3d_image_writes,+cl_khr_3d_image_writes",
             ])

@@ -31,6 +31,27 @@ pub mod mux {
     /// Bytes behind [`GET_WORK_GROUP_SCRATCH`]: one value of the widest
     /// type a collective takes (`long`, `double`).
     pub const WORK_GROUP_SCRATCH_BYTES: usize = 8;
+    /// The kernel's sub-group width, an `i32` constant the compiler
+    /// chooses per kernel.
+    pub const GET_SUB_GROUP_WIDTH: &str = "__mux_get_sub_group_width";
+    /// Where the work-items of a sub-group meet (a sub-group collective,
+    /// `sub_group_barrier`): the barrier pass splits there too.
+    pub const SUB_GROUP_BARRIER: &str = "__mux_sub_group_barrier";
+    /// A `__local` pointer to [`SUB_GROUP_SCRATCH_BYTES`] of the
+    /// work-group's local memory, aligned to [`SUB_GROUP_SCRATCH_ALIGN`]: a
+    /// slot per lane (8 bytes each, a shuffle's `long` or `double`), which
+    /// also holds the widest broadcast value (`double16`, 128 bytes), then
+    /// at [`SUB_GROUP_SCRATCH_MASK`] a `u64` mask of the lanes that run the
+    /// stretch after a sub-group barrier (bit `i`: sub-group local id `i`),
+    /// written by the work-group function before it runs them.
+    pub const GET_SUB_GROUP_SCRATCH: &str = "__mux_get_sub_group_scratch";
+    /// The widest sub-group: its mask is one `u64`.
+    pub const MAX_SUB_GROUP_WIDTH: usize = 64;
+    /// Byte offset of the mask in the sub-group scratch.
+    pub const SUB_GROUP_SCRATCH_MASK: usize = 8 * MAX_SUB_GROUP_WIDTH;
+    /// The alignment of the widest value the slots hold (`double16`).
+    pub const SUB_GROUP_SCRATCH_ALIGN: usize = 128;
+    pub const SUB_GROUP_SCRATCH_BYTES: usize = SUB_GROUP_SCRATCH_MASK + 8;
     /// Whether a generic pointer points into the work-group's local
     /// memory, an `i1` (`to_local`, `get_fence`).
     pub const IS_LOCAL: &str = "__mux_is_local";

@@ -413,8 +413,16 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT
         | CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT => Info::value::<cl_uint>(0),
-        CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::value::<cl_uint>(0),
+        // Sub-groups run along dimension 0: a work-group one work-item
+        // wide has as many as it has work-items.
+        CL_DEVICE_MAX_NUM_SUB_GROUPS => Info::value::<cl_uint>(i.max_work_group_size as cl_uint),
+        // A work-group's sub-groups run one after the other on one thread:
+        // one that waits for another never ends.
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
+        CL_DEVICE_SUB_GROUP_SIZES_INTEL => {
+            let sizes: Vec<usize> = compiler::SUB_GROUP_SIZES.iter().map(|&n| n as usize).collect();
+            Info::slice::<usize>(&sizes)
+        }
         // Generic pointers (`__opencl_c_generic_address_space`): the passes
         // tell local and private memory apart by address.
         CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT => Info::bool(true),

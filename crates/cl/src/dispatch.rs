@@ -144,6 +144,7 @@ fn optional_features(d: &mut opencl_sys::cl_icd::_cl_icd_dispatch) {
     d.clSetKernelArgSVMPointer = Some(svm::set_kernel_arg_svm_pointer);
     d.clSetKernelExecInfo = Some(svm::set_kernel_exec_info);
     d.clGetKernelSubGroupInfo = Some(kernel::get_kernel_sub_group_info);
+    d.clGetKernelSubGroupInfoKHR = Some(kernel::get_kernel_sub_group_info);
     d.clSetDefaultDeviceCommandQueue = Some(queue::set_default_device_command_queue);
 }
 
@@ -164,6 +165,7 @@ fn extension_function(name: &str) -> *mut c_void {
             queue::create_command_queue_with_properties as *mut c_void
         }
         "clCreateProgramWithILKHR" => program::create_program_with_il as *mut c_void,
+        "clGetKernelSubGroupInfoKHR" => kernel::get_kernel_sub_group_info as *mut c_void,
         _ => command_buffer::function(name)
             .or_else(|| semaphore::function(name))
             .or_else(|| usm::function(name))

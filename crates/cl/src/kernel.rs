@@ -368,23 +368,81 @@ pub unsafe extern "C" fn get_kernel_work_group_info(
     answer(result, size, value, size_ret)
 }
 
-/// `CL_DEVICE_MAX_NUM_SUB_GROUPS` is 0: the device has no sub-groups, so
-/// every sub-group query of a valid kernel and device is
-/// `CL_INVALID_OPERATION` (spec 5.9.5).
+/// `CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL` (cl_intel_required_subgroup_size).
+pub const CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: cl_kernel_sub_group_info = 0x410A;
+
+/// Sub-groups are runs of the kernel's sub-group width along dimension 0
+/// (`KernelInfo::sub_group_width`): a work-group of `(x, y, z)` has
+/// `ceil(x / width) * y * z` of them, of `min(width, x)` work-items at most.
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn get_kernel_sub_group_info(
     kernel: cl_kernel,
     device: cl_device_id,
-    _param_name: cl_kernel_sub_group_info,
-    _input_size: usize,
-    _input: *const c_void,
-    _size: usize,
-    _value: *mut c_void,
-    _size_ret: *mut usize,
+    param_name: cl_kernel_sub_group_info,
+    input_size: usize,
+    input: *const c_void,
+    size: usize,
+    value: *mut c_void,
+    size_ret: *mut usize,
 ) -> cl_int {
     status(|| {
         let k = object::get::<Kernel>(kernel)?;
-        query_device(&k.program, device)?;
-        Err(CL_INVALID_OPERATION)
+        let d = query_device(&k.program, device)?;
+        let width = k.info.sub_group_width(d.info().native_vector_width.float as usize);
+        let max_items = k.max_work_group_size(&d).min(d.info().max_work_item_sizes[0]);
+        // The input: one to three size_t (a local size), or one (a count).
+        let sizes = |most: usize| -> Result<Vec<usize>, cl_int> {
+            let n = input_size / std::mem::size_of::<usize>();
+            ensure(
+                !input.is_null()
+                    && input_size % std::mem::size_of::<usize>() == 0
+                    && (1..=most).contains(&n),
+                CL_INVALID_VALUE,
+            )?;
+            Ok(std::slice::from_raw_parts(input as *const usize, n).to_vec())
+        };
+        let local = || -> Result<[usize; 3], cl_int> {
+            let v = sizes(3)?;
+            let mut l = [1; 3];
+            l[..v.len()].copy_from_slice(&v);
+            Ok(l)
+        };
+        let info = match param_name {
+            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE => {
+                Info::value::<usize>(width.min(local()?[0]))
+            }
+            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE => {
+                let [x, y, z] = local()?;
+                Info::value::<usize>(x.div_ceil(width) * y * z)
+            }
+            CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
+                let count = sizes(1)?[0];
+                // As many dimensions as the answer has room for.
+                let dims = if value.is_null() { 3 } else { size / std::mem::size_of::<usize>() };
+                ensure((1..=3).contains(&dims), CL_INVALID_VALUE)?;
+                // The widest run along x with exactly `count` sub-groups.
+                let x = count.saturating_mul(width).min(max_items);
+                let fits = count > 0 && x > (count - 1) * width;
+                let mut answer = vec![0usize; dims];
+                if fits {
+                    answer[0] = x;
+                    answer[1..].fill(1);
+                }
+                Info::slice::<usize>(&answer)
+            }
+            CL_KERNEL_MAX_NUM_SUB_GROUPS => {
+                // A work-group one work-item wide has one sub-group per item.
+                Info::value::<usize>(k.max_work_group_size(&d))
+            }
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Info::value::<usize>(0),
+            CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL => {
+                Info::value::<usize>(k.info.reqd_sub_group_size.unwrap_or(0) as usize)
+            }
+            _ => return Err(CL_INVALID_VALUE),
+        };
+        match info.write(size, value, size_ret) {
+            CL_SUCCESS => Ok(()),
+            e => Err(e),
+        }
     })
 }

@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 /// The version of the layout of `.ferrocl.notes`; a binary of another is
 /// refused.
-pub const FORMAT_VERSION: u64 = 1;
+pub const FORMAT_VERSION: u64 = 2;
 
 const MAGIC: &[u8] = b"ferrocl program binary";
 const NOTES: &str = ".ferrocl.notes";
@@ -453,6 +453,9 @@ pub fn check_kernels(kernels: &[KernelInfo]) -> Result<(), String> {
                 return lie("an impossible work-group size");
             }
         }
+        if k.reqd_sub_group_size.is_some_and(|n| !crate::SUB_GROUP_SIZES.contains(&n)) {
+            return lie("a sub-group size no device has");
+        }
         if k.static_local_memory > 1 << 32 || k.private_memory > 1 << 40 {
             return lie("impossible memory sizes");
         }
@@ -522,6 +525,7 @@ mod tests {
                 work_group_size_hint: None,
                 vec_type_hint: None,
                 uniform_work_group_size: true,
+                reqd_sub_group_size: None,
                 uses_barrier: false,
                 static_local_memory: 0,
                 private_memory: 0,
@@ -650,9 +654,9 @@ mod tests {
         let elf = object::File::parse(&*bytes).unwrap();
         let (at, _) = elf.section_by_name(NOTES).unwrap().file_range().unwrap();
         let v = at as usize + 8 + MAGIC.len();
-        bytes[v] = 2;
+        bytes[v] = FORMAT_VERSION as u8 + 1;
         let e = read(&bytes).unwrap_err();
-        assert!(e.contains("version 2"), "{e}");
+        assert!(e.contains(&format!("version {}", FORMAT_VERSION + 1)), "{e}");
     }
 
     #[test]

@@ -118,7 +118,10 @@ pub struct KernelInfo {
     /// size a multiple of the local size (OpenCL C 1.x, or
     /// `-cl-uniform-work-group-size`; Clang's function attribute says).
     pub uniform_work_group_size: bool,
-    /// Whether the kernel reaches a work-group barrier.
+    /// `intel_reqd_sub_group_size(n)`: its sub-group width, n.
+    pub reqd_sub_group_size: Option<u32>,
+    /// Whether the kernel reaches a work-group or a sub-group barrier (a
+    /// sub-group collective is one): it is then cut into barrier regions.
     pub uses_barrier: bool,
     /// Bytes of its own `__local` variables.
     pub static_local_memory: usize,
@@ -140,6 +143,14 @@ impl KernelInfo {
         !self.printf_calls.is_empty()
     }
 
+    /// Its sub-group width on a device whose vectors hold `float_lanes`
+    /// floats: the width it requires, else that many work-items (a
+    /// sub-group is what one vector of 32-bit lanes holds).
+    pub fn sub_group_width(&self, float_lanes: usize) -> usize {
+        self.reqd_sub_group_size
+            .map_or(float_lanes, |n| n as usize)
+    }
+
     /// `CL_KERNEL_ATTRIBUTES`: the attributes as written in the source.
     pub fn attributes(&self) -> String {
         let mut parts = Vec::new();
@@ -151,6 +162,9 @@ impl KernelInfo {
         }
         if let Some(t) = &self.vec_type_hint {
             parts.push(format!("vec_type_hint({t})"));
+        }
+        if let Some(n) = self.reqd_sub_group_size {
+            parts.push(format!("intel_reqd_sub_group_size({n})"));
         }
         parts.join(" ")
     }
@@ -274,19 +288,20 @@ unsafe fn reflect_kernel(
     }
 
     let reached = reachable(f);
-    let uses_barrier = reached
-        .iter()
-        .any(|&g| llvm::name(g) == builtins::mux::WORK_GROUP_BARRIER);
+    let reaches = |name: &str| reached.iter().any(|&g| llvm::name(g) == name);
+    let sub_groups = reaches(builtins::mux::SUB_GROUP_BARRIER);
+    let uses_barrier = sub_groups || reaches(builtins::mux::WORK_GROUP_BARRIER);
     // The collectives' scratch is the implementation's, but local memory
     // the kernel takes all the same.
-    let scratch = if reached
-        .iter()
-        .any(|&g| llvm::name(g) == builtins::mux::GET_WORK_GROUP_SCRATCH)
-    {
-        builtins::mux::WORK_GROUP_SCRATCH_BYTES
-    } else {
-        0
-    };
+    let mut scratch = 0;
+    if reaches(builtins::mux::GET_WORK_GROUP_SCRATCH) {
+        scratch += builtins::mux::WORK_GROUP_SCRATCH_BYTES;
+    }
+    // The work-group function writes the lanes' mask there at every
+    // sub-group barrier.
+    if sub_groups || reaches(builtins::mux::GET_SUB_GROUP_SCRATCH) {
+        scratch += builtins::mux::SUB_GROUP_SCRATCH_BYTES;
+    }
     let static_local_memory = statics
         .iter()
         .filter(|(g, _)| used_by(*g, &reached))
@@ -310,6 +325,8 @@ unsafe fn reflect_kernel(
         work_group_size_hint: size3(f, "work_group_size_hint"),
         vec_type_hint: vec_type_hint(f),
         uniform_work_group_size: uniform_work_group_size(f),
+        reqd_sub_group_size: ints(f, "intel_reqd_sub_group_size")
+            .and_then(|v| v.first().map(|&n| n as u32)),
         uses_barrier,
         static_local_memory,
         private_memory: private_memory(&reached, td),
@@ -508,8 +525,11 @@ pub(crate) mod cached {
             optional(w, &k.reqd_work_group_size, size3);
             optional(w, &k.work_group_size_hint, size3);
             optional(w, &k.vec_type_hint, |w, t| string(w, t));
-            w.u64(k.uniform_work_group_size as u64)
-                .u64(k.uses_barrier as u64)
+            w.u64(k.uniform_work_group_size as u64);
+            optional(w, &k.reqd_sub_group_size, |w, &n| {
+                w.u64(n as u64);
+            });
+            w.u64(k.uses_barrier as u64)
                 .u64(k.static_local_memory as u64)
                 .u64(k.private_memory as u64)
                 .u64(k.uses_program_globals as u64);
@@ -589,6 +609,7 @@ pub(crate) mod cached {
                 work_group_size_hint: read_optional(r, read_size3)?,
                 vec_type_hint: read_optional(r, read_string)?,
                 uniform_work_group_size: r.u64()? != 0,
+                reqd_sub_group_size: read_optional(r, |r| r.u64().map(|n| n as u32))?,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
                 private_memory: r.u64()? as usize,

@@ -55,8 +55,25 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_integer_dot_product", (2, 0, 0)),
     // Clang's own __builtin_expect and __builtin_assume.
     ("cl_khr_expect_assume", (1, 0, 0)),
-    // Device and work-group scopes only: there are no sub-groups.
+    // At device, work-group and sub-group scope.
     ("cl_khr_kernel_clock", (1, 0, 0)),
+    // The sub-group extensions' functions: sub-groups are runs of the
+    // kernel's sub-group width along dimension 0 (the builtins'
+    // `sub_group_*.cl`, `passes::sub_group_loops`).
+    // Not cl_khr_subgroups: the extension (unlike OpenCL 3.0's optional
+    // sub-groups, `__opencl_c_subgroups`) requires sub-groups that make
+    // independent forward progress, and a work-group's run one after the
+    // other on one thread.
+    ("cl_khr_subgroup_extended_types", (1, 0, 0)),
+    ("cl_khr_subgroup_non_uniform_vote", (1, 0, 0)),
+    ("cl_khr_subgroup_ballot", (1, 0, 0)),
+    ("cl_khr_subgroup_non_uniform_arithmetic", (1, 0, 0)),
+    ("cl_khr_subgroup_shuffle", (1, 0, 0)),
+    ("cl_khr_subgroup_shuffle_relative", (1, 0, 0)),
+    ("cl_khr_subgroup_clustered_reduce", (1, 0, 0)),
+    ("cl_khr_subgroup_rotate", (1, 0, 0)),
+    // `intel_reqd_sub_group_size(n)`: the kernel's width is n.
+    ("cl_intel_required_subgroup_size", (1, 0, 0)),
     // Add, subtract, min and max on atomic_float and atomic_double, in
     // global and local memory (`float_atomics.cl`).
     ("cl_ext_float_atomics", (1, 0, 0)),
@@ -101,12 +118,19 @@ pub const OPENCL_C_FEATURES: &[(&str, (u32, u32, u32))] = &[
         (2, 0, 0),
     ),
     ("__opencl_c_kernel_clock_scope_device", (1, 0, 0)),
+    ("__opencl_c_kernel_clock_scope_sub_group", (1, 0, 0)),
+    ("__opencl_c_subgroups", (3, 0, 0)),
     ("__opencl_c_kernel_clock_scope_work_group", (1, 0, 0)),
     ("__opencl_c_work_group_collective_functions", (3, 0, 0)),
     ("__opencl_c_images", (3, 0, 0)),
     ("__opencl_c_read_write_images", (3, 0, 0)),
     ("__opencl_c_3d_image_writes", (3, 0, 0)),
 ];
+
+/// The sub-group widths a kernel may require (`intel_reqd_sub_group_size`):
+/// the work-group function runs a sub-group's lanes in turn, or a vector
+/// of them, and a sub-group's mask is one 64-bit word.
+pub const SUB_GROUP_SIZES: &[u32] = &[1, 2, 4, 8, 16, 32, 64];
 
 /// What a target needs from a kernel to build its work-group function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -45,6 +45,9 @@ pub struct Regions {
     pub function: LLVMValueRef,
     /// Regions: one for the start plus one per barrier.
     pub count: u32,
+    /// Barriers `1..=work_group_barriers` are work-group barriers; those
+    /// after them, sub-group barriers (`sub_group_loops` runs those).
+    pub work_group_barriers: u32,
     /// Bytes of per-work-item storage for one work-group.
     pub storage_bytes: usize,
     /// Uniform values a region both reads and writes (a loop counter
@@ -54,6 +57,14 @@ pub struct Regions {
     /// copies the written copy over the read one, so every work-item of a
     /// region reads the value the region started with.
     pub staged: Option<(usize, usize, usize)>,
+}
+
+impl Regions {
+    /// Whether some barrier is a sub-group barrier: the work-group
+    /// function then runs the work-items sub-group by sub-group.
+    pub fn has_sub_group_barriers(&self) -> bool {
+        self.count - 1 > self.work_group_barriers
+    }
 }
 
 /// Splits `kernel` (already holding everything it calls, inlined) into
@@ -69,16 +80,20 @@ pub unsafe fn run(
     kernel: LLVMValueRef,
     items: usize,
 ) -> Result<Option<Regions>, String> {
-    let barriers: Vec<LLVMValueRef> = llvm::instructions(kernel)
-        .into_iter()
-        .filter(|&i| {
-            llvm::called_function(i)
-                .is_some_and(|f| llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
-        })
-        .collect();
+    let calls_of = |name: &str| -> Vec<LLVMValueRef> {
+        llvm::instructions(kernel)
+            .into_iter()
+            .filter(|&i| llvm::called_function(i).is_some_and(|f| llvm::name(f) == name))
+            .collect()
+    };
+    // Work-group barriers are numbered first, then sub-group barriers.
+    let mut barriers = calls_of(builtins::mux::WORK_GROUP_BARRIER);
+    let work_group_barriers = barriers.len() as u32;
+    barriers.extend(calls_of(builtins::mux::SUB_GROUP_BARRIER));
     if barriers.is_empty() {
         return Ok(None);
     }
+    let sub_groups = barriers.len() as u32 > work_group_barriers;
     let ctx = LLVMGetModuleContext(m);
     let b = LLVMCreateBuilderInContext(ctx);
     let f = region_function(m, kernel);
@@ -129,12 +144,27 @@ pub unsafe fn run(
 
     let cfg = Cfg::of(f);
     let uniform_slots = demote_values_crossing_regions(b, f, entry, switch, &cfg, &starts);
-    let (storage_bytes, staged) =
-        move_shared_slots_to_storage(m, b, f, entry, switch, &cfg, &starts, items, &uniform_slots);
+    // A staged value is copied once every work-item has run a region; the
+    // sub-groups of a kernel with sub-group barriers each run on through
+    // several regions in turn, so each work-item keeps its own copy.
+    let stage = !sub_groups;
+    let (storage_bytes, staged) = move_shared_slots_to_storage(
+        m,
+        b,
+        f,
+        entry,
+        switch,
+        &cfg,
+        &starts,
+        items,
+        &uniform_slots,
+        stage,
+    );
     LLVMDisposeBuilder(b);
     Ok(Some(Regions {
         function: f,
         count: starts.len() as u32,
+        work_group_barriers,
         storage_bytes,
         staged,
     }))
@@ -709,6 +739,7 @@ unsafe fn move_shared_slots_to_storage(
     starts: &[LLVMBasicBlockRef],
     items: usize,
     uniform_slots: &HashMap<LLVMValueRef, bool>,
+    stage: bool,
 ) -> (usize, Option<(usize, usize, usize)>) {
     let ctx = LLVMGetModuleContext(m);
     let td = LLVMGetModuleDataLayout(m);
@@ -755,7 +786,7 @@ unsafe fn move_shared_slots_to_storage(
         // one value every work-item writes.
         let fixed = uniform_slots.get(&slot) == Some(&true);
         let changes = !fixed && read_then_written(slot, cfg, &regions);
-        if uniform && changes && stageable(slot, cfg) {
+        if uniform && changes && stage && stageable(slot, cfg) {
             let at = staged_bytes.next_multiple_of(align.max(1));
             staged_bytes = at + size;
             staged.push((slot, at));

@@ -15,7 +15,8 @@
 //! - [`barriers`]: a kernel with barriers becomes a function per barrier
 //!   region, its values live across barriers kept in `storage`;
 //! - [`work_item_loops`]: the wrapper, argument unpacking and the loops (one
-//!   loop nest per barrier region);
+//!   loop nest per barrier region); [`sub_group_loops`]: those of a kernel
+//!   with sub-group barriers, which runs sub-group by sub-group;
 //! - [`inline_all`]: everything the kernel calls is inlined into the wrapper;
 //! - [`mux_builtins`]: `__mux_get_local_id` & co. become loads and constants;
 //! - [`local_atomics`]: atomics on `__local` memory (the thread's own)
@@ -51,6 +52,7 @@ pub mod program_globals;
 pub mod safe_division;
 pub mod single_exit_loops;
 pub mod streaming_stores;
+pub mod sub_group_loops;
 pub mod uniformity;
 pub mod vector_stores;
 pub mod vectorize;
@@ -125,6 +127,16 @@ pub unsafe fn build_work_group_function(
     // would be read: its vector form makes the calls lane after lane (and
     // takes one call, outside loops), and it is given no loop barriers.
     let printing = kernel.uses_printf();
+    let sub_group_width = kernel.sub_group_width(vector_bytes / 4);
+    if !compiler::SUB_GROUP_SIZES.contains(&(sub_group_width as u32)) {
+        return Err(format!(
+            "kernel {}: no sub-group size of {sub_group_width}",
+            kernel.name
+        ));
+    }
+    // A kernel whose sub-groups meet runs them one at a time, lane after
+    // lane (`sub_group_loops`), with no vector form.
+    let sub_groups = calls(k, builtins::mux::SUB_GROUP_BARRIER);
     let vector = if kernel.uses_barrier || generic {
         None
     } else {
@@ -133,7 +145,7 @@ pub unsafe fn build_work_group_function(
     // A kernel with barriers vectorizes region by region where a trial on
     // a copy of the module shows every region takes; otherwise LLVM's loop
     // vectorizer takes its work-item loops, with loop barriers.
-    let region_width = if kernel.uses_barrier && items > 1 && !printing {
+    let region_width = if kernel.uses_barrier && items > 1 && !printing && !sub_groups {
         region_vector_width(m, k, local_size, vector_bytes)
     } else {
         None
@@ -143,6 +155,7 @@ pub unsafe fn build_work_group_function(
         && items > 1
         && loop_barriers_enabled()
         && !printing
+        && !sub_groups
     {
         loop_barriers::run(m, k);
     }
@@ -163,7 +176,15 @@ pub unsafe fn build_work_group_function(
     } else {
         work_item_loops::XLoop::Rolled
     };
-    let wg = work_item_loops::run(m, kernel, local_size, regions.as_ref(), x_loop, vector)?;
+    let wg = work_item_loops::run(
+        m,
+        kernel,
+        local_size,
+        regions.as_ref(),
+        x_loop,
+        vector,
+        sub_group_width,
+    )?;
     inline_all::run(m, wg)?;
     inline_all::drop_scope_declarations(wg);
     local_atomics::run(wg);
@@ -174,7 +195,14 @@ pub unsafe fn build_work_group_function(
     let printf_arg = kernel
         .uses_printf()
         .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
-    mux_builtins::run(m, wg, local_size, spec.enqueued_local_size, printf_arg)?;
+    mux_builtins::run(
+        m,
+        wg,
+        local_size,
+        spec.enqueued_local_size,
+        printf_arg,
+        sub_group_width,
+    )?;
     let storage_bytes = regions.as_ref().map_or(0, |r| r.storage_bytes);
     generic_pointers::run(m, wg, storage_bytes, compiler::arg_layout(&kernel.args).1);
     // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
@@ -433,6 +461,14 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
         .any(|f| compiler::vector_variants::stays_a_call(f))
+}
+
+/// Whether `k` calls the function named `name`.
+unsafe fn calls(k: LLVMValueRef, name: &str) -> bool {
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .any(|f| compiler::llvm::name(f) == name)
 }
 
 unsafe fn has_private_memory(k: LLVMValueRef) -> bool {

@@ -2,10 +2,11 @@
 //! thread owns one block, reused for every work-group it runs: the kernel's
 //! own variables come first, `__local` arguments after them.
 //!
-//! The work-group collectives' scratch (`__mux_get_work_group_scratch`) is
-//! local memory too, which the kernel does not declare: this pass, which
-//! lays out the rest, defines it as one more variable, so that the static
-//! size the host allocates counts it.
+//! The work-group collectives' scratch (`__mux_get_work_group_scratch`) and
+//! the sub-group functions' (`__mux_get_sub_group_scratch`) are local memory
+//! too, which the kernel does not declare: this pass, which lays out the
+//! rest, defines each as one more variable, so that the static size the
+//! host allocates counts it.
 
 use crate::constant_expr::replace_in_function;
 use crate::work_item_loops::{DYNAMIC_LOCAL, PARAM_LOCAL};
@@ -16,7 +17,7 @@ use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 
 /// Address space of `__local` in the IR.
-const LOCAL_AS: u32 = 3;
+pub(crate) const LOCAL_AS: u32 = 3;
 
 /// Lays out the `__local` variables `wg` uses and points them into its local
 /// block; returns the bytes they take (a multiple of `LOCAL_ALIGN`).
@@ -39,7 +40,22 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
         c"local.as3".as_ptr(),
     );
 
-    define_work_group_scratch(m, wg);
+    define_scratch(
+        m,
+        wg,
+        builtins::mux::GET_WORK_GROUP_SCRATCH,
+        builtins::mux::WORK_GROUP_SCRATCH_BYTES,
+        8,
+        WORK_GROUP_SCRATCH,
+    );
+    define_scratch(
+        m,
+        wg,
+        builtins::mux::GET_SUB_GROUP_SCRATCH,
+        builtins::mux::SUB_GROUP_SCRATCH_BYTES,
+        builtins::mux::SUB_GROUP_SCRATCH_ALIGN as u32,
+        SUB_GROUP_SCRATCH,
+    );
 
     let mut end = 0usize;
     let mut result = Ok(());
@@ -84,35 +100,37 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<usize, String> {
     result.map(|_| static_size)
 }
 
-/// Name of the variable the collectives' scratch becomes.
-const SCRATCH: &str = "__ferrocl_work_group_scratch";
+/// Names of the variables the collectives' scratches become.
+const WORK_GROUP_SCRATCH: &str = "__ferrocl_work_group_scratch";
+const SUB_GROUP_SCRATCH: &str = "__ferrocl_sub_group_scratch";
 
-/// Turns the calls of `__mux_get_work_group_scratch` in `wg` into a
-/// `__local` variable of `WORK_GROUP_SCRATCH_BYTES`, aligned to 8. Its
-/// accesses lose their access group: each work-item combines its value with
-/// what the one before it left there, a dependence between iterations of
-/// the work-item loop that the loop's parallel annotation would deny.
-unsafe fn define_work_group_scratch(m: LLVMModuleRef, wg: LLVMValueRef) {
+/// Turns the calls of `getter` in `wg` into a `__local` variable `name` of
+/// `bytes`, aligned to `align`. Its accesses lose their access group: each
+/// work-item combines its value with what the one before it left there, a
+/// dependence between iterations of the work-item loop that the loop's
+/// parallel annotation would deny.
+unsafe fn define_scratch(
+    m: LLVMModuleRef,
+    wg: LLVMValueRef,
+    getter: &str,
+    bytes: usize,
+    align: u32,
+    name: &str,
+) {
     let calls: Vec<LLVMValueRef> = llvm::instructions(wg)
         .into_iter()
-        .filter(|&i| {
-            llvm::called_function(i)
-                .is_some_and(|f| llvm::name(f) == builtins::mux::GET_WORK_GROUP_SCRATCH)
-        })
+        .filter(|&i| llvm::called_function(i).is_some_and(|f| llvm::name(f) == getter))
         .collect();
     if calls.is_empty() {
         return;
     }
     let ctx = LLVMGetModuleContext(m);
-    let ty = LLVMArrayType2(
-        LLVMInt8TypeInContext(ctx),
-        builtins::mux::WORK_GROUP_SCRATCH_BYTES as u64,
-    );
-    let name = cstr(SCRATCH);
+    let ty = LLVMArrayType2(LLVMInt8TypeInContext(ctx), bytes as u64);
+    let name = cstr(name);
     let g = LLVMAddGlobalInAddressSpace(m, ty, name.as_ptr(), LOCAL_AS);
     LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
     LLVMSetInitializer(g, LLVMGetUndef(ty));
-    LLVMSetAlignment(g, 8);
+    LLVMSetAlignment(g, align);
     let kind = LLVMGetMDKindIDInContext(ctx, c"llvm.access.group".as_ptr(), 17);
     for call in calls {
         drop_access_groups(call, kind);

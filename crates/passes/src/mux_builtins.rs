@@ -31,7 +31,8 @@ enum Source {
 /// (a generic work-group function) are read from the scheduling info. `printf_arg` is where a
 /// printing kernel's hidden argument lies in the packed block
 /// (`compiler::printf_arg_offset`): the buffer's address, then each
-/// work-group's share of it.
+/// work-group's share of it. `sub_group_width` is the kernel's
+/// (`__mux_get_sub_group_width`).
 ///
 /// # Safety
 /// `m` must be a live module whose function `wg` was built by
@@ -42,6 +43,7 @@ pub unsafe fn run(
     local_size: [usize; 3],
     enqueued_local_size: [usize; 3],
     printf_arg: Option<u64>,
+    sub_group_width: usize,
 ) -> Result<(), String> {
     let ctx = LLVMGetModuleContext(m);
     let i64t = LLVMInt64TypeInContext(ctx);
@@ -159,6 +161,15 @@ pub unsafe fn run(
                 LLVMReplaceAllUsesWith(call, v);
                 LLVMInstructionEraseFromParent(call);
                 continue;
+            }
+            names::GET_SUB_GROUP_WIDTH => {
+                LLVMReplaceAllUsesWith(call, LLVMConstInt(i32t, sub_group_width as u64, 0));
+                LLVMInstructionEraseFromParent(call);
+                continue;
+            }
+            names::SUB_GROUP_BARRIER => {
+                result = Err("a sub-group barrier left outside the barrier regions".to_string());
+                break;
             }
             names::WORK_GROUP_BARRIER => {
                 // With one work-item per group a barrier has nothing to wait for.
@@ -312,7 +323,7 @@ items:
     fn a_generic_form_reads_the_local_size() {
         let ir = Ir::parse(&WG.replace("  call void @__mux_work_group_barrier(i32 1)\n", ""));
         unsafe {
-            run(ir.m, ir.function("wg"), [0; 3], [0; 3], None).unwrap();
+            run(ir.m, ir.function("wg"), [0; 3], [0; 3], None, 16).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -324,10 +335,10 @@ items:
     #[test]
     fn builtins_become_loads_and_constants() {
         let ir = Ir::parse(WG);
-        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1], [8, 1, 1], None).unwrap_err() };
+        unsafe { run(ir.m, ir.function("wg"), [8, 1, 1], [8, 1, 1], None, 16).unwrap_err() };
         let ir = Ir::parse(WG);
         unsafe {
-            run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None).unwrap();
+            run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None, 16).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -367,11 +378,11 @@ items:
 }
 "#;
         let ir = Ir::parse(wg);
-        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None) }.unwrap_err();
+        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None, 16) }.unwrap_err();
         assert!(e.contains("printf"), "{e}");
         let ir = Ir::parse(wg);
         unsafe {
-            run(ir.m, ir.function("wg"), [4, 1, 1], [4, 1, 1], Some(24)).unwrap();
+            run(ir.m, ir.function("wg"), [4, 1, 1], [4, 1, 1], Some(24), 16).unwrap();
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();

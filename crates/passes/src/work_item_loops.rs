@@ -74,6 +74,7 @@ pub unsafe fn run(
     regions: Option<&Regions>,
     x_loop: XLoop,
     vector: Option<VectorForm>,
+    sub_group_width: usize,
 ) -> Result<LLVMValueRef, String> {
     let kname = cstr(&kernel.name);
     let k = match regions {
@@ -129,6 +130,11 @@ pub unsafe fn run(
     let i32t = LLVMInt32TypeInContext(ctx);
     // The barrier region the work-items of a group reached.
     let next = LLVMBuildAlloca(b, i32t, c"next_region".as_ptr());
+    // The region each lane of a sub-group reached.
+    let lane_state = regions.filter(|r| r.has_sub_group_barriers()).map(|_| {
+        let arr = LLVMArrayType2(i32t, builtins::mux::MAX_SUB_GROUP_WIDTH as u64);
+        LLVMBuildAlloca(b, arr, c"lane_region".as_ptr())
+    });
 
     // Unpack the arguments once per slice.
     let (offsets, _) = arg_layout(&kernel.args);
@@ -225,6 +231,42 @@ pub unsafe fn run(
             }),
             None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
         },
+        Some(r) if r.has_sub_group_barriers() => {
+            if vector.is_some() || sub_group_width == 0 {
+                return Err("sub-group barriers need a sub-group width and no vector form".into());
+            }
+            // Run region 0 sub-group by sub-group, each up to the
+            // work-group barrier they all reach, then on from there.
+            LLVMBuildStore(b, LLVMConstInt(i32t, 0, 0), next);
+            let storage = LLVMGetParam(wg, PARAM_STORAGE);
+            let dispatch = LLVMAppendBasicBlockInContext(ctx, wg, c"dispatch".as_ptr());
+            let run_block = LLVMAppendBasicBlockInContext(ctx, wg, c"sub_groups".as_ptr());
+            let group_done = LLVMAppendBasicBlockInContext(ctx, wg, c"group.done".as_ptr());
+            LLVMBuildBr(b, dispatch);
+            LLVMPositionBuilderAtEnd(b, dispatch);
+            let from = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
+            let exit = LLVMConstInt(i32t, crate::barriers::EXIT as u64, 0);
+            let done = LLVMBuildICmp(b, LLVMIntEQ, from, exit, c"".as_ptr());
+            LLVMBuildCondBr(b, done, group_done, run_block);
+            LLVMPositionBuilderAtEnd(b, run_block);
+            let run = crate::sub_group_loops::SubGroupRun {
+                regions: k,
+                args: call_args.clone(),
+                storage,
+                staged: storage,
+                local_id,
+                arr3,
+                local_x: local_size[0] as u64,
+                width: sub_group_width as u64,
+                next,
+                state: lane_state.expect("made for sub-group barriers"),
+            };
+            outer_loops(b, wg, &ids, 1, |b, row| {
+                crate::sub_group_loops::build(b, wg, r, &run, row, from)
+            });
+            LLVMBuildBr(b, dispatch);
+            LLVMPositionBuilderAtEnd(b, group_done);
+        }
         Some(r) => {
             // Run region 0 for every work-item, then the region after the
             // barrier they reached, until they reach the end.
@@ -567,6 +609,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             work_group_size_hint: None,
             vec_type_hint: None,
             uniform_work_group_size: true,
+            reqd_sub_group_size: None,
             uses_barrier: false,
             static_local_memory: 0,
             private_memory: 0,
@@ -578,7 +621,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     #[test]
     fn wrapper_unpacks_arguments_and_loops_over_items() {
         let ir = Ir::parse(KERNEL);
-        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Rolled, None).unwrap() };
+        let wg = unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Rolled, None, 16).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         assert!(text.contains("define void @__ferrocl_wg.k(ptr noalias %args, ptr noalias %schedule_info, ptr noalias %local, i64 %first, i64 %last, ptr noalias %storage)"), "{text}");
@@ -608,7 +651,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         );
         // A loop the vectorizer will not take is left to the unroller.
         let ir = Ir::parse(KERNEL);
-        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable, None).unwrap() };
+        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Unrollable, None, 16).unwrap() };
         let text = ir.text();
         assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
         assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
@@ -617,7 +660,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
     #[test]
     fn a_generic_form_loops_to_the_local_size_of_the_scheduling_info() {
         let ir = Ir::parse(KERNEL);
-        unsafe { run(ir.m, &info(), [0, 0, 0], None, XLoop::Rolled, None).unwrap() };
+        unsafe { run(ir.m, &info(), [0, 0, 0], None, XLoop::Rolled, None, 16).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         // The three sizes are read at byte 48 on, and bound the loops.
@@ -649,7 +692,7 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             rows: 1,
             rest: k,
         };
-        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some(form)).unwrap() };
+        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some(form), 16).unwrap() };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         // x = 0, 8 through the vector form (while x + 8 < 16) ...
@@ -689,6 +732,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
                 Some(&regions),
                 XLoop::Rolled,
                 None,
+                16,
             )
             .unwrap();
             compiler::llvm::verify(ir.m).unwrap();
@@ -719,6 +763,6 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let ir = Ir::parse(KERNEL);
         let mut k = info();
         k.name = "nope".into();
-        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None, XLoop::Rolled, None) }.is_err());
+        assert!(unsafe { run(ir.m, &k, [1, 1, 1], None, XLoop::Rolled, None, 16) }.is_err());
     }
 }
