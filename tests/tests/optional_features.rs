@@ -1,5 +1,5 @@
 //! Features OpenCL 3.0 makes optional and the device does not report
-//! (pipes, sub-groups, on-device queues): the device
+//! (pipes, on-device queues): the device
 //! queries say so, and every entry point answers with the spec's code for a
 //! device without the feature, after checking its handles.
 
@@ -13,7 +13,6 @@ fn dinfo(name: cl_device_info) -> Info {
 #[test]
 fn device_queries_report_the_features_absent() {
     assert!(!dinfo(CL_DEVICE_PIPE_SUPPORT).bool());
-    assert_eq!(dinfo(CL_DEVICE_MAX_NUM_SUB_GROUPS).u32(), 0);
     assert_eq!(dinfo(CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES).u64(), 0);
 }
 
@@ -59,42 +58,6 @@ fn pipes_cannot_be_created() {
     ));
     assert!(p.is_null());
     assert_code(rc, CL_INVALID_CONTEXT, "clCreatePipe without a context");
-}
-
-#[test]
-fn sub_group_queries_are_invalid_operation() {
-    let e = Env::new();
-    let (_p, k) = e.kernel("__kernel void k(__global int* p) { p[0] = 1; }", "k");
-    let local = [64usize];
-    let mut n = 0usize;
-    assert_code(
-        cl!(clGetKernelSubGroupInfo(
-            k.get(),
-            device(),
-            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-            std::mem::size_of_val(&local),
-            local.as_ptr().cast(),
-            std::mem::size_of::<usize>(),
-            (&mut n as *mut usize).cast(),
-            null_mut()
-        )),
-        CL_INVALID_OPERATION,
-        "clGetKernelSubGroupInfo",
-    );
-    assert_code(
-        cl!(clGetKernelSubGroupInfo(
-            null_mut(),
-            device(),
-            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-            0,
-            null(),
-            0,
-            null_mut(),
-            null_mut()
-        )),
-        CL_INVALID_KERNEL,
-        "clGetKernelSubGroupInfo without a kernel",
-    );
 }
 
 #[test]

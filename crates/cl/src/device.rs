@@ -420,7 +420,10 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         // one that waits for another never ends.
         CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS => Info::bool(false),
         CL_DEVICE_SUB_GROUP_SIZES_INTEL => {
-            let sizes: Vec<usize> = compiler::SUB_GROUP_SIZES.iter().map(|&n| n as usize).collect();
+            let sizes: Vec<usize> = compiler::SUB_GROUP_SIZES
+                .iter()
+                .map(|&n| n as usize)
+                .collect();
             Info::slice::<usize>(&sizes)
         }
         // Generic pointers (`__opencl_c_generic_address_space`): the passes

@@ -388,8 +388,12 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
     status(|| {
         let k = object::get::<Kernel>(kernel)?;
         let d = query_device(&k.program, device)?;
-        let width = k.info.sub_group_width(d.info().native_vector_width.float as usize);
-        let max_items = k.max_work_group_size(&d).min(d.info().max_work_item_sizes[0]);
+        let width = k
+            .info
+            .sub_group_width(d.info().native_vector_width.float as usize);
+        let max_items = k
+            .max_work_group_size(&d)
+            .min(d.info().max_work_item_sizes[0]);
         // The input: one to three size_t (a local size), or one (a count).
         let sizes = |most: usize| -> Result<Vec<usize>, cl_int> {
             let n = input_size / std::mem::size_of::<usize>();
@@ -418,7 +422,11 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
             CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT => {
                 let count = sizes(1)?[0];
                 // As many dimensions as the answer has room for.
-                let dims = if value.is_null() { 3 } else { size / std::mem::size_of::<usize>() };
+                let dims = if value.is_null() {
+                    3
+                } else {
+                    size / std::mem::size_of::<usize>()
+                };
                 ensure((1..=3).contains(&dims), CL_INVALID_VALUE)?;
                 // The widest run along x with exactly `count` sub-groups.
                 let x = count.saturating_mul(width).min(max_items);

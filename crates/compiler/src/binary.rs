@@ -453,7 +453,9 @@ pub fn check_kernels(kernels: &[KernelInfo]) -> Result<(), String> {
                 return lie("an impossible work-group size");
             }
         }
-        if k.reqd_sub_group_size.is_some_and(|n| !crate::SUB_GROUP_SIZES.contains(&n)) {
+        if k.reqd_sub_group_size
+            .is_some_and(|n| !crate::SUB_GROUP_SIZES.contains(&n))
+        {
             return lie("a sub-group size no device has");
         }
         if k.static_local_memory > 1 << 32 || k.private_memory > 1 << 40 {
@@ -656,7 +658,10 @@ mod tests {
         let v = at as usize + 8 + MAGIC.len();
         bytes[v] = FORMAT_VERSION as u8 + 1;
         let e = read(&bytes).unwrap_err();
-        assert!(e.contains(&format!("version {}", FORMAT_VERSION + 1)), "{e}");
+        assert!(
+            e.contains(&format!("version {}", FORMAT_VERSION + 1)),
+            "{e}"
+        );
     }
 
     #[test]

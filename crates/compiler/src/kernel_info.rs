@@ -147,8 +147,7 @@ impl KernelInfo {
     /// floats: the width it requires, else that many work-items (a
     /// sub-group is what one vector of 32-bit lanes holds).
     pub fn sub_group_width(&self, float_lanes: usize) -> usize {
-        self.reqd_sub_group_size
-            .map_or(float_lanes, |n| n as usize)
+        self.reqd_sub_group_size.map_or(float_lanes, |n| n as usize)
     }
 
     /// `CL_KERNEL_ATTRIBUTES`: the attributes as written in the source.

@@ -823,6 +823,19 @@ unsafe fn finish(
     let result = checked.and_then(|_| {
         let globals = executable_globals(module, kind)?;
         let kernels = kernel_info::reflect(module);
+        for k in &kernels {
+            if let Some(n) = k
+                .reqd_sub_group_size
+                .filter(|n| !crate::SUB_GROUP_SIZES.contains(n))
+            {
+                return Err(format!(
+                    "kernel {}: intel_reqd_sub_group_size({n}) is not a sub-group size of \
+                     this device (CL_DEVICE_SUB_GROUP_SIZES_INTEL: {:?})",
+                    k.name,
+                    crate::SUB_GROUP_SIZES
+                ));
+            }
+        }
         Ok((kernels, globals, write_bitcode(module)))
     });
     LLVMDisposeModule(module);

@@ -378,7 +378,8 @@ items:
 }
 "#;
         let ir = Ir::parse(wg);
-        let e = unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None, 16) }.unwrap_err();
+        let e =
+            unsafe { run(ir.m, ir.function("wg"), [1, 1, 1], [1, 1, 1], None, 16) }.unwrap_err();
         assert!(e.contains("printf"), "{e}");
         let ir = Ir::parse(wg);
         unsafe {

@@ -128,7 +128,8 @@ pub(crate) unsafe fn build(
         LLVMPositionBuilderAtEnd(b, call);
         let x = LLVMBuildAdd(b, x0, lane, c"x".as_ptr());
         let mut idx = [c64(0), c64(0)];
-        let at = LLVMBuildInBoundsGEP2(b, run.arr3, run.local_id, idx.as_mut_ptr(), 2, c"".as_ptr());
+        let at =
+            LLVMBuildInBoundsGEP2(b, run.arr3, run.local_id, idx.as_mut_ptr(), 2, c"".as_ptr());
         LLVMBuildStore(b, x, at);
         let linear = LLVMBuildAdd(
             b,

@@ -692,7 +692,18 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             rows: 1,
             rest: k,
         };
-        unsafe { run(ir.m, &info(), [20, 1, 1], None, XLoop::Rolled, Some(form), 16).unwrap() };
+        unsafe {
+            run(
+                ir.m,
+                &info(),
+                [20, 1, 1],
+                None,
+                XLoop::Rolled,
+                Some(form),
+                16,
+            )
+            .unwrap()
+        };
         unsafe { compiler::llvm::verify(ir.m).unwrap() };
         let text = ir.text();
         // x = 0, 8 through the vector form (while x + 8 < 16) ...
