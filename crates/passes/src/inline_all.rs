@@ -29,11 +29,49 @@ unsafe fn stays_a_call(f: LLVMValueRef) -> bool {
 /// # Safety
 /// `m` must be a live module containing `wg`.
 pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
+    inline(m, wg, false, &[])
+}
+
+/// [`run`], leaving the functions of `others` (made from `wg` and not
+/// called yet) as they are.
+///
+/// # Safety
+/// `m` must be a live module containing `wg` and `others`.
+pub unsafe fn run_leaving(
+    m: LLVMModuleRef,
+    wg: LLVMValueRef,
+    others: &[LLVMValueRef],
+) -> Result<(), String> {
+    inline(m, wg, false, others)
+}
+
+/// [`run`], but the library's sub-group functions that meet at a sub-group
+/// barrier stay calls too ([`crate::sub_group_calls`]): a vector form
+/// computes them across its lanes; a later [`run`] inlines them into the
+/// scalar kernel.
+///
+/// # Safety
+/// `m` must be a live module containing `wg`.
+pub unsafe fn run_keeping_sub_group_calls(
+    m: LLVMModuleRef,
+    wg: LLVMValueRef,
+) -> Result<(), String> {
+    inline(m, wg, true, &[])
+}
+
+unsafe fn inline(
+    m: LLVMModuleRef,
+    wg: LLVMValueRef,
+    keep_sub_groups: bool,
+    others: &[LLVMValueRef],
+) -> Result<(), String> {
+    let stays_a_call =
+        |f| stays_a_call(f) || (keep_sub_groups && crate::sub_group_calls::meets_sub_group(f));
     let ctx = LLVMGetModuleContext(m);
     let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
     let never = LLVMCreateEnumAttribute(ctx, attr_kind("noinline"), 0);
     for f in llvm::functions(m) {
-        if f == wg || LLVMIsDeclaration(f) != 0 {
+        if f == wg || LLVMIsDeclaration(f) != 0 || others.contains(&f) {
             continue;
         }
         LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
@@ -46,7 +84,16 @@ pub unsafe fn run(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
             LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, always);
         }
     }
-    llvm::run_passes(m, "always-inline,globaldce", std::ptr::null_mut())?;
+    // Unused until the work-group function calls them: kept from globaldce.
+    let linkages: Vec<LLVMLinkage> = others.iter().map(|&f| LLVMGetLinkage(f)).collect();
+    for &f in others {
+        LLVMSetLinkage(f, LLVMLinkage::LLVMExternalLinkage);
+    }
+    let inlined = llvm::run_passes(m, "always-inline,globaldce", std::ptr::null_mut());
+    for (&f, &l) in others.iter().zip(&linkages) {
+        LLVMSetLinkage(f, l);
+    }
+    inlined?;
     let left: Vec<String> = llvm::instructions(wg)
         .into_iter()
         .filter_map(|i| llvm::called_function(i))

@@ -52,6 +52,7 @@ pub mod program_globals;
 pub mod safe_division;
 pub mod single_exit_loops;
 pub mod streaming_stores;
+pub mod sub_group_calls;
 pub mod sub_group_loops;
 pub mod uniformity;
 pub mod vector_stores;
@@ -105,8 +106,17 @@ pub unsafe fn build_work_group_function(
     // Where the block of program-scope variables has each, before any
     // variable is dropped.
     let globals = program_globals::offsets(m);
-    // Barriers in called functions become barriers in the kernel.
-    inline_all::run(m, k)?;
+    // Barriers in called functions become barriers in the kernel; the
+    // sub-group functions stay calls until the vector form is made.
+    inline_all::run_keeping_sub_group_calls(m, k)?;
+    let sub_group_functions: Vec<LLVMValueRef> = compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .filter(|&f| sub_group_calls::meets_sub_group(f))
+        .collect();
+    for &f in &sub_group_functions {
+        safe_division::run(f);
+    }
     // Image descriptors and sampler bits, so that a constant sampler's
     // branches fold in what follows.
     image_arguments::run(k);
@@ -134,14 +144,24 @@ pub unsafe fn build_work_group_function(
             kernel.name
         ));
     }
-    // A kernel whose sub-groups meet runs them one at a time, lane after
-    // lane (`sub_group_loops`), with no vector form.
-    let sub_groups = calls(k, builtins::mux::SUB_GROUP_BARRIER);
-    let vector = if kernel.uses_barrier || generic {
+    // A kernel whose sub-groups meet runs each whole sub-group through a
+    // vector form of its width, where one is made, and the rest sub-group
+    // by sub-group, lane after lane (`sub_group_loops`).
+    let sub_groups = !sub_group_functions.is_empty();
+    let work_group_barriers = calls(k, builtins::mux::WORK_GROUP_BARRIER);
+    let vector = if work_group_barriers || generic {
         None
+    } else if sub_groups {
+        sub_group_vector_form(m, k, sub_group_width, local_size[0], printing)
     } else {
         vector_form(m, k, local_size, vector_bytes, streaming, printing)
     };
+    if sub_groups {
+        // The sub-group functions into the scalar kernel; the vector form,
+        // not called yet, is left as it is.
+        let vector_function: Vec<LLVMValueRef> = vector.iter().map(|v| v.function).collect();
+        inline_all::run_leaving(m, k, &vector_function)?;
+    }
     // A kernel with barriers vectorizes region by region where a trial on
     // a copy of the module shows every region takes; otherwise LLVM's loop
     // vectorizer takes its work-item loops, with loop barriers.
@@ -322,6 +342,42 @@ unsafe fn vector_form(
         }
     }
     None
+}
+
+/// The vector form of kernel `k` (without work-group barriers) that calls
+/// sub-group functions: one sub-group of `width` lanes, its sub-group
+/// functions computed across them (`vectorize::sub_groups`).
+unsafe fn sub_group_vector_form(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    width: usize,
+    local_x: usize,
+    printing: bool,
+) -> Option<work_item_loops::VectorForm> {
+    if !vectorize_enabled() || width < 2 || local_x < width || printing {
+        return None;
+    }
+    one_exit_loops(m, k).ok()?;
+    let kname = compiler::llvm::name(k);
+    match vectorize::run(m, k, width as u32) {
+        Ok(function) => {
+            if explaining() {
+                eprintln!("ferrocl: {kname} vectorized, a sub-group of {width} work-items at once");
+            }
+            Some(work_item_loops::VectorForm {
+                function,
+                width,
+                rows: 1,
+                rest: k,
+            })
+        }
+        Err(why) => {
+            if explaining() {
+                eprintln!("ferrocl: {kname} not vectorized: {why}");
+            }
+            None
+        }
+    }
 }
 
 /// The vector form of `k` at `width` lanes, for `rows` rows together

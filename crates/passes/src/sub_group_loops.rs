@@ -45,6 +45,8 @@ pub(crate) struct SubGroupRun {
     /// generic form).
     pub local_x: u64,
     pub width: u64,
+    /// The first x id it runs (those before it run through a vector form).
+    pub first_x: u64,
     /// Where the region the work-group reached is kept.
     pub next: LLVMValueRef,
     /// `[64 x i32]`: the region each lane reached.
@@ -52,8 +54,9 @@ pub(crate) struct SubGroupRun {
 }
 
 /// Builds, at the builder's position, the runs of the sub-groups of the
-/// row whose linear id (`z * size_y + y`) is `row`, from work-group region
-/// `from`.
+/// row whose linear id (`z * size_y + y`) is `row` from x id
+/// `run.first_x` on (a multiple of the width, below the local size), from
+/// work-group region `from`.
 ///
 /// # Safety
 /// The builder must be inside the work-group function `wg`, which holds
@@ -200,7 +203,7 @@ pub(crate) unsafe fn build(
     let latch = LLVMGetInsertBlock(b);
     let out = LLVMAppendBasicBlockInContext(ctx, wg, c"sub_groups.done".as_ptr());
     LLVMBuildCondBr(b, more_x, head, out);
-    let mut vals = [c64(0), x_next];
+    let mut vals = [c64(run.first_x), x_next];
     let mut blocks = [before, latch];
     LLVMAddIncoming(x0, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
     LLVMPositionBuilderAtEnd(b, out);

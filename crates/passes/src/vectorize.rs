@@ -45,6 +45,9 @@
 
 use crate::barriers::{phis, Cfg};
 use crate::loop_barriers::{natural_loops, Loop};
+use crate::sub_group_calls;
+
+mod sub_groups;
 use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use compiler::vector_variants;
@@ -55,7 +58,7 @@ use llvm_sys::{LLVMAttributeFunctionIndex, LLVMOpcode, LLVMTypeKind};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Shape {
+pub enum Shape {
     Uniform,
     /// Lane `l` is `base + l * stride` (in bytes for pointers).
     Affine(i64),
@@ -667,7 +670,14 @@ unsafe fn transfer(
                 return Err("an indirect call".into());
             };
             let name = llvm::name(f);
-            if name == names::GET_LOCAL_ID {
+            if let Some(sg) = sub_group_calls::classify(f) {
+                // Lanes are one sub-group: a reduction is the same in all.
+                if sg.is_uniform() {
+                    Uniform
+                } else {
+                    Varying
+                }
+            } else if name == names::GET_LOCAL_ID {
                 match constant_dim(i) {
                     Some(0) => Affine(1),
                     Some(_) => Uniform,
@@ -804,6 +814,25 @@ unsafe fn check(
                 return Err("an indirect call".into());
             };
             let name = llvm::name(f);
+            if let Some(sg) = sub_group_calls::classify(f) {
+                if sg.collective == sub_group_calls::Collective::Barrier {
+                    return Ok(());
+                }
+                if in_divergent_loop || guarded {
+                    return Err(format!("{name} under a condition work-items take apart"));
+                }
+                if !is_lane_type(LLVMTypeOf(LLVMGetOperand(i, 0))) {
+                    return Err(format!("{name} of a vector"));
+                }
+                if sg.collective == sub_group_calls::Collective::Broadcast
+                    && shape_of(LLVMGetOperand(i, 1), shapes) != Shape::Uniform
+                {
+                    return Err(format!(
+                        "{name} from a lane that differs between work-items"
+                    ));
+                }
+                return Ok(());
+            }
             if name == names::GET_WORK_GROUP_SCRATCH {
                 // The collectives combine work-items' values there one
                 // work-item after the other.
@@ -1333,6 +1362,12 @@ impl Gen {
             }
             if let Some(g) = self.guards.iter().position(|g| g.guard == block) {
                 self.guard_branch(i, g);
+                return Ok(());
+            }
+        }
+        if opcode == LLVMCall {
+            if let Some(sg) = llvm::called_function(i).and_then(|f| sub_group_calls::classify(f)) {
+                self.sub_group(i, sg);
                 return Ok(());
             }
         }

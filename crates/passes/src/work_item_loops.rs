@@ -231,9 +231,49 @@ pub unsafe fn run(
             }),
             None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
         },
+        Some(r) if r.has_sub_group_barriers() && vector.is_some() => {
+            let v = vector.expect("matched");
+            if r.work_group_barriers > 0 || v.width != sub_group_width || v.rows != 1 {
+                return Err("a vector form of sub-groups between work-group barriers".into());
+            }
+            // The whole sub-groups of each row through the vector form, the
+            // partial one at its end lane after lane.
+            let lx = local_size[0];
+            let whole = lx / sub_group_width * sub_group_width;
+            let storage = LLVMGetParam(wg, PARAM_STORAGE);
+            let run = crate::sub_group_loops::SubGroupRun {
+                regions: k,
+                args: call_args.clone(),
+                storage,
+                staged: storage,
+                local_id,
+                arr3,
+                local_x: lx as u64,
+                width: sub_group_width as u64,
+                first_x: whole as u64,
+                next,
+                state: lane_state.expect("made for sub-group barriers"),
+            };
+            outer_loops(b, wg, &ids, 1, |b, row| {
+                if whole > 0 {
+                    let runs = XRange {
+                        from: 0,
+                        to: LLVMConstInt(i64t, whole as u64, 0),
+                        step: sub_group_width,
+                    };
+                    self::x_loop(b, wg, &ids, runs, row, XLoop::Unrollable, |b, _| {
+                        call_kernel(b, v.function, &mut call_args.clone())
+                    });
+                }
+                if whole < lx {
+                    let entry = LLVMConstInt(i32t, 0, 0);
+                    crate::sub_group_loops::build(b, wg, r, &run, row, entry);
+                }
+            });
+        }
         Some(r) if r.has_sub_group_barriers() => {
-            if vector.is_some() || sub_group_width == 0 {
-                return Err("sub-group barriers need a sub-group width and no vector form".into());
+            if sub_group_width == 0 {
+                return Err("sub-group barriers need a sub-group width".into());
             }
             // Run region 0 sub-group by sub-group, each up to the
             // work-group barrier they all reach, then on from there.
@@ -258,6 +298,7 @@ pub unsafe fn run(
                 arr3,
                 local_x: local_size[0] as u64,
                 width: sub_group_width as u64,
+                first_x: 0,
                 next,
                 state: lane_state.expect("made for sub-group barriers"),
             };
