@@ -691,3 +691,95 @@ fn extended_types_broadcast_vectors_and_reduce_small_integers() {
         }
     }
 }
+
+/// A kernel of the sub-group functions a vector form computes across its
+/// lanes (and of floats, whose sums depend on their order).
+const ACROSS_LANES: &str = r#"
+__kernel void across(__global const float* in, __global const int* ints, __global float* out) {
+    size_t i = get_global_id(0);
+    float x = in[i];
+    int n = ints[i];
+    uint lane = get_sub_group_local_id();
+    float r = sub_group_reduce_add(x) + 3.0f * sub_group_scan_inclusive_add(x)
+            + 5.0f * sub_group_scan_exclusive_add(x) + 7.0f * sub_group_reduce_min(x)
+            + 11.0f * sub_group_scan_inclusive_max(x) + 13.0f * sub_group_broadcast(x, 2)
+            + 17.0f * sub_group_shuffle(x, (lane * 5 + 1) % get_sub_group_size())
+            + 19.0f * sub_group_shuffle_xor(x, 3);
+    int s = sub_group_reduce_add(n) + 3 * sub_group_scan_exclusive_min(n)
+          + 5 * sub_group_scan_inclusive_add(n) + 7 * (int)sub_group_reduce_max((uint)n)
+          + 11 * sub_group_all(n > -90) + 13 * sub_group_any(n > 90)
+          + 17 * (int)sub_group_non_uniform_reduce_add((long)n);
+    out[2 * i] = r;
+    out[2 * i + 1] = (float)s;
+}
+"#;
+
+/// Writes the output of `ACROSS_LANES` (in work-groups of 4 sub-groups and
+/// a partial one of 4) to the file `FERROCL_TEST_OUT` names; run in a child by
+/// the test below.
+#[test]
+#[ignore]
+fn across_lanes_child() {
+    let Some(path) = std::env::var_os("FERROCL_TEST_OUT") else {
+        return;
+    };
+    let e = Env::new();
+    let (_p, k) = e.kernel(ACROSS_LANES, "across");
+    let w = width_of(&k);
+    let (local, groups) = (4 * w + 4, 6);
+    let n = local * groups;
+    let data: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 * 0.731 - 300.0)
+        .collect();
+    let ints: Vec<i32> = (0..n as i32).map(|i| (i * 37 + 11) % 199 - 99).collect();
+    let (a, b) = (e.buffer_from(&data), e.buffer_from(&ints));
+    let out = e.buffer_from(&vec![0f32; 2 * n]);
+    e.run_with(&k, &[&a, &b, &out], &[n], Some(&[local]));
+    let got = e.read::<f32>(&out, 0, 2 * n);
+    let bytes: Vec<u8> = got.iter().flat_map(|f| f.to_le_bytes()).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn whole_sub_groups_run_as_vectors_and_give_the_scalar_bits() {
+    let dir = temp_dir("sub-group-forms");
+    let run = |vectorize: &str| -> Vec<u8> {
+        let out = dir.join(format!("out-{vectorize}"));
+        let dump = dir.join(format!("ir-{vectorize}"));
+        std::fs::create_dir_all(&dump).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let status = std::process::Command::new(exe)
+            .args([
+                "--exact",
+                "across_lanes_child",
+                "--include-ignored",
+                "--nocapture",
+            ])
+            .env("FERROCL_TEST_OUT", &out)
+            .env("FERROCL_VECTORIZE", vectorize)
+            .env("FERROCL_DUMP_DIR", &dump)
+            .env("FERROCL_CACHE", "0")
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        std::fs::read(out).unwrap()
+    };
+    let (vector, scalar) = (run("1"), run("0"));
+    assert!(!vector.is_empty());
+    assert_eq!(vector, scalar, "vector and scalar forms differ");
+    // The vector form ran: its reductions are LLVM's, across lanes.
+    let ir: String = std::fs::read_dir(dir.join("ir-1"))
+        .unwrap()
+        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .collect();
+    assert!(ir.contains("llvm.vector.reduce.fadd"), "no vector form");
+    let scalar_ir: String = std::fs::read_dir(dir.join("ir-0"))
+        .unwrap()
+        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .collect();
+    assert!(!scalar_ir.contains("llvm.vector.reduce.fadd"));
+}
