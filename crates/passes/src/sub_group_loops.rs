@@ -269,3 +269,84 @@ unsafe fn lane_loop(
     LLVMPositionBuilderAtEnd(b, after);
     next_values
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::Ir;
+    use crate::work_item_loops::{run, XLoop};
+    use compiler::{ArgInfo, ArgKind, KernelInfo};
+
+    fn info() -> KernelInfo {
+        KernelInfo {
+            name: "k".into(),
+            args: vec![ArgInfo {
+                kind: ArgKind::Buffer,
+                address_space: compiler::AddressSpace::Global,
+                size: 8,
+                align: 8,
+                access: "none".into(),
+                type_name: "int*".into(),
+                type_qualifier: String::new(),
+                name: None,
+            }],
+            reqd_work_group_size: None,
+            work_group_size_hint: None,
+            vec_type_hint: None,
+            uniform_work_group_size: true,
+            reqd_sub_group_size: None,
+            uses_barrier: true,
+            static_local_memory: 0,
+            private_memory: 0,
+            uses_program_globals: false,
+            printf_calls: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_sub_group_runs_its_lanes_region_by_region_with_their_mask() {
+        let ir = Ir::parse(
+            r#"
+target triple = "x86_64-unknown-linux-gnu"
+declare void @__mux_sub_group_barrier()
+declare void @__mux_work_group_barrier(i32)
+define spir_kernel void @k(ptr addrspace(1) %p) {
+  store i32 1, ptr addrspace(1) %p
+  call void @__mux_sub_group_barrier()
+  store i32 2, ptr addrspace(1) %p
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 3, ptr addrspace(1) %p
+  ret void
+}
+"#,
+        );
+        let text = unsafe {
+            let r = crate::barriers::run(ir.m, ir.function("k"), 20)
+                .unwrap()
+                .unwrap();
+            // The work-group barrier is 1, the sub-group barrier after it.
+            assert_eq!((r.count, r.work_group_barriers), (3, 1));
+            assert!(r.has_sub_group_barriers());
+            run(ir.m, &info(), [20, 1, 1], Some(&r), XLoop::Rolled, None, 8).unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+            ir.text()
+        };
+        // Lanes of 8 (the last sub-group of a row has 4), their regions by lane.
+        assert!(text.contains("%lane_region = alloca [64 x i32]"), "{text}");
+        assert!(text.contains("select i1"), "{text}");
+        // The mask goes to the scratch's word after the slots, then the
+        // lanes in it run the region the sub-group is at.
+        let mask_at = format!("i64 {}", builtins::mux::SUB_GROUP_SCRATCH_MASK);
+        assert!(
+            text.contains("call ptr addrspace(3) @__mux_get_sub_group_scratch()"),
+            "{text}"
+        );
+        assert!(text.contains(&mask_at), "{text}");
+        assert!(
+            text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %sub_group.region"),
+            "{text}"
+        );
+        // The next step: the first sub-group barrier some lane is at (ids
+        // above the work-group barriers), else done.
+        assert!(text.contains("icmp ugt i32 %state, 1"), "{text}");
+    }
+}

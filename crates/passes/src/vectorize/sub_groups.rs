@@ -230,3 +230,79 @@ impl Gen {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::Ir;
+
+    /// A kernel calling sub-group functions (bodies that meet at the
+    /// sub-group barrier, as the library's do) on its x id.
+    const KERNEL: &str = r#"
+target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
+declare i64 @__mux_get_local_id(i32)
+declare void @__mux_sub_group_barrier()
+define internal float @_Z20sub_group_reduce_addf(float %x) {
+  call void @__mux_sub_group_barrier()
+  ret float %x
+}
+define internal i32 @_Z28sub_group_scan_inclusive_maxi(i32 %x) {
+  call void @__mux_sub_group_barrier()
+  ret i32 %x
+}
+define internal i32 @_Z19sub_group_broadcastij(i32 %x, i32 %l) {
+  call void @__mux_sub_group_barrier()
+  ret i32 %x
+}
+define void @k(ptr %f, ptr %i) {
+  %x = call i64 @__mux_get_local_id(i32 0)
+  %pf = getelementptr float, ptr %f, i64 %x
+  %vf = load float, ptr %pf
+  %sum = call float @_Z20sub_group_reduce_addf(float %vf)
+  store float %sum, ptr %pf
+  %pi = getelementptr i32, ptr %i, i64 %x
+  %vi = load i32, ptr %pi
+  %scan = call i32 @_Z28sub_group_scan_inclusive_maxi(i32 %vi)
+  %b = call i32 @_Z19sub_group_broadcastij(i32 %scan, i32 3)
+  %r = add i32 %scan, %b
+  store i32 %r, ptr %pi
+  ret void
+}
+"#;
+
+    #[test]
+    fn sub_group_functions_are_instructions_across_the_lanes() {
+        let ir = Ir::parse(KERNEL);
+        unsafe {
+            super::super::run(ir.m, ir.function("k"), 8).unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let v = &text[text
+            .find("define internal void @k.v8")
+            .expect("a vector form")..];
+        // The float sum lane after lane (no reassociation), one value.
+        assert!(
+            v.contains(
+                "call float @llvm.vector.reduce.fadd.v8f32(float -0.000000e+00, <8 x float>"
+            ),
+            "{v}"
+        );
+        // The integer scan in three steps of shuffles and selects.
+        assert!(v.matches("shufflevector <8 x i32>").count() >= 3, "{v}");
+        assert!(v.contains("icmp sgt <8 x i32>"), "{v}");
+        // The broadcast is lane 3 of the scan.
+        assert!(v.contains("extractelement <8 x i32>"), "{v}");
+        assert!(!v.contains("@_Z"), "a sub-group call left: {v}");
+    }
+
+    #[test]
+    fn a_sub_group_function_under_a_varying_branch_is_declined() {
+        let src = KERNEL.replace(
+            "  %sum = call float @_Z20sub_group_reduce_addf(float %vf)\n  store float %sum, ptr %pf\n",
+            "  %c = fcmp olt float %vf, 0.0\n  br i1 %c, label %then, label %join\nthen:\n  %sum = call float @_Z20sub_group_reduce_addf(float %vf)\n  store float %sum, ptr %pf\n  br label %join\njoin:\n",
+        );
+        let ir = Ir::parse(&src);
+        let e = unsafe { super::super::run(ir.m, ir.function("k"), 8) }.unwrap_err();
+        assert!(e.contains("sub_group_reduce_add"), "{e}");
+    }
+}
