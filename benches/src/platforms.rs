@@ -24,6 +24,8 @@ pub struct Target {
     pub version: String,
     pub fp64: bool,
     pub fp16: bool,
+    /// OpenCL 3.0 sub-groups, or cl_khr_subgroups.
+    pub sub_groups: bool,
     /// Builds take each source as the SPIR-V Clang's back end makes of it
     /// (`clang-22 --target=spirv64`), through `clCreateProgramWithIL`.
     pub spirv: bool,
@@ -180,6 +182,10 @@ fn open(p: &Platform, platform_name: String, label: String) -> Result<Target, St
         version: device.version().unwrap_or_default(),
         fp64: extensions.split_whitespace().any(|e| e == "cl_khr_fp64"),
         fp16: extensions.split_whitespace().any(|e| e == "cl_khr_fp16"),
+        sub_groups: extensions
+            .split_whitespace()
+            .any(|e| e == "cl_khr_subgroups")
+            || device.max_num_sub_groups().unwrap_or(0) > 0,
         spirv: false,
         device,
         context,

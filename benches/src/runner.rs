@@ -119,6 +119,9 @@ fn prepare<'a>(b: &'a dyn Benchmark, t: &Target) -> Result<(Box<dyn Prepared + '
     if b.needs_fp16() && !t.fp16 {
         return Err(Outcome::NotAvailable("no cl_khr_fp16".into()));
     }
+    if b.needs_sub_groups() && !t.sub_groups {
+        return Err(Outcome::NotAvailable("no sub-groups".into()));
+    }
     let start = Instant::now();
     let program = t.build(b.source()).map_err(Outcome::BuildFailed)?;
     let build_ms = ms_since(start);

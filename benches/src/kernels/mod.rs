@@ -24,6 +24,7 @@ mod nbody;
 mod pixel;
 mod reduce;
 mod scan;
+mod sub_group_reduce;
 mod transpose;
 mod triad;
 
@@ -88,6 +89,10 @@ pub trait Benchmark: Sync {
     fn needs_fp16(&self) -> bool {
         false
     }
+    /// Whether it calls sub-group functions.
+    fn needs_sub_groups(&self) -> bool {
+        false
+    }
     /// Bytes, floating-point operations or items of one run.
     fn work(&self) -> f64;
     /// Puts the inputs on `t` and binds the kernel; the host reference is
@@ -140,6 +145,7 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(triad::Triad::with_unreached_printf()),
         Box::new(reduce::Reduce::default()),
         Box::new(reduce::Reduce::grid_stride()),
+        Box::new(sub_group_reduce::SubGroupReduce::default()),
         Box::new(gemm::Gemm::sgemm_naive()),
         Box::new(gemm::Gemm::sgemm_tiled()),
         Box::new(gemm::Gemm::dgemm_naive()),
