@@ -1,4 +1,4 @@
-//! cl_khr_kernel_clock at device and work-group scope (no sub-groups): the
+//! cl_khr_kernel_clock at device, work-group and sub-group scope: the
 //! capabilities and macros, and clocks that never run backwards: within a
 //! work-item, across a work-group's barrier, and from one kernel to the next
 //! on the device.
@@ -8,14 +8,15 @@ use ferrocl_tests::*;
 const CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR: cl_device_info = 0x1076;
 const SCOPE_DEVICE: u64 = 1 << 0;
 const SCOPE_WORK_GROUP: u64 = 1 << 1;
+const SCOPE_SUB_GROUP: u64 = 1 << 2;
 
 #[test]
-fn device_and_work_group_scopes_are_reported_and_no_sub_group_one() {
+fn device_work_group_and_sub_group_scopes_are_reported() {
     let d = device();
     let caps = device_info(d, CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR)
         .unwrap()
         .u64();
-    assert_eq!(caps, SCOPE_DEVICE | SCOPE_WORK_GROUP);
+    assert_eq!(caps, SCOPE_DEVICE | SCOPE_WORK_GROUP | SCOPE_SUB_GROUP);
     let ext = device_info(d, CL_DEVICE_EXTENSIONS_WITH_VERSION)
         .unwrap()
         .name_versions();
@@ -36,7 +37,7 @@ fn device_and_work_group_scopes_are_reported_and_no_sub_group_one() {
     assert!(features
         .iter()
         .any(|f| f == "__opencl_c_kernel_clock_scope_work_group"));
-    assert!(!features
+    assert!(features
         .iter()
         .any(|f| f == "__opencl_c_kernel_clock_scope_sub_group"));
     let e = Env::new();
@@ -49,7 +50,7 @@ fn device_and_work_group_scopes_are_reported_and_no_sub_group_one() {
     let (_p, k) = e.kernel_opts(src, "k", "-cl-std=CL3.0");
     let out = e.buffer_from(&[0i32]);
     e.run_with(&k, &[&out], &[1], None);
-    assert_eq!(e.read::<i32>(&out, 0, 1), vec![7]);
+    assert_eq!(e.read::<i32>(&out, 0, 1), vec![15]);
 }
 
 /// Per work-item: a device read, some work, a work-group read, a barrier,
@@ -63,6 +64,9 @@ __kernel void k(__global ulong* t, __global uint* sink) {
         acc = acc * 1664525u + 1013904223u;
     sink[i] = acc;
     ulong t1 = clock_read_work_group();
+    // The sub-group clock, read after, is no earlier (0 fails the check).
+    ulong ts = clock_read_sub_group();
+    t1 = ts >= t1 ? ts : 0;
     barrier(CLK_GLOBAL_MEM_FENCE);
     uint2 h2 = clock_read_hilo_work_group();
     uint2 h3 = clock_read_hilo_device();

@@ -8,6 +8,16 @@
 
 use ferrocl_tests::*;
 
+/// Floats in one of the CPU's vector registers (16 with AVX-512, 8 with
+/// AVX2): the vector forms are a few registers wide.
+fn float_lanes() -> usize {
+    ok(
+        device_info(device(), CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT),
+        "native float width",
+    )
+    .u32() as usize
+}
+
 fn dump_dir() -> &'static std::path::Path {
     ir_dump_dir()
 }
@@ -169,15 +179,16 @@ fn a_matrix_product_gives_the_same_bits_vectorized_and_scalar() {
     let c = floats(&runs[0][0]);
     let (row, col) = (7, 61);
     assert_eq!(c[row * N + col], m.product(row, col));
-    // Work-groups 80 wide ran 64 work-items at once (four registers of
-    // floats), then 16 one at a time.
+    // Work-groups 80 wide ran four registers of floats' worth of
+    // work-items at once (64 with AVX-512), then the rest one at a time.
     let ir = work_group_ir("gemm");
+    let lanes = 4 * float_lanes();
     assert!(
-        ir.contains("phi <64 x float>"),
-        "no accumulator of 64 lanes:\n{ir}"
+        ir.contains(&format!("phi <{lanes} x float>")),
+        "no accumulator of {lanes} lanes:\n{ir}"
     );
     assert!(
-        ir.contains("load <64 x float>"),
+        ir.contains(&format!("load <{lanes} x float>")),
         "no contiguous load of b:\n{ir}"
     );
     assert!(!ir.contains("masked.gather"), "a gather:\n{ir}");
@@ -378,12 +389,13 @@ fn a_loop_calling_sin_in_double_gives_the_same_bits_through_the_vector_variant()
     // One register of doubles at a time, through sin's 8-lane variant
     // (inlined: its blocks keep its name).
     let ir = work_group_ir("dsin");
+    let lanes = float_lanes() / 2;
     assert!(
-        ir.contains("phi <8 x double>"),
-        "no accumulator of 8 lanes:\n{ir}"
+        ir.contains(&format!("phi <{lanes} x double>")),
+        "no accumulator of {lanes} lanes:\n{ir}"
     );
     assert!(
-        ir.contains("_ZGV_LLVM_N8v__Z3sind.exit"),
+        ir.contains(&format!("_ZGV_LLVM_N{lanes}v__Z3sind.exit")),
         "sin's 8-lane variant not called:\n{ir}"
     );
 }
@@ -461,9 +473,9 @@ fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
     let b = e.read::<f32>(&mb, 0, n);
     assert!((0..n).all(|i| b[i] == a[i] * 2.0), "wrong copy");
     let ir = work_group_ir("stream_copy");
-    let vector_stream = ir
-        .lines()
-        .any(|l| l.contains("store <64 x float>") && l.contains("!nontemporal"));
+    let vector_stream = ir.lines().any(|l| {
+        l.contains(&format!("store <{} x float>", 4 * float_lanes())) && l.contains("!nontemporal")
+    });
     assert!(vector_stream, "no streaming store of whole vectors:\n{ir}");
 }
 
@@ -526,23 +538,23 @@ fn vector_types_give_the_same_bits_vectorized_and_scalar() {
     assert!((0..N).all(|i| o4[4 * i] >= p3[4 * i + 2] && o4[4 * i + 1] >= p3[4 * i + 1]));
     let ir = work_group_ir("packets");
     assert!(
-        ir.contains("load <64 x float>"),
+        ir.contains(&format!("load <{} x float>", 4 * float_lanes())),
         "no contiguous float8 load:\n{ir}"
     );
     assert!(
-        ir.contains("phi <64 x float>"),
+        ir.contains(&format!("phi <{} x float>", 64 * float_lanes() / 16)),
         "no float8 accumulator of 8 lanes:\n{ir}"
     );
     assert!(
-        ir.contains("load <32 x i8>"),
+        ir.contains(&format!("load <{} x i8>", 32 * float_lanes() / 16)),
         "no contiguous uchar4 load:\n{ir}"
     );
     assert!(
-        ir.contains("masked.gather.v64f32"),
+        ir.contains(&format!("masked.gather.v{}f32", 64 * float_lanes() / 16)),
         "a[perm[i]] is not a gather:\n{ir}"
     );
     assert!(
-        ir.contains("masked.scatter.v16f32"),
+        ir.contains(&format!("masked.scatter.v{}f32", 16 * float_lanes() / 16)),
         "scat[perm[i]] is not a scatter:\n{ir}"
     );
 }
@@ -581,7 +593,7 @@ fn a_vector_carried_by_a_loop_work_items_leave_apart_gives_the_same_bits() {
     left_apart(&n, 5);
     let ir = work_group_ir("escape2");
     assert!(
-        ir.contains("phi <64 x float>"),
+        ir.contains(&format!("phi <{} x float>", 4 * float_lanes())),
         "z is not 32 lanes of float2:\n{ir}"
     );
     assert!(

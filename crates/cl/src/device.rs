@@ -477,12 +477,14 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
         | CL_DEVICE_INTEGER_DOT_PRODUCT_ACCELERATION_PROPERTIES_4x8BIT_PACKED_KHR => {
             Info::slice::<cl_bool>(&[CL_FALSE; 6])
         }
-        // cl_khr_kernel_clock: no sub-groups, so no sub-group scope.
-        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => Info::value::<
-            cl_device_kernel_clock_capabilities_khr,
-        >(
-            CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR,
-        ),
+        // cl_khr_kernel_clock: the time-stamp counter, at every scope.
+        CL_DEVICE_KERNEL_CLOCK_CAPABILITIES_KHR => {
+            Info::value::<cl_device_kernel_clock_capabilities_khr>(
+                CL_DEVICE_KERNEL_CLOCK_SCOPE_DEVICE_KHR
+                    | CL_DEVICE_KERNEL_CLOCK_SCOPE_WORK_GROUP_KHR
+                    | CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR,
+            )
+        }
         _ => return Err(CL_INVALID_VALUE),
     })
 }
