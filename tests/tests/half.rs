@@ -1009,7 +1009,36 @@ kernel void get(read_only image2d_t im, global half *out) {
 /// function converts whole vectors of halves.
 #[test]
 fn half_kernels_become_vector_code() {
-    let dir = ir_dump_dir();
+    // In a process of its own: the dump directory is read when the library
+    // first runs, which another test of this one may have done already.
+    let dir = temp_dir("half-ir");
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "half_vector_code_child",
+            "--include-ignored",
+            "--nocapture",
+        ])
+        .env("FERROCL_DUMP_DIR", &dir)
+        .env("FERROCL_CACHE", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && String::from_utf8_lossy(&out.stdout).contains("1 passed"),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The body of the test above, with `FERROCL_DUMP_DIR` set.
+#[test]
+#[ignore]
+fn half_vector_code_child() {
+    let Some(dir) = std::env::var_os("FERROCL_DUMP_DIR") else {
+        return;
+    };
+    let dir = std::path::PathBuf::from(dir);
     let e = Env::new();
     let src = r#"
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -1051,7 +1080,9 @@ kernel void half_axpy(half a, global const half *x, global half *y) {
         .map(|f| f.unwrap().path())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("__ferrocl_wg.half_axpy.") && !name.ends_with(".before-opt.ll")
+            name.starts_with("__ferrocl_wg.half_axpy.")
+                && name.ends_with(".ll")
+                && !name.ends_with(".before-opt.ll")
         })
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
