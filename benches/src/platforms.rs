@@ -24,7 +24,7 @@ pub struct Target {
     pub version: String,
     pub fp64: bool,
     pub fp16: bool,
-    /// OpenCL 3.0 sub-groups, or cl_khr_subgroups.
+    /// OpenCL 3.0 sub-groups, cl_khr_subgroups or cl_intel_subgroups.
     pub sub_groups: bool,
     /// Builds take each source as the SPIR-V Clang's back end makes of it
     /// (`clang-22 --target=spirv64`), through `clCreateProgramWithIL`.

@@ -1,8 +1,9 @@
 //! A sum reduction written against sub-groups, as SYCL and modern OpenCL
 //! reductions are: each work-item sums a grid-stride loop, then
 //! `sub_group_reduce_add` combines a sub-group's sums and its first
-//! work-item writes the result. Needs sub-groups (`__opencl_c_subgroups`
-//! or `cl_khr_subgroups`); the size of a sub-group is the platform's.
+//! work-item writes the result. Needs sub-groups (`__opencl_c_subgroups`,
+//! `cl_khr_subgroups` or `cl_intel_subgroups`); the size of a sub-group is
+//! the platform's.
 
 use std::sync::OnceLock;
 
@@ -12,8 +13,10 @@ use super::{Benchmark, Peak, Prepared, Simple, Unit};
 use crate::platforms::{mem, val, Launch, Target};
 
 // Guarded so that the harness's whole source builds without sub-groups.
+// Intel's CPU runtime names its sub-groups cl_intel_subgroups in OpenCL C
+// 1.2, which has the same function.
 const SOURCE: &str = r#"
-#if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
+#if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups) || defined(cl_intel_subgroups)
 #ifdef cl_khr_subgroups
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif
