@@ -1027,7 +1027,9 @@ kernel void half_axpy(half a, global const half *x, global half *y) {
         .map(|f| f.unwrap().path())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("__ferrocl_wg.half_axpy.") && !name.ends_with(".before-opt.ll")
+            name.starts_with("__ferrocl_wg.half_axpy.")
+                && name.ends_with(".ll")
+                && !name.ends_with(".before-opt.ll")
         })
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
