@@ -219,6 +219,9 @@ pub fn load(object: &[u8], symbols: &[&str]) -> Result<(LoadedObject, Vec<u64>),
     Loader::new(Object::parse(aligned)?)?.load(symbols)
 }
 
+/// A relocation section's entries, and the section they apply to.
+type Relocations<'a> = (&'a [elf::Rela64<LE>], usize);
+
 /// One object being loaded.
 struct Loader<'a> {
     obj: Object<'a>,
@@ -226,7 +229,8 @@ struct Loader<'a> {
     placed: Vec<Option<Placed>>,
     /// Each part's offset from the image's start, and size.
     parts: [(u64, u64); 3],
-    /// The symbols with a GOT entry (its index), and those with a stub.
+    /// The symbols with a GOT entry, in the GOT's order, each with the
+    /// number of its stub if calls go through one.
     got: Vec<(usize, Option<usize>)>,
     got_offset: u64,
     stubs_offset: u64,
@@ -315,7 +319,7 @@ impl<'a> Loader<'a> {
 
     /// The relocation sections that apply to loaded sections, with their
     /// entries and target.
-    fn relocations(&self) -> Result<Vec<(&'a [elf::Rela64<LE>], usize)>, String> {
+    fn relocations(&self) -> Result<Vec<Relocations<'a>>, String> {
         let mut out = Vec::new();
         for s in self.obj.sections.iter() {
             match s.sh_type(LE) {
