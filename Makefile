@@ -110,19 +110,27 @@ test-cargo:
 	$(ICD_ENV) $(CARGO) test $(CARGO_FLAGS) --workspace
 
 # The library without a compiler (no Clang, no builtins, no kernel
-# compiler): it runs programs from binaries only. Built in a target
+# compiler, no LLVM): it runs programs from binaries only. Built in a target
 # directory of its own, so the default build stays as it is.
 RT_TARGET   := $(TARGET_DIR)/runtime-only
+RT_LIB      := $(RT_TARGET)/release/libferrocl.so
 RT_ICD_DIR  := $(BUILD)/icd-runtime-only
 
 build-runtime-only:
 	$(CARGO) build $(CARGO_FLAGS) -p cl --no-default-features --target-dir $(RT_TARGET)
 	@mkdir -p "$(RT_ICD_DIR)"
-	@echo "$(RT_TARGET)/release/libferrocl.so" > "$(RT_ICD_DIR)/ferrocl.icd"
-	@echo "wrote $(RT_ICD_DIR)/ferrocl.icd -> $(RT_TARGET)/release/libferrocl.so"
+	@echo "$(RT_LIB)" > "$(RT_ICD_DIR)/ferrocl.icd"
+	@echo "wrote $(RT_ICD_DIR)/ferrocl.icd -> $(RT_LIB)"
 
-# The clc-made binary run by the library without a compiler.
+# The clc-made binary run by the library without a compiler, which links
+# no LLVM or Clang: neither among the libraries it needs nor among the
+# symbols it imports.
 test-runtime-only: build-runtime-only $(EXAMPLES)/test_clc_binary $(CLC_BINARY)
+	@if ldd $(RT_LIB) | grep -iE 'libLLVM|libclang'; then \
+	    echo "FAIL  the runtime-only library links LLVM or Clang"; exit 1; fi
+	@if nm -D --undefined-only $(RT_LIB) | grep -E ' (LLVM|clang_)'; then \
+	    echo "FAIL  the runtime-only library imports LLVM's or Clang's symbols"; exit 1; fi
+	@echo "ok    the runtime-only library links no LLVM or Clang"
 	OCL_ICD_VENDORS=$(RT_ICD_DIR) CLC_BINARY=$(CLC_BINARY) $(EXAMPLES)/test_clc_binary
 
 $(CLC_BINARY): examples/clc_vecadd.cl $(CLC)

@@ -17,7 +17,7 @@ fn optimized_ir(kernel: &str) -> String {
         .map(|f| f.unwrap().path())
         .filter(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with(&prefix) && !name.ends_with(".before-opt.ll")
+            name.starts_with(&prefix) && name.ends_with(".ll") && !name.ends_with(".before-opt.ll")
         })
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();

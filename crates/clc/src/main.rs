@@ -10,6 +10,7 @@
 
 use clap::{Parser, ValueEnum};
 use compiler::{BuildOptions, Machine, ProgramModule, Specialization, SpecializedCode};
+use host::cpu::LEVELS;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -88,24 +89,6 @@ enum Emit {
     /// The program binary.
     Bin,
 }
-
-/// The named x86-64 levels (psABI), with the features each adds, in
-/// LLVM's names; a binary for one runs on any CPU that has them.
-const LEVELS: &[(&str, &str)] = &[
-    ("x86-64", "+cx8,+fxsr,+mmx,+sse,+sse2"),
-    (
-        "x86-64-v2",
-        "+cx16,+sahf,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3",
-    ),
-    (
-        "x86-64-v3",
-        "+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave",
-    ),
-    (
-        "x86-64-v4",
-        "+avx512f,+avx512bw,+avx512cd,+avx512dq,+avx512vl",
-    ),
-];
 
 fn machine(cpu: Option<&str>) -> Machine {
     let host = compiler::Target::machine(&host::HostTarget::new());

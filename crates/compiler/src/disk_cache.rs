@@ -66,11 +66,18 @@ impl KeyBuilder {
     }
 }
 
+/// The version of the LLVM that builds here; none in a library without a
+/// compiler, which writes no entries of code it built.
 fn llvm_version() -> String {
-    let (mut major, mut minor, mut patch) = (0, 0, 0);
-    // SAFETY: writes three unsigned integers.
-    unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
-    format!("{major}.{minor}.{patch}")
+    #[cfg(feature = "front-end")]
+    {
+        let (mut major, mut minor, mut patch) = (0, 0, 0);
+        // SAFETY: writes three unsigned integers.
+        unsafe { llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
+        format!("{major}.{minor}.{patch}")
+    }
+    #[cfg(not(feature = "front-end"))]
+    String::from("none")
 }
 
 /// A cache directory, or none (caching off).

@@ -2,11 +2,16 @@
 //! the `kernel_arg_*` metadata Clang attaches to each kernel.
 #![cfg_attr(not(feature = "front-end"), allow(dead_code, unused_imports))]
 
+#[cfg(feature = "front-end")]
 use crate::llvm;
 use crate::printf::{self, PrintfArg, PrintfCall};
+#[cfg(feature = "front-end")]
 use llvm_sys::core::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::prelude::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::target::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::{LLVMCallConv, LLVMTypeKind};
 use std::collections::HashSet;
 
@@ -173,6 +178,7 @@ impl KernelInfo {
 ///
 /// # Safety
 /// `f` must be a live function.
+#[cfg(feature = "front-end")]
 pub unsafe fn is_kernel(f: LLVMValueRef) -> bool {
     LLVMGetFunctionCallConv(f) == LLVMCallConv::LLVMSPIRKERNELCallConv as u32
         && LLVMIsDeclaration(f) == 0
@@ -195,6 +201,7 @@ pub unsafe fn reflect(m: LLVMModuleRef) -> Vec<KernelInfo> {
 }
 
 /// Sizes of `__local` globals, by the functions that use them.
+#[cfg(feature = "front-end")]
 unsafe fn local_variables(m: LLVMModuleRef, td: LLVMTargetDataRef) -> Vec<(LLVMValueRef, usize)> {
     llvm::globals(m)
         .into_iter()
@@ -203,12 +210,14 @@ unsafe fn local_variables(m: LLVMModuleRef, td: LLVMTargetDataRef) -> Vec<(LLVMV
         .collect()
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn strings(f: LLVMValueRef, kind: &str) -> Vec<String> {
     llvm::function_metadata(f, kind)
         .map(|ops| ops.iter().map(|&o| llvm::md_string(o)).collect())
         .unwrap_or_default()
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn ints(f: LLVMValueRef, kind: &str) -> Option<Vec<u64>> {
     llvm::function_metadata(f, kind).map(|ops| {
         ops.iter()
@@ -217,6 +226,7 @@ unsafe fn ints(f: LLVMValueRef, kind: &str) -> Option<Vec<u64>> {
     })
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn size3(f: LLVMValueRef, kind: &str) -> Option<[usize; 3]> {
     let v = ints(f, kind)?;
     (v.len() == 3).then(|| [v[0] as usize, v[1] as usize, v[2] as usize])
@@ -337,6 +347,7 @@ unsafe fn reflect_kernel(
 /// Bytes of the arrays and structs `functions` allocate: what stays in
 /// memory once the optimizer has put scalars (which the front end gives
 /// allocas too) in registers.
+#[cfg(feature = "front-end")]
 unsafe fn private_memory(functions: &[LLVMValueRef], td: LLVMTargetDataRef) -> usize {
     functions
         .iter()
@@ -361,6 +372,7 @@ unsafe fn private_memory(functions: &[LLVMValueRef], td: LLVMTargetDataRef) -> u
 }
 
 /// `f` and every function it calls, directly or not.
+#[cfg(feature = "front-end")]
 unsafe fn reachable(f: LLVMValueRef) -> Vec<LLVMValueRef> {
     let mut seen = HashSet::new();
     let mut stack = vec![f];
@@ -381,6 +393,7 @@ unsafe fn reachable(f: LLVMValueRef) -> Vec<LLVMValueRef> {
 
 /// Whether global `g` is used (possibly through constant expressions) by an
 /// instruction in one of `functions`.
+#[cfg(feature = "front-end")]
 unsafe fn used_by(g: LLVMValueRef, functions: &[LLVMValueRef]) -> bool {
     let mut stack = vec![g];
     while let Some(v) = stack.pop() {
@@ -403,6 +416,7 @@ unsafe fn used_by(g: LLVMValueRef, functions: &[LLVMValueRef]) -> bool {
 
 /// Clang's `"uniform-work-group-size"` attribute; without it, as in
 /// OpenCL C 1.x, work-groups are uniform.
+#[cfg(feature = "front-end")]
 unsafe fn uniform_work_group_size(f: LLVMValueRef) -> bool {
     const KEY: &str = "uniform-work-group-size";
     let a = LLVMGetStringAttributeAtIndex(
@@ -419,6 +433,7 @@ unsafe fn uniform_work_group_size(f: LLVMValueRef) -> bool {
     std::slice::from_raw_parts(v.cast::<u8>(), len as usize) != b"false"
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn vec_type_hint(f: LLVMValueRef) -> Option<String> {
     let ops = llvm::function_metadata(f, "vec_type_hint")?;
     let ty = LLVMTypeOf(*ops.first()?);

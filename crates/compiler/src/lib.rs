@@ -12,6 +12,7 @@ mod build_id;
 pub mod disk_cache;
 mod kernel_info;
 pub mod knobs;
+#[cfg(feature = "front-end")]
 pub mod llvm;
 mod options;
 pub mod printf;
@@ -29,8 +30,10 @@ pub use build_id::build_id;
 pub use kernel_info::{AddressSpace, ArgInfo, ArgKind, ImageType, KernelInfo};
 pub use options::{parse_link_options, BuildOptions, OptionsError};
 pub use printf::{PrintfArg, PrintfCall};
+#[cfg(feature = "front-end")]
+pub use program::Context;
 pub use program::{
-    BuildError, CodeGenOptions, Context, Header, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
+    BuildError, CodeGenOptions, Header, ModuleKind, ProgramModule, SpecConstants, TRIPLE,
 };
 #[cfg(feature = "front-end")]
 pub use spirv_ll;

@@ -10,10 +10,15 @@
 //! buffer is the call's id (4 bytes) and then its arguments' bytes, packed
 //! one after the other (see [`PrintfArg::packed_bytes`]).
 
+#[cfg(feature = "front-end")]
 use crate::llvm;
+#[cfg(feature = "front-end")]
 use llvm_sys::core::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::prelude::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::target::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::LLVMTypeKind::*;
 
 /// The OpenCL C function.
@@ -283,6 +288,7 @@ pub fn conversions(pieces: &[Piece]) -> impl Iterator<Item = &Conversion> {
 ///
 /// # Safety
 /// `v` must be a live value.
+#[cfg(feature = "front-end")]
 pub unsafe fn constant_string(v: LLVMValueRef) -> Option<Vec<u8>> {
     let mut v = v;
     // Casts of the global (an address-space cast, a GEP to its start).
@@ -324,6 +330,7 @@ pub unsafe fn constant_string(v: LLVMValueRef) -> Option<Vec<u8>> {
     Some(bytes[..end].to_vec())
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn md_kind(ctx: LLVMContextRef) -> u32 {
     LLVMGetMDKindIDInContext(
         ctx,
@@ -336,6 +343,7 @@ unsafe fn md_kind(ctx: LLVMContextRef) -> u32 {
 ///
 /// # Safety
 /// `call` must be a live call instruction.
+#[cfg(feature = "front-end")]
 pub unsafe fn call_id(call: LLVMValueRef) -> Option<u32> {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(call));
     let md = LLVMGetMetadata(call, md_kind(ctx));
@@ -354,6 +362,7 @@ pub unsafe fn call_id(call: LLVMValueRef) -> Option<u32> {
 ///
 /// # Safety
 /// `call` must be a live instruction.
+#[cfg(feature = "front-end")]
 pub unsafe fn is_printf_call(call: LLVMValueRef) -> bool {
     llvm::called_function(call).is_some_and(|f| llvm::name(f) == PRINTF)
 }
@@ -364,6 +373,7 @@ pub unsafe fn is_printf_call(call: LLVMValueRef) -> bool {
 ///
 /// # Safety
 /// `m` must be a live module.
+#[cfg(feature = "front-end")]
 pub unsafe fn number_calls(m: LLVMModuleRef) -> Result<(), String> {
     let name = llvm::cstr(PRINTF);
     let f = LLVMGetNamedFunction(m, name.as_ptr());
@@ -417,6 +427,7 @@ pub unsafe fn number_calls(m: LLVMModuleRef) -> Result<(), String> {
 }
 
 /// The format of a call, if it is a string literal.
+#[cfg(feature = "front-end")]
 unsafe fn format_of(call: LLVMValueRef) -> Option<Vec<u8>> {
     if LLVMGetNumArgOperands(call) == 0 {
         return None;
@@ -426,6 +437,7 @@ unsafe fn format_of(call: LLVMValueRef) -> Option<Vec<u8>> {
 
 /// What is wrong with a call, if anything: its format must be a literal
 /// and well formed, and an argument `%s` prints a string literal.
+#[cfg(feature = "front-end")]
 unsafe fn check_call(call: LLVMValueRef) -> Result<(), String> {
     let format = format_of(call).ok_or("the format is not a string literal")?;
     let shown = String::from_utf8_lossy(&format).escape_debug().to_string();
@@ -446,6 +458,7 @@ unsafe fn check_call(call: LLVMValueRef) -> Result<(), String> {
 ///
 /// # Safety
 /// `call` must be a live call of `printf` in a module with a data layout.
+#[cfg(feature = "front-end")]
 pub unsafe fn describe(call: LLVMValueRef, td: LLVMTargetDataRef) -> Option<PrintfCall> {
     let id = call_id(call)?;
     let format = format_of(call)?;

@@ -8,14 +8,23 @@
 use crate::binary::{self, Machine, MachineCode, SpecializedCode};
 use crate::disk_cache::{self, DiskCache, KeyBuilder};
 use crate::kernel_info::{self, KernelInfo};
+#[cfg(feature = "front-end")]
 use crate::llvm::{self, cstr};
 use crate::options::BuildOptions;
-use crate::program_globals::{GlobalsImage, Layout};
+use crate::program_globals::GlobalsImage;
+#[cfg(feature = "front-end")]
+use crate::program_globals::Layout;
+#[cfg(feature = "front-end")]
 use llvm_sys::bit_reader::LLVMParseBitcodeInContext2;
+#[cfg(feature = "front-end")]
 use llvm_sys::bit_writer::LLVMWriteBitcodeToMemoryBuffer;
+#[cfg(feature = "front-end")]
 use llvm_sys::core::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::linker::LLVMLinkModules2;
+#[cfg(feature = "front-end")]
 use llvm_sys::prelude::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::LLVMLinkage;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
@@ -146,8 +155,10 @@ impl CodeGenOptions {
 }
 
 /// An LLVM context that is disposed of on every path out.
+#[cfg(feature = "front-end")]
 pub struct Context(pub LLVMContextRef);
 
+#[cfg(feature = "front-end")]
 impl Context {
     pub fn new() -> Context {
         // Every compile ends in the target registry (Clang's back end, the
@@ -165,14 +176,17 @@ impl Context {
     }
 }
 
+#[cfg(feature = "front-end")]
 extern "C" fn ignore_diagnostic(_: LLVMDiagnosticInfoRef, _: *mut std::ffi::c_void) {}
 
+#[cfg(feature = "front-end")]
 impl Default for Context {
     fn default() -> Self {
         Context::new()
     }
 }
 
+#[cfg(feature = "front-end")]
 impl Drop for Context {
     fn drop(&mut self) {
         // SAFETY: the context is ours and every module in it was disposed of or is owned by it.
@@ -481,6 +495,7 @@ impl ProgramModule {
     ///
     /// # Safety
     /// `ctx` must be a live context used by this thread only.
+    #[cfg(feature = "front-end")]
     pub unsafe fn load(&self, ctx: LLVMContextRef) -> Result<LLVMModuleRef, String> {
         parse_bitcode(ctx, &self.bitcode)
     }
@@ -687,6 +702,7 @@ impl ProgramModule {
 /// The program-scope variables of an executable: laid out, and checked for
 /// what the device cannot offer. Objects and libraries keep theirs as
 /// variables for the link.
+#[cfg(feature = "front-end")]
 unsafe fn executable_globals(m: LLVMModuleRef, kind: ModuleKind) -> Result<GlobalsImage, String> {
     match kind {
         ModuleKind::Executable => Layout::of(m).image(m),
@@ -849,6 +865,7 @@ unsafe fn finish(
     }
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn parse_bitcode(ctx: LLVMContextRef, bytes: &[u8]) -> Result<LLVMModuleRef, String> {
     let name = cstr("bitcode");
     let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
@@ -866,6 +883,7 @@ unsafe fn parse_bitcode(ctx: LLVMContextRef, bytes: &[u8]) -> Result<LLVMModuleR
     }
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn write_bitcode(m: LLVMModuleRef) -> Vec<u8> {
     let buf = LLVMWriteBitcodeToMemoryBuffer(m);
     let start = LLVMGetBufferStart(buf) as *const u8;

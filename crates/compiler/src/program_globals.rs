@@ -13,12 +13,19 @@
 //! `__constant` variables such an initializer points to are placed in the
 //! block too.
 
+#[cfg(feature = "front-end")]
 use crate::llvm;
+#[cfg(feature = "front-end")]
 use llvm_sys::core::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::prelude::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::target::*;
+#[cfg(feature = "front-end")]
 use llvm_sys::LLVMOpcode;
+#[cfg(feature = "front-end")]
 use llvm_sys::LLVMTypeKind::*;
+#[cfg(feature = "front-end")]
 use std::collections::HashMap;
 
 /// Address space of `__global` in the IR.
@@ -44,12 +51,14 @@ pub struct GlobalsImage {
 }
 
 /// The variables in the block and their offsets, its size and alignment.
+#[cfg(feature = "front-end")]
 pub struct Layout {
     pub members: Vec<(LLVMValueRef, usize)>,
     pub size: usize,
     pub align: usize,
 }
 
+#[cfg(feature = "front-end")]
 impl Layout {
     /// Lays out the program-scope variables of `m`.
     ///
@@ -168,6 +177,7 @@ impl Layout {
 ///
 /// # Safety
 /// `functions` must be live functions.
+#[cfg(feature = "front-end")]
 pub unsafe fn used_by(functions: &[LLVMValueRef]) -> bool {
     functions.iter().any(|&f| {
         llvm::instructions(f).into_iter().any(|i| {
@@ -182,12 +192,14 @@ pub unsafe fn used_by(functions: &[LLVMValueRef]) -> bool {
     })
 }
 
+#[cfg(feature = "front-end")]
 unsafe fn address_space(g: LLVMValueRef) -> u32 {
     LLVMGetPointerAddressSpace(LLVMTypeOf(g))
 }
 
 /// The global variables constant `c` names, through constant expressions
 /// and aggregates.
+#[cfg(feature = "front-end")]
 unsafe fn referenced_globals(c: LLVMValueRef, out: &mut Vec<LLVMValueRef>) {
     if c.is_null() {
         return;
@@ -205,6 +217,7 @@ unsafe fn referenced_globals(c: LLVMValueRef, out: &mut Vec<LLVMValueRef>) {
     }
 }
 
+#[cfg(feature = "front-end")]
 struct ImageWriter<'a> {
     td: LLVMTargetDataRef,
     offsets: &'a HashMap<LLVMValueRef, usize>,
@@ -212,6 +225,7 @@ struct ImageWriter<'a> {
     relocations: Vec<(usize, usize)>,
 }
 
+#[cfg(feature = "front-end")]
 impl ImageWriter<'_> {
     /// Writes constant `c` at offset `at` of the block.
     unsafe fn constant(&mut self, c: LLVMValueRef, at: usize) -> Result<(), String> {
@@ -335,7 +349,7 @@ impl ImageWriter<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "front-end"))]
 mod tests {
     use super::*;
 

@@ -1,6 +1,8 @@
 //! A short run of the binary fuzzer (`examples/fuzz_binary.rs` runs long
 //! ones): mutated binaries are refused or load and read back the same,
-//! never a panic or a crash, and the corpus itself loads.
+//! never a panic or a crash, and the corpus itself loads. The corpus is
+//! compiled from source, so not in a build without the front end.
+#![cfg(feature = "front-end")]
 
 #[path = "../fuzz/corpus.rs"]
 mod corpus;

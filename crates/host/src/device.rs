@@ -31,7 +31,7 @@ impl HostDevice {
             compiler::knobs::threads(),
         );
         let cpus: Vec<usize> = (0..units).map(|i| allowed[i % allowed.len()]).collect();
-        let info = crate::device_info::probe(crate::jit::host_cpu().0, &cpus);
+        let info = crate::device_info::probe(crate::cpu::host_cpu().0, &cpus);
         HostDevice::start(info, cpus, false)
     }
 

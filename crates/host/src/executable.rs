@@ -2,7 +2,7 @@
 //! table saying which symbol is which kernel and what each needs. The
 //! compiler half (`target.rs`) writes them; `create_executable` loads them.
 
-use crate::jit::{self, LoadedObject};
+use crate::elf_loader::{self, LoadedObject};
 use crate::kernel::HostKernel;
 use compiler::disk_cache::{Reader, Writer};
 use mux::{Executable, KernelRef};
@@ -75,12 +75,12 @@ pub struct HostExecutable {
 }
 
 impl HostExecutable {
-    /// Loads the object into the JIT and finds every kernel's function.
+    /// Loads the object and finds every kernel's function.
     pub fn load(bytes: &[u8]) -> mux::Result<HostExecutable> {
         let binary = Binary::from_bytes(bytes).ok_or(mux::Error::InvalidBinary)?;
         let symbols: Vec<&str> = binary.kernels.iter().map(|k| k.symbol.as_str()).collect();
         let (code, addresses) =
-            jit::load(&binary.object, &symbols).map_err(|_| mux::Error::InvalidBinary)?;
+            elf_loader::load(&binary.object, &symbols).map_err(|_| mux::Error::InvalidBinary)?;
         let code = Arc::new(code);
         let bytes: Arc<[u8]> = Arc::from(bytes);
         let kernels = binary

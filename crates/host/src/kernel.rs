@@ -1,4 +1,4 @@
-//! A kernel compiled for one local size: a JIT-loaded work-group function.
+//! A kernel compiled for one local size: a loaded work-group function.
 
 use crate::executable::Code;
 use mux::ScheduleInfo;

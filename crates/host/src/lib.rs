@@ -1,13 +1,16 @@
 //! The host CPU target (seed 002): the device's properties read off this
-//! machine, kernels compiled by LLVM and loaded with ORC LLJIT, and a thread
-//! pool that runs work-groups on every core.
+//! machine, kernels compiled by LLVM and loaded by a loader of our own, and
+//! a thread pool that runs work-groups on every core.
 
+#[cfg(feature = "compiler")]
+mod codegen;
 mod commands;
+pub mod cpu;
 mod device;
 mod device_info;
+mod elf_loader;
 mod executable;
 mod fp_control;
-mod jit;
 mod kernel;
 mod memory;
 mod queue;

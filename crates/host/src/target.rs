@@ -1,12 +1,12 @@
 //! The compiler half of the host device: specializes a kernel for a local
-//! size, optimizes it for this CPU, and loads it into the JIT.
+//! size, optimizes it for this CPU, and loads its object code.
 
+#[cfg(feature = "compiler")]
+use crate::codegen;
+use crate::cpu::host_cpu;
 #[cfg(feature = "compiler")]
 use crate::executable::KernelEntry;
 use crate::executable::{Binary, HostExecutable};
-#[cfg(feature = "compiler")]
-use crate::jit;
-use crate::jit::host_cpu;
 use crate::kernel::HostKernel;
 use compiler::disk_cache::{self, DiskCache, Key, KeyBuilder};
 #[cfg(feature = "compiler")]
@@ -26,9 +26,8 @@ pub struct HostTarget {
     features: String,
 }
 
-/// Kernels loaded in the (process-wide) JIT, by cache key: a specialization
-/// asked for again, by another program with the same code say, shares the
-/// loaded one; a symbol is never defined twice.
+/// Kernels loaded in the process, by cache key: a specialization asked for
+/// again, by another program with the same code say, shares the loaded one.
 static LOADED: LazyLock<Mutex<HashMap<Key, Weak<HostKernel>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
@@ -270,7 +269,7 @@ fn compile(
     }
     CODEGEN_RUNS.set(CODEGEN_RUNS.get() + 1);
     let ctx = Context::new();
-    let tm = jit::target_machine_for(compiler::TRIPLE, &target.cpu, &target.features)?;
+    let tm = codegen::target_machine_for(compiler::TRIPLE, &target.cpu, &target.features)?;
     // SAFETY: the context and module are this thread's alone, and the
     // module is disposed of before the context.
     unsafe {
@@ -314,11 +313,16 @@ fn compile(
             compiler::vector_variants::release(m);
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
             dump_ir(m, &symbol);
+            let object = match emit {
+                Emit::Object => {
+                    let o = tm.emit_object(m)?;
+                    dump_object(&o, &symbol);
+                    o
+                }
+                Emit::Assembly => tm.emit_assembly(m)?,
+            };
             Ok(Binary {
-                object: match emit {
-                    Emit::Object => tm.emit_object(m)?,
-                    Emit::Assembly => tm.emit_assembly(m)?,
-                },
+                object,
                 kernels: vec![KernelEntry {
                     name: kernel.name.clone(),
                     symbol,
@@ -402,6 +406,16 @@ unsafe fn dump_ir(m: llvm_sys::prelude::LLVMModuleRef, symbol: &str) {
     }
 }
 
+#[cfg(feature = "compiler")]
+/// With `FERROCL_DUMP_DIR` set, each work-group function's object code is
+/// written there too, as `<symbol>.o` (for `readelf` and `objdump`).
+fn dump_object(object: &[u8], symbol: &str) {
+    if let Some(dir) = compiler::knobs::dump_dir() {
+        // A debugging aid: a directory that cannot be written is ignored.
+        let _ = std::fs::write(dir.join(format!("{symbol}.o")), object);
+    }
+}
+
 #[cfg(all(test, feature = "compiler"))]
 mod tests {
     use super::*;
@@ -434,7 +448,7 @@ define half @f(half %a, half %b, double %d) {
         unsafe {
             let m = llvm::parse_ir(ctx.0, ir).unwrap();
             half_conversions(m, features);
-            let tm = jit::target_machine_for(compiler::TRIPLE, cpu, features).unwrap();
+            let tm = codegen::target_machine_for(compiler::TRIPLE, cpu, features).unwrap();
             let asm = tm.emit_assembly(m).unwrap();
             LLVMDisposeModule(m);
             String::from_utf8_lossy(&asm).into_owned()

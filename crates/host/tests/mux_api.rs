@@ -2,8 +2,7 @@
 //! the API layer uses it: memory, buffers, images, transfer commands,
 //! executables, fences and query pools, and what the layer refuses.
 
-use compiler::{BuildOptions, ProgramModule, Specialization, Target};
-use host::{HostDevice, HostTarget};
+use host::HostDevice;
 use mux::{BufferRef, CommandBuffer, Device, Error, HostPtr, ImageDesc, ImageKind, ImageRef, Rect};
 use std::sync::Arc;
 use std::time::Duration;
@@ -272,8 +271,12 @@ fn a_fence_times_out_until_its_dispatch_ends() {
     assert!(!fence.is_signalled());
 }
 
+/// Compiles its kernel: not in a build without a compiler.
+#[cfg(feature = "compiler")]
 #[test]
 fn an_executable_from_a_binary_runs_its_kernel() {
+    use compiler::{BuildOptions, ProgramModule, Specialization, Target};
+    use host::HostTarget;
     let target = HostTarget::new();
     let program = ProgramModule::compile(
         b"kernel void twice(global int *p) { p[get_global_id(0)] *= 2; }",

@@ -1,4 +1,6 @@
-//! A kernel from OpenCL C source to results, through the host target alone.
+//! A kernel from OpenCL C source to results, through the host target alone
+//! (so not in a build without a compiler).
+#![cfg(feature = "compiler")]
 
 use compiler::{arg_layout, BuildOptions, ProgramModule, Specialization, Target};
 use host::{HostDevice, HostTarget};
