@@ -304,7 +304,9 @@ fn opt_disable_survives_a_binary() {
         .unwrap()
         .flatten()
         .map(|f| f.path())
-        .filter(|f| f.to_string_lossy().ends_with(".ll") && !f.to_string_lossy().contains("before-opt"))
+        .filter(|f| {
+            f.to_string_lossy().ends_with(".ll") && !f.to_string_lossy().contains("before-opt")
+        })
         .map(|f| std::fs::read_to_string(f).unwrap())
         // Other tests of this process may be compiling meanwhile.
         .filter(|ir| ir.contains(&format!(", {nonce}")))
