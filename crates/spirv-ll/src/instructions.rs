@@ -217,6 +217,39 @@ impl Tr<'_> {
             | GroupFMulKHR | GroupBitwiseAndKHR | GroupBitwiseOrKHR | GroupBitwiseXorKHR
             | GroupLogicalAndKHR | GroupLogicalOrKHR | GroupLogicalXorKHR | GroupAsyncCopy
             | GroupWaitEvents => self.group(inst),
+            GroupNonUniformElect
+            | GroupNonUniformAll
+            | GroupNonUniformAny
+            | GroupNonUniformAllEqual
+            | GroupNonUniformBroadcast
+            | GroupNonUniformBroadcastFirst
+            | GroupNonUniformBallot
+            | GroupNonUniformInverseBallot
+            | GroupNonUniformBallotBitExtract
+            | GroupNonUniformBallotBitCount
+            | GroupNonUniformBallotFindLSB
+            | GroupNonUniformBallotFindMSB
+            | GroupNonUniformShuffle
+            | GroupNonUniformShuffleXor
+            | GroupNonUniformShuffleUp
+            | GroupNonUniformShuffleDown
+            | GroupNonUniformIAdd
+            | GroupNonUniformFAdd
+            | GroupNonUniformIMul
+            | GroupNonUniformFMul
+            | GroupNonUniformSMin
+            | GroupNonUniformUMin
+            | GroupNonUniformFMin
+            | GroupNonUniformSMax
+            | GroupNonUniformUMax
+            | GroupNonUniformFMax
+            | GroupNonUniformBitwiseAnd
+            | GroupNonUniformBitwiseOr
+            | GroupNonUniformBitwiseXor
+            | GroupNonUniformLogicalAnd
+            | GroupNonUniformLogicalOr
+            | GroupNonUniformLogicalXor
+            | GroupNonUniformRotateKHR => self.group_non_uniform(inst),
             SampledImage
             | ImageSampleExplicitLod
             | ImageRead
