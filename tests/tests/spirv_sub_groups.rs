@@ -597,9 +597,10 @@ fn the_spirv_queries_list_the_sub_group_capabilities() {
         .chunks_exact(4)
         .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
         .collect();
-    // Groups, GroupNonUniform, Vote, Arithmetic, Ballot, Shuffle,
-    // ShuffleRelative, Clustered, RotateKHR.
-    for c in [18, 61, 62, 63, 64, 65, 66, 67, 6026] {
+    // Groups, SubgroupDispatch (which OpenCL 3.0 requires of a device with
+    // sub-groups and SPIR-V 1.1), GroupNonUniform, Vote, Arithmetic,
+    // Ballot, Shuffle, ShuffleRelative, Clustered, RotateKHR.
+    for c in [18, 58, 61, 62, 63, 64, 65, 66, 67, 6026] {
         assert!(caps.contains(&c), "capability {c} missing from {caps:?}");
     }
     let ext = ok(
@@ -621,4 +622,52 @@ fn the_spirv_queries_list_the_sub_group_capabilities() {
         names.iter().any(|n| n == "SPV_KHR_subgroup_rotate"),
         "{names:?}"
     );
+}
+
+/// `CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL` (cl_intel_required_subgroup_size).
+const CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL: cl_kernel_sub_group_info = 0x410A;
+
+/// SubgroupDispatch: Clang makes `intel_reqd_sub_group_size` the execution
+/// mode SubgroupSize, the width the kernel then runs with; the mode
+/// SubgroupsPerWorkgroup is `CL_KERNEL_COMPILE_NUM_SUB_GROUPS`.
+#[test]
+fn sub_group_execution_modes_set_the_width_and_the_count_reported() {
+    let env = Env::new();
+    let src = "
+__kernel __attribute__((intel_reqd_sub_group_size(4))) void k(__global uint* out) {
+    size_t g = get_global_id(0);
+    out[g] = get_sub_group_size() * 1000 + sub_group_reduce_add(1u) * 100 + get_sub_group_local_id();
+}";
+    let (_p, k) = il_kernel(&env, &spirv_from_cl(src), "k");
+    assert_eq!(
+        sub_group_info(&k, CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL, &[]),
+        4
+    );
+    assert_eq!(
+        sub_group_info(&k, CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, &[16]),
+        4
+    );
+    assert_eq!(sub_group_info(&k, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, &[]), 0);
+    let out = env.buffer_from(&[0u32; 32]);
+    env.run_with(&k, &[&out], &[32], Some(&[16]));
+    let got: Vec<u32> = env.read(&out, 0, 32);
+    let want: Vec<u32> = (0..32).map(|g| 4400 + g % 4).collect();
+    assert_eq!(got, want);
+
+    let text = "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability SubgroupDispatch
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\"
+               OpExecutionMode %k SubgroupsPerWorkgroup 2
+       %void = OpTypeVoid
+       %fnty = OpTypeFunction %void
+          %k = OpFunction %void None %fnty
+      %entry = OpLabel
+               OpReturn
+               OpFunctionEnd
+";
+    let (_p, k) = il_kernel(&env, &spirv_from_asm(text, "1.1"), "k");
+    assert_eq!(sub_group_info(&k, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, &[]), 2);
 }

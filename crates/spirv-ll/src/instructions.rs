@@ -263,6 +263,9 @@ impl Tr<'_> {
             | ImageQuerySamples
             | Image => self.image(inst),
             ReadClockKHR => self.read_clock(inst),
+            GetKernelLocalSizeForSubgroupCount | GetKernelMaxNumSubgroups => Err(inst.err(
+                "a query of a function enqueued on the device, which does not enqueue kernels",
+            )),
             Kill | TerminateInvocation => Err(inst.err("not an instruction of kernels")),
             other => Err(inst.err(format!("Op{other:?} is not supported"))),
         }

@@ -34,6 +34,10 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::GroupNonUniformShuffleRelative,
     Capability::GroupNonUniformClustered,
     Capability::GroupNonUniformRotateKHR,
+    // The SubgroupSize and SubgroupsPerWorkgroup execution modes (not
+    // OpGetKernelLocalSizeForSubgroupCount and OpGetKernelMaxNumSubgroups,
+    // which query a function for device-side enqueue).
+    Capability::SubgroupDispatch,
     Capability::ExpectAssumeKHR,
     Capability::DotProductKHR,
     Capability::DotProductInputAllKHR,

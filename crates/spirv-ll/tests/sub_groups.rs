@@ -529,3 +529,44 @@ fn malformed_operands_are_refused_naming_the_instruction() {
         assert!(e.word > 0, "{body}: {e}");
     }
 }
+
+#[test]
+fn sub_group_execution_modes_are_the_kernels_attributes() {
+    let modes = |m: &str| {
+        kernel("").replace(
+            "OpEntryPoint Kernel %k \"k\"",
+            &format!("OpEntryPoint Kernel %k \"k\"\n{m}"),
+        )
+    };
+    let ir = translate(&modes(
+        "OpExecutionMode %k SubgroupSize 8\nOpExecutionMode %k SubgroupsPerWorkgroup 3",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(ir.contains("!intel_reqd_sub_group_size !"), "{ir}");
+    assert!(ir.contains("!required_num_sub_groups !"), "{ir}");
+    assert!(ir.contains("!{i32 8}") && ir.contains("!{i32 3}"), "{ir}");
+    let ir = translate(&modes(
+        "OpExecutionModeId %k SubgroupsPerWorkgroupId %uint_4",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(ir.contains("!required_num_sub_groups !"), "{ir}");
+    assert!(ir.contains("!{i32 4}"), "{ir}");
+    let e = translate(&modes("OpExecutionMode %k SubgroupSize 0")).unwrap_err();
+    assert_eq!(e.opcode, "OpExecutionMode", "{e}");
+    assert!(e.reason.contains("SubgroupSize"), "{e}");
+    let e = translate(&modes("OpExecutionModeId %k SubgroupsPerWorkgroupId %u")).unwrap_err();
+    assert_eq!(e.opcode, "OpExecutionModeId", "{e}");
+    // The queries of a function for device-side enqueue.
+    let e = refused("%n = OpGetKernelMaxNumSubgroups %uint %k %pu %uint_4 %uint_4");
+    assert_eq!(e.opcode, "OpGetKernelMaxNumSubgroups", "{e}");
+    let e =
+        refused("%n = OpGetKernelLocalSizeForSubgroupCount %uint %uint_1 %k %pu %uint_4 %uint_4");
+    assert_eq!(e.opcode, "OpGetKernelLocalSizeForSubgroupCount", "{e}");
+}
+
+#[test]
+fn the_clock_reads_at_subgroup_scope() {
+    let ir = translate(&kernel("%t = OpReadClockKHR %ulong %sub\nOpStore %pl %t"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    calls(&ir, &[m("clock_read_sub_group", "v")]);
+}
