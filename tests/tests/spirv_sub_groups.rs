@@ -3,9 +3,10 @@
 //! broadcast, ballot, shuffle, clustered and non-uniform operations), run
 //! as their sources do and as a host reference says; modules by `spirv-as`
 //! for what OpenCL C does not say (the mask built-ins, vectors and bools
-//! in the non-uniform operations, rotations); the IL queries; and the
+//! in the non-uniform operations, rotations); the IL queries; the
 //! refusal, naming the instruction, of non-uniform operations on
-//! work-groups.
+//! work-groups; and the other types (char, short, half, double, long,
+//! vectors of three and of halves) bit for bit as from source.
 
 use ferrocl_tests::*;
 use std::process::Command;
@@ -670,4 +671,85 @@ __kernel __attribute__((intel_reqd_sub_group_size(4))) void k(__global uint* out
 ";
     let (_p, k) = il_kernel(&env, &spirv_from_asm(text, "1.1"), "k");
     assert_eq!(sub_group_info(&k, CL_KERNEL_COMPILE_NUM_SUB_GROUPS, &[]), 2);
+}
+
+/// The sub-group functions' other types (char, short, half, double, long,
+/// vectors of three and of halves), from a Clang module, give the bits
+/// their source does.
+const TYPES: &str = "
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global half* h, __global char* c, __global short* s, __global double* d,
+                __global float3* f3, __global half4* h4, __global ulong* ul, __global uchar2* u2) {
+    size_t g = get_global_id(0);
+    h[g] = sub_group_reduce_add(h[g]) + sub_group_non_uniform_scan_exclusive_mul(h[g])
+         + sub_group_shuffle(h[g], 2) + sub_group_clustered_reduce_min(h[g], 2);
+    c[g] = sub_group_reduce_max(c[g]) + sub_group_non_uniform_reduce_xor(c[g]) + sub_group_shuffle_xor(c[g], 3);
+    s[g] = sub_group_scan_inclusive_min(s[g]) + sub_group_broadcast(s[g], 0) + sub_group_non_uniform_all_equal(s[g]);
+    d[g] = sub_group_scan_exclusive_add(d[g]) + sub_group_shuffle_down(d[g], 1) + sub_group_broadcast_first(d[g]);
+    f3[g] = sub_group_broadcast(f3[g], 1) + sub_group_non_uniform_broadcast(f3[g], 2);
+    h4[g] = sub_group_broadcast(h4[g], 0) + sub_group_non_uniform_broadcast(h4[g], 3);
+    ul[g] = sub_group_non_uniform_reduce_max(ul[g]) + sub_group_clustered_reduce_or(ul[g], 4) + get_sub_group_lt_mask().x;
+    u2[g] = sub_group_broadcast(u2[g], 3);
+    sub_group_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_sub_group);
+    if (sub_group_non_uniform_any(c[g] > 0))
+        ul[g] += sub_group_non_uniform_reduce_logical_and(s[g] != 0);
+}";
+
+#[test]
+fn sub_group_functions_of_every_type_give_the_bits_of_their_source() {
+    let env = Env::new();
+    let n = 64;
+    let h: Vec<u16> = (0..n as u16).map(|k| 0x3c00 + k * 37).collect();
+    let c: Vec<i8> = (0..n).map(|k| (k * 53 % 251) as i8).collect();
+    let s: Vec<i16> = (0..n).map(|k| (k as i16 - 20) * 311).collect();
+    let d: Vec<f64> = (0..n).map(|k| (k as f64 - 31.5) / 7.0).collect();
+    let f3: Vec<f32> = (0..4 * n).map(|k| k as f32 * 0.25).collect();
+    let h4: Vec<u16> = (0..4 * n as u16).map(|k| 0x3800 + k).collect();
+    let ul: Vec<u64> = (0..n as u64)
+        .map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let u2: Vec<u8> = (0..2 * n).map(|k| (k * 7) as u8).collect();
+    let mut results = Vec::new();
+    let il = spirv_from_cl(TYPES);
+    for (_p, k) in [
+        il_kernel(&env, &il, "k"),
+        env.kernel_opts(TYPES, "k", "-cl-std=CL3.0"),
+    ] {
+        let bufs = [
+            env.buffer_from(&h),
+            env.buffer_from(&c),
+            env.buffer_from(&s),
+            env.buffer_from(&d),
+            env.buffer_from(&f3),
+            env.buffer_from(&h4),
+            env.buffer_from(&ul),
+            env.buffer_from(&u2),
+        ];
+        env.run_with(&k, &bufs, &[n], Some(&[32]));
+        let sizes = [2, 1, 2, 8, 16, 8, 8, 2];
+        let bytes: Vec<Vec<u8>> = bufs
+            .iter()
+            .zip(sizes)
+            .map(|(b, size)| env.read::<u8>(b, 0, size * n))
+            .collect();
+        results.push(bytes);
+    }
+    // A float3's fourth float is padding, of no defined value.
+    for r in results.iter_mut() {
+        for (k, b) in r[4].iter_mut().enumerate() {
+            if k % 16 >= 12 {
+                *b = 0;
+            }
+        }
+    }
+    let names = [
+        "half", "char", "short", "double", "float3", "half4", "ulong", "uchar2",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(
+            results[0][i], results[1][i],
+            "{name}: SPIR-V (left) and source (right) differ"
+        );
+    }
 }
