@@ -442,7 +442,9 @@ pub unsafe extern "C" fn get_kernel_sub_group_info(
                 // A work-group one work-item wide has one sub-group per item.
                 Info::value::<usize>(k.max_work_group_size(&d))
             }
-            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => Info::value::<usize>(0),
+            CL_KERNEL_COMPILE_NUM_SUB_GROUPS => {
+                Info::value::<usize>(k.info.compile_num_sub_groups.unwrap_or(0) as usize)
+            }
             CL_KERNEL_COMPILE_SUB_GROUP_SIZE_INTEL => {
                 Info::value::<usize>(k.info.reqd_sub_group_size.unwrap_or(0) as usize)
             }

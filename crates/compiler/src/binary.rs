@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 /// The version of the layout of `.ferrocl.notes`; a binary of another is
 /// refused.
-pub const FORMAT_VERSION: u64 = 2;
+pub const FORMAT_VERSION: u64 = 3;
 
 const MAGIC: &[u8] = b"ferrocl program binary";
 const NOTES: &str = ".ferrocl.notes";
@@ -458,6 +458,9 @@ pub fn check_kernels(kernels: &[KernelInfo]) -> Result<(), String> {
         {
             return lie("a sub-group size no device has");
         }
+        if k.compile_num_sub_groups == Some(0) {
+            return lie("work-groups of no sub-groups");
+        }
         if k.static_local_memory > 1 << 32 || k.private_memory > 1 << 40 {
             return lie("impossible memory sizes");
         }
@@ -528,6 +531,7 @@ mod tests {
                 vec_type_hint: None,
                 uniform_work_group_size: true,
                 reqd_sub_group_size: None,
+                compile_num_sub_groups: None,
                 uses_barrier: false,
                 static_local_memory: 0,
                 private_memory: 0,

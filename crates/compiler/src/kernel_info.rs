@@ -125,6 +125,9 @@ pub struct KernelInfo {
     pub uniform_work_group_size: bool,
     /// `intel_reqd_sub_group_size(n)`: its sub-group width, n.
     pub reqd_sub_group_size: Option<u32>,
+    /// The number of sub-groups its work-groups have, as a SPIR-V
+    /// module's `SubgroupsPerWorkgroup` says (`CL_KERNEL_COMPILE_NUM_SUB_GROUPS`).
+    pub compile_num_sub_groups: Option<u32>,
     /// Whether the kernel reaches a work-group or a sub-group barrier (a
     /// sub-group collective is one): it is then cut into barrier regions.
     pub uses_barrier: bool,
@@ -336,6 +339,8 @@ unsafe fn reflect_kernel(
         uniform_work_group_size: uniform_work_group_size(f),
         reqd_sub_group_size: ints(f, "intel_reqd_sub_group_size")
             .and_then(|v| v.first().map(|&n| n as u32)),
+        compile_num_sub_groups: ints(f, "required_num_sub_groups")
+            .and_then(|v| v.first().map(|&n| n as u32)),
         uses_barrier,
         static_local_memory,
         private_memory: private_memory(&reached, td),
@@ -543,6 +548,9 @@ pub(crate) mod cached {
             optional(w, &k.reqd_sub_group_size, |w, &n| {
                 w.u64(n as u64);
             });
+            optional(w, &k.compile_num_sub_groups, |w, &n| {
+                w.u64(n as u64);
+            });
             w.u64(k.uses_barrier as u64)
                 .u64(k.static_local_memory as u64)
                 .u64(k.private_memory as u64)
@@ -624,6 +632,7 @@ pub(crate) mod cached {
                 vec_type_hint: read_optional(r, read_string)?,
                 uniform_work_group_size: r.u64()? != 0,
                 reqd_sub_group_size: read_optional(r, |r| r.u64().map(|n| n as u32))?,
+                compile_num_sub_groups: read_optional(r, |r| r.u64().map(|n| n as u32))?,
                 uses_barrier: r.u64()? != 0,
                 static_local_memory: r.u64()? as usize,
                 private_memory: r.u64()? as usize,

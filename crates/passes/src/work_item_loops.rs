@@ -651,6 +651,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             vec_type_hint: None,
             uniform_work_group_size: true,
             reqd_sub_group_size: None,
+            compile_num_sub_groups: None,
             uses_barrier: false,
             static_local_memory: 0,
             private_memory: 0,

@@ -1,7 +1,8 @@
 //! Atomics (LLVM's atomic instructions, which the builtins' own atomic
 //! functions come to once inlined), barriers and fences (the builtins'
 //! `barrier` and `mem_fence`), and work-group operations (the builtins'
-//! `work_group_*` and async copies).
+//! `work_group_*` and async copies); those at Subgroup scope are
+//! `sub_groups`'.
 
 use crate::binary::Inst;
 use crate::error::Result;
@@ -43,7 +44,7 @@ fn fence_flags(sem: u64) -> u64 {
 }
 
 impl Tr<'_> {
-    fn scope(&self, inst: &Inst, n: usize) -> Result<u64> {
+    pub(crate) fn scope(&self, inst: &Inst, n: usize) -> Result<u64> {
         let id = inst.id(n)?;
         self.const_u64(id)
             .ok_or_else(|| inst.err(format!("scope operand {n} is not an integer constant")))
@@ -207,10 +208,14 @@ impl Tr<'_> {
     pub fn barrier(&mut self, inst: &Inst) -> Result<()> {
         let control = inst.op() == Op::ControlBarrier;
         let sem_at = if control { 2 } else { 1 };
+        let mut sub_group = false;
         if control {
             let exec = self.scope(inst, 0)?;
-            if exec != Scope::Workgroup as u64 {
-                return Err(inst.err(format!("execution scope {exec} is not Workgroup")));
+            sub_group = exec == Scope::Subgroup as u64;
+            if exec != Scope::Workgroup as u64 && !sub_group {
+                return Err(inst.err(format!(
+                    "execution scope {exec} is not Workgroup or Subgroup"
+                )));
             }
         }
         self.scope(inst, sem_at - 1)?;
@@ -219,6 +224,9 @@ impl Tr<'_> {
             .ok_or_else(|| inst.err("the memory semantics are not a constant"))?;
         // SAFETY: a constant of the context.
         let flags = unsafe { ll::i32c(self.ctx, fence_flags(sem)) };
+        if sub_group {
+            return self.sub_group_barrier(flags);
+        }
         let name = if control {
             "_Z7barrierj"
         } else {
@@ -231,10 +239,11 @@ impl Tr<'_> {
     pub fn group(&mut self, inst: &Inst) -> Result<()> {
         let op = inst.op();
         let scope = self.scope(inst, 0)?;
+        if scope == Scope::Subgroup as u64 {
+            return self.sub_group_uniform(inst);
+        }
         if scope != Scope::Workgroup as u64 {
-            return Err(inst.err(format!(
-                "scope {scope} is not Workgroup: the device has no sub-groups"
-            )));
+            return Err(inst.err(format!("scope {scope} is not Workgroup or Subgroup")));
         }
         // SAFETY: library calls with checked operands.
         unsafe {

@@ -1,5 +1,6 @@
-//! Built-in variables (`GlobalInvocationId`...) as calls of the OpenCL C
-//! work-item functions, made where the variable is read.
+//! Built-in variables (`GlobalInvocationId`, `SubgroupId`,
+//! `SubgroupEqMask`...) as calls of the OpenCL C work-item and sub-group
+//! functions, made where the variable is read.
 
 use crate::decorations::Id;
 use crate::error::Result;
@@ -10,30 +11,56 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use rspirv::spirv::BuiltIn;
 
-/// The work-item function a built-in reads, and whether it takes a dimension.
-fn function(var: BuiltIn) -> Option<(&'static str, bool)> {
+/// How a built-in variable is read from its work-item function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Three integers, a call per dimension (`get_global_id(d)`).
+    Dimensioned,
+    /// One integer, one call (`get_work_dim()`).
+    Scalar,
+    /// A sub-group mask: four 32-bit words, one call returning a `uint4`
+    /// (`get_sub_group_eq_mask()`).
+    Mask,
+}
+
+/// The work-item function a built-in reads, and how.
+fn function(var: BuiltIn) -> Option<(&'static str, Shape)> {
+    use Shape::*;
     Some(match var {
-        BuiltIn::GlobalInvocationId => ("get_global_id", true),
-        BuiltIn::LocalInvocationId => ("get_local_id", true),
-        BuiltIn::WorkgroupId => ("get_group_id", true),
-        BuiltIn::NumWorkgroups => ("get_num_groups", true),
-        BuiltIn::WorkgroupSize => ("get_local_size", true),
-        BuiltIn::EnqueuedWorkgroupSize => ("get_enqueued_local_size", true),
-        BuiltIn::GlobalSize => ("get_global_size", true),
-        BuiltIn::GlobalOffset => ("get_global_offset", true),
-        BuiltIn::WorkDim => ("get_work_dim", false),
-        BuiltIn::GlobalLinearId => ("get_global_linear_id", false),
-        BuiltIn::LocalInvocationIndex => ("get_local_linear_id", false),
+        BuiltIn::GlobalInvocationId => ("get_global_id", Dimensioned),
+        BuiltIn::LocalInvocationId => ("get_local_id", Dimensioned),
+        BuiltIn::WorkgroupId => ("get_group_id", Dimensioned),
+        BuiltIn::NumWorkgroups => ("get_num_groups", Dimensioned),
+        BuiltIn::WorkgroupSize => ("get_local_size", Dimensioned),
+        BuiltIn::EnqueuedWorkgroupSize => ("get_enqueued_local_size", Dimensioned),
+        BuiltIn::GlobalSize => ("get_global_size", Dimensioned),
+        BuiltIn::GlobalOffset => ("get_global_offset", Dimensioned),
+        BuiltIn::WorkDim => ("get_work_dim", Scalar),
+        BuiltIn::GlobalLinearId => ("get_global_linear_id", Scalar),
+        BuiltIn::LocalInvocationIndex => ("get_local_linear_id", Scalar),
+        BuiltIn::SubgroupSize => ("get_sub_group_size", Scalar),
+        BuiltIn::SubgroupMaxSize => ("get_max_sub_group_size", Scalar),
+        BuiltIn::NumSubgroups => ("get_num_sub_groups", Scalar),
+        BuiltIn::NumEnqueuedSubgroups => ("get_enqueued_num_sub_groups", Scalar),
+        BuiltIn::SubgroupId => ("get_sub_group_id", Scalar),
+        BuiltIn::SubgroupLocalInvocationId => ("get_sub_group_local_id", Scalar),
+        BuiltIn::SubgroupEqMask => ("get_sub_group_eq_mask", Mask),
+        BuiltIn::SubgroupGeMask => ("get_sub_group_ge_mask", Mask),
+        BuiltIn::SubgroupGtMask => ("get_sub_group_gt_mask", Mask),
+        BuiltIn::SubgroupLeMask => ("get_sub_group_le_mask", Mask),
+        BuiltIn::SubgroupLtMask => ("get_sub_group_lt_mask", Mask),
         _ => return None,
     })
 }
 
-/// Checks a built-in variable's type: three integers, or one.
+/// Checks a built-in variable's type: three integers, one, or a mask's
+/// four 32-bit ones.
 pub(crate) fn check(tr: &Tr, var: BuiltIn, pointee: Id) -> std::result::Result<(), String> {
-    let (_, dimensioned) = function(var).ok_or("not supported on this device")?;
+    let (_, shape) = function(var).ok_or("not supported on this device")?;
     let ok = match tr.kind(pointee).map_err(|e| e.reason)? {
-        Kind::Vector(e, 3) if dimensioned => tr.int_bits(*e).is_some(),
-        Kind::Int(_) if !dimensioned => true,
+        Kind::Vector(e, 3) if shape == Shape::Dimensioned => tr.int_bits(*e).is_some(),
+        Kind::Vector(e, 4) if shape == Shape::Mask => tr.int_bits(*e) == Some(32),
+        Kind::Int(_) => shape == Shape::Scalar,
         _ => false,
     };
     if ok {
@@ -43,12 +70,25 @@ pub(crate) fn check(tr: &Tr, var: BuiltIn, pointee: Id) -> std::result::Result<(
     }
 }
 
-fn mangled(name: &str, dimensioned: bool) -> String {
+fn mangled(name: &str, shape: Shape) -> String {
     format!(
         "_Z{}{name}{}",
         name.len(),
-        if dimensioned { "j" } else { "v" }
+        if shape == Shape::Dimensioned {
+            "j"
+        } else {
+            "v"
+        }
     )
+}
+
+/// How many components a built-in of this shape has.
+fn components(shape: Shape) -> u32 {
+    match shape {
+        Shape::Dimensioned => 3,
+        Shape::Mask => 4,
+        Shape::Scalar => 1,
+    }
 }
 
 impl Tr<'_> {
@@ -59,34 +99,40 @@ impl Tr<'_> {
         dim: Option<LLVMValueRef>,
         ty: Id,
     ) -> Result<LLVMValueRef> {
-        let (name, dimensioned) = function(var).ok_or_else(|| self.fail("unsupported built-in"))?;
-        let args: Vec<LLVMValueRef> = dim.into_iter().collect();
-        let r = self.call_library(&mangled(name, dimensioned), &args, None)?;
-        let want = self.llty(ty)?;
-        let (w, h) = (
-            LLVMGetIntTypeWidth(want),
-            LLVMGetIntTypeWidth(LLVMTypeOf(r)),
-        );
-        Ok(if w == h {
-            r
-        } else if w < h {
-            LLVMBuildTrunc(self.b, r, want, NONAME)
-        } else {
-            LLVMBuildZExt(self.b, r, want, NONAME)
-        })
+        let (name, shape) = function(var).ok_or_else(|| self.fail("unsupported built-in"))?;
+        let r = match shape {
+            Shape::Mask => {
+                let d = dim.ok_or_else(|| self.fail("a mask's component without an index"))?;
+                let mask = self.builtin_mask(name)?;
+                LLVMBuildExtractElement(self.b, mask, d, NONAME)
+            }
+            _ => {
+                let args: Vec<LLVMValueRef> = dim.into_iter().collect();
+                self.call_library(&mangled(name, shape), &args, None)?
+            }
+        };
+        Ok(LLVMBuildIntCast2(self.b, r, self.llty(ty)?, 0, NONAME))
+    }
+
+    /// A sub-group mask, the `uint4` its function returns.
+    unsafe fn builtin_mask(&mut self, name: &str) -> Result<LLVMValueRef> {
+        let uint4 = LLVMVectorType(LLVMInt32TypeInContext(self.ctx), 4);
+        self.call_library(&mangled(name, Shape::Mask), &[], Some(uint4))
     }
 
     /// What a load of the whole built-in variable reads: the value, and for
-    /// a vector its components.
+    /// a vector of dimensions its components.
     pub fn load_builtin_parts(
         &mut self,
         var: BuiltIn,
         pointee: Id,
     ) -> Result<(LLVMValueRef, Vec<LLVMValueRef>)> {
+        let (name, shape) = function(var).ok_or_else(|| self.fail("unsupported built-in"))?;
         // SAFETY: the builder is in a block of the function being translated.
         unsafe {
-            match self.kind(pointee)?.clone() {
-                Kind::Vector(e, n) => {
+            match (shape, self.kind(pointee)?.clone()) {
+                (Shape::Mask, _) => Ok((self.builtin_mask(name)?, Vec::new())),
+                (Shape::Dimensioned, Kind::Vector(e, n)) => {
                     let mut v = LLVMGetPoison(self.llty(pointee)?);
                     let mut parts = Vec::new();
                     for i in 0..n {
@@ -157,11 +203,7 @@ impl Tr<'_> {
         // SAFETY: as above; the index is an integer of the context.
         unsafe {
             let i32t = LLVMInt32TypeInContext(self.ctx);
-            let d = if LLVMGetIntTypeWidth(LLVMTypeOf(index)) == 32 {
-                index
-            } else {
-                LLVMBuildTrunc(self.b, index, i32t, NONAME)
-            };
+            let d = LLVMBuildIntCast2(self.b, index, i32t, 0, NONAME);
             self.builtin_component(var, Some(d), elem)
         }
     }
@@ -180,13 +222,15 @@ impl Tr<'_> {
         };
         let whole = match pointee {
             Some(p) => p,
-            // A component: the whole variable is the vector of three.
+            // A component: the whole variable is the vector of three
+            // dimensions, or of a mask's four words.
             None => {
                 let elem = self
                     .pointer(ptr_ty)
                     .map(|p| p.1)
                     .ok_or_else(|| self.fail("not a pointer"))?;
-                self.vector_type_of(elem, 3)?
+                let (_, shape) = function(var).ok_or_else(|| self.fail("unsupported built-in"))?;
+                self.vector_type_of(elem, components(shape))?
             }
         };
         let value = self.load_builtin(var, whole)?;

@@ -251,8 +251,9 @@ impl Tr<'_> {
         }
     }
 
-    /// `OpReadClockKHR`: the builtins' `clock_read_device` or
-    /// `clock_read_work_group`, as a 64-bit integer or two 32-bit ones.
+    /// `OpReadClockKHR`: the builtins' `clock_read_device`,
+    /// `clock_read_work_group` or `clock_read_sub_group`, as a 64-bit
+    /// integer or two 32-bit ones.
     pub fn read_clock(&mut self, inst: &Inst) -> Result<()> {
         let (_, ty) = self.res(inst)?;
         let scope = self
@@ -261,7 +262,8 @@ impl Tr<'_> {
         let name = match scope {
             1 => "_Z17clock_read_devicev",
             2 => "_Z21clock_read_work_groupv",
-            _ => return Err(inst.err("the clock's scope is not Device or Workgroup")),
+            3 => "_Z20clock_read_sub_groupv",
+            _ => return Err(inst.err("the clock's scope is not Device, Workgroup or Subgroup")),
         };
         let shape_ok = matches!(self.kind(ty)?, Kind::Int(64))
             || (self.int_bits(ty) == Some(32) && self.width_of(ty)? == 2);

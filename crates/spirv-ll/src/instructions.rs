@@ -217,6 +217,39 @@ impl Tr<'_> {
             | GroupFMulKHR | GroupBitwiseAndKHR | GroupBitwiseOrKHR | GroupBitwiseXorKHR
             | GroupLogicalAndKHR | GroupLogicalOrKHR | GroupLogicalXorKHR | GroupAsyncCopy
             | GroupWaitEvents => self.group(inst),
+            GroupNonUniformElect
+            | GroupNonUniformAll
+            | GroupNonUniformAny
+            | GroupNonUniformAllEqual
+            | GroupNonUniformBroadcast
+            | GroupNonUniformBroadcastFirst
+            | GroupNonUniformBallot
+            | GroupNonUniformInverseBallot
+            | GroupNonUniformBallotBitExtract
+            | GroupNonUniformBallotBitCount
+            | GroupNonUniformBallotFindLSB
+            | GroupNonUniformBallotFindMSB
+            | GroupNonUniformShuffle
+            | GroupNonUniformShuffleXor
+            | GroupNonUniformShuffleUp
+            | GroupNonUniformShuffleDown
+            | GroupNonUniformIAdd
+            | GroupNonUniformFAdd
+            | GroupNonUniformIMul
+            | GroupNonUniformFMul
+            | GroupNonUniformSMin
+            | GroupNonUniformUMin
+            | GroupNonUniformFMin
+            | GroupNonUniformSMax
+            | GroupNonUniformUMax
+            | GroupNonUniformFMax
+            | GroupNonUniformBitwiseAnd
+            | GroupNonUniformBitwiseOr
+            | GroupNonUniformBitwiseXor
+            | GroupNonUniformLogicalAnd
+            | GroupNonUniformLogicalOr
+            | GroupNonUniformLogicalXor
+            | GroupNonUniformRotateKHR => self.group_non_uniform(inst),
             SampledImage
             | ImageSampleExplicitLod
             | ImageRead
@@ -230,6 +263,9 @@ impl Tr<'_> {
             | ImageQuerySamples
             | Image => self.image(inst),
             ReadClockKHR => self.read_clock(inst),
+            GetKernelLocalSizeForSubgroupCount | GetKernelMaxNumSubgroups => Err(inst.err(
+                "a query of a function enqueued on the device, which does not enqueue kernels",
+            )),
             Kill | TerminateInvocation => Err(inst.err("not an instruction of kernels")),
             other => Err(inst.err(format!("Op{other:?} is not supported"))),
         }

@@ -1,7 +1,8 @@
 //! Entry points as the OpenCL C front end makes kernels: the `kernel_arg_*`
 //! metadata reflection reads (address space, access qualifier, type name,
 //! type qualifiers, names) and the execution modes as attributes
-//! (`reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint`).
+//! (`reqd_work_group_size`, `work_group_size_hint`, `vec_type_hint`,
+//! `intel_reqd_sub_group_size`, `required_num_sub_groups`).
 
 use crate::decorations::Id;
 use crate::error::Result;
@@ -202,6 +203,29 @@ impl Tr<'_> {
                         ll::md_value(ll::i32c(ctx, signed as u64)),
                     ];
                     ll::set_function_metadata(f, "vec_type_hint", &vals);
+                }
+                // SubgroupDispatch: the sub-group width the kernel requires
+                // (Clang's `intel_reqd_sub_group_size`, whose sizes the
+                // compiler checks), and the number of sub-groups its
+                // work-groups have (`CL_KERNEL_COMPILE_NUM_SUB_GROUPS`).
+                ExecutionMode::SubgroupSize
+                | ExecutionMode::SubgroupsPerWorkgroup
+                | ExecutionMode::SubgroupsPerWorkgroupId => {
+                    let n = if m.op() == Op::ExecutionModeId {
+                        self.const_u64(m.id(2)?)
+                            .ok_or_else(|| m.err("the count is not an integer constant"))?
+                    } else {
+                        m.literal(2)? as u64
+                    };
+                    if n == 0 || n > u32::MAX as u64 {
+                        return Err(m.err(format!("{mode:?} of {n}")));
+                    }
+                    let kind = if mode == ExecutionMode::SubgroupSize {
+                        "intel_reqd_sub_group_size"
+                    } else {
+                        "required_num_sub_groups"
+                    };
+                    ll::set_function_metadata(f, kind, &[ll::md_value(ll::i32c(ctx, n))]);
                 }
                 ExecutionMode::ContractionOff
                 | ExecutionMode::Initializer

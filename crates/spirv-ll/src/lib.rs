@@ -32,6 +32,7 @@ mod mangle;
 mod memory;
 mod module_checks;
 mod opencl_std;
+mod sub_groups;
 mod translator;
 mod types;
 

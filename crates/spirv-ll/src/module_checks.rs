@@ -24,6 +24,20 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::Int16,
     Capability::GenericPointer,
     Capability::Groups,
+    // Sub-groups (`sub_groups.rs`): the built-in variables, the Groups
+    // instructions at Subgroup scope and the non-uniform ones.
+    Capability::GroupNonUniform,
+    Capability::GroupNonUniformVote,
+    Capability::GroupNonUniformArithmetic,
+    Capability::GroupNonUniformBallot,
+    Capability::GroupNonUniformShuffle,
+    Capability::GroupNonUniformShuffleRelative,
+    Capability::GroupNonUniformClustered,
+    Capability::GroupNonUniformRotateKHR,
+    // The SubgroupSize and SubgroupsPerWorkgroup execution modes (not
+    // OpGetKernelLocalSizeForSubgroupCount and OpGetKernelMaxNumSubgroups,
+    // which query a function for device-side enqueue).
+    Capability::SubgroupDispatch,
     Capability::ExpectAssumeKHR,
     Capability::DotProductKHR,
     Capability::DotProductInputAllKHR,
@@ -60,6 +74,7 @@ pub const EXTENSIONS: &[&str] = &[
     "SPV_EXT_shader_atomic_float_min_max",
     "SPV_KHR_bit_instructions",
     "SPV_KHR_shader_clock",
+    "SPV_KHR_subgroup_rotate",
 ];
 
 /// The extended instruction sets a module may import (besides any
