@@ -984,3 +984,77 @@ pub fn has_fp64() -> bool {
     }
     yes
 }
+
+/// `src` compiled to SPIR-V by Clang's SPIR-V back end.
+pub fn spirv_from_cl(src: &str) -> Vec<u8> {
+    let dir = temp_dir("spirv-cl");
+    let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
+    std::fs::write(&cl, src).unwrap();
+    let out = std::process::Command::new("clang-22")
+        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
+        .arg(&spv)
+        .arg(&cl)
+        .output()
+        .expect("clang-22 runs");
+    assert!(
+        out.status.success(),
+        "clang-22: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&spv).unwrap()
+}
+
+/// SPIR-V assembly assembled by `spirv-as` (Debian's spirv-tools) for
+/// SPIR-V `version` (`"1.0"`).
+pub fn spirv_from_asm(text: &str, version: &str) -> Vec<u8> {
+    let dir = temp_dir("spirv-asm");
+    let (asm, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
+    std::fs::write(&asm, text).unwrap();
+    let out = std::process::Command::new("spirv-as")
+        .args(["--target-env", &format!("spv{version}"), "-o"])
+        .arg(&spv)
+        .arg(&asm)
+        .output()
+        .expect("spirv-as runs (apt-get install spirv-tools)");
+    assert!(
+        out.status.success(),
+        "spirv-as: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(&spv).unwrap()
+}
+
+/// `clCreateProgramWithIL` returning the raw result.
+pub fn create_with_il(ctx: cl_context, il: &[u8]) -> Result<Prog, cl_int> {
+    let mut rc = 0;
+    let p = cl!(clCreateProgramWithIL(
+        ctx,
+        il.as_ptr().cast(),
+        il.len(),
+        &mut rc
+    ));
+    result(rc, p).map(Prog)
+}
+
+/// An IL program, built with `options`.
+pub fn il_program(env: &Env, il: &[u8], options: &str) -> Result<Prog, BuildFailure> {
+    let prog = ok(create_with_il(env.c(), il), "clCreateProgramWithIL");
+    let code = build_program(prog.get(), options);
+    if code == CL_SUCCESS {
+        Ok(prog)
+    } else {
+        Err(BuildFailure {
+            code,
+            log: build_log(prog.get()),
+            program: prog,
+        })
+    }
+}
+
+/// Builds `il` and creates its kernel `name`, panicking with the log.
+#[track_caller]
+pub fn il_kernel(env: &Env, il: &[u8], name: &str) -> (Prog, Kern) {
+    let p = il_program(env, il, "").unwrap_or_else(|f| panic!("{f}"));
+    let k = ok(create_kernel(p.get(), name), "clCreateKernel");
+    (p, k)
+}

@@ -5,80 +5,7 @@
 //! spec's code and a build log naming the instruction.
 
 use ferrocl_tests::*;
-use std::ffi::CString;
-use std::process::Command;
 use std::ptr::{null, null_mut};
-
-/// `src` compiled to SPIR-V by Clang's SPIR-V back end.
-fn spirv_from_cl(src: &str) -> Vec<u8> {
-    let dir = temp_dir("spirv-cl");
-    let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
-    std::fs::write(&cl, src).unwrap();
-    let out = Command::new("clang-22")
-        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
-        .arg(&spv)
-        .arg(&cl)
-        .output()
-        .expect("clang-22 runs");
-    assert!(
-        out.status.success(),
-        "clang-22: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read(&spv).unwrap()
-}
-
-/// SPIR-V assembly assembled by `spirv-as` (Debian's spirv-tools).
-fn spirv_from_asm(text: &str) -> Vec<u8> {
-    let dir = temp_dir("spirv-asm");
-    let (asm, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
-    std::fs::write(&asm, text).unwrap();
-    let out = Command::new("spirv-as")
-        .args(["--target-env", "spv1.0", "-o"])
-        .arg(&spv)
-        .arg(&asm)
-        .output()
-        .expect("spirv-as runs (apt-get install spirv-tools)");
-    assert!(
-        out.status.success(),
-        "spirv-as: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read(&spv).unwrap()
-}
-
-fn create_with_il(ctx: cl_context, il: &[u8]) -> Result<Prog, cl_int> {
-    let mut rc = 0;
-    let p = cl!(clCreateProgramWithIL(
-        ctx,
-        il.as_ptr().cast(),
-        il.len(),
-        &mut rc
-    ));
-    result(rc, p).map(Prog)
-}
-
-/// An IL program, built with `options`.
-fn il_program(env: &Env, il: &[u8], options: &str) -> Result<Prog, BuildFailure> {
-    let prog = ok(create_with_il(env.c(), il), "clCreateProgramWithIL");
-    let code = build_program(prog.get(), options);
-    if code == CL_SUCCESS {
-        Ok(prog)
-    } else {
-        Err(BuildFailure {
-            code,
-            log: build_log(prog.get()),
-            program: prog,
-        })
-    }
-}
-
-#[track_caller]
-fn il_kernel(env: &Env, il: &[u8], name: &str) -> (Prog, Kern) {
-    let p = il_program(env, il, "").unwrap_or_else(|f| panic!("{f}"));
-    let k = ok(create_kernel(p.get(), name), "clCreateKernel");
-    (p, k)
-}
 
 const VECADD: &str = "
 __kernel void vecadd(__global const float* a, __global const float* b, __global float* c, int n) {
@@ -573,7 +500,7 @@ fn build_fails(env: &Env, il: &[u8]) -> String {
 #[test]
 fn malformed_modules_fail_the_build_naming_the_instruction() {
     let env = Env::new();
-    let good = spirv_from_asm(MINIMAL);
+    let good = spirv_from_asm(MINIMAL, "1.0");
     il_program(&env, &good, "").unwrap_or_else(|f| panic!("{f}"));
     let words = |b: &[u8]| -> Vec<u32> {
         b.chunks_exact(4)
@@ -606,7 +533,10 @@ fn malformed_modules_fail_the_build_naming_the_instruction() {
     // A type mismatch: a float added to an integer.
     let log = build_fails(
         &env,
-        &spirv_from_asm(&MINIMAL.replace("OpIAdd %uint %v %uint_1", "OpIAdd %uint %v %float_1")),
+        &spirv_from_asm(
+            &MINIMAL.replace("OpIAdd %uint %v %uint_1", "OpIAdd %uint %v %float_1"),
+            "1.0",
+        ),
     );
     assert!(
         log.contains("OpIAdd") && log.contains("not the expected"),
@@ -615,10 +545,13 @@ fn malformed_modules_fail_the_build_naming_the_instruction() {
     // An unsupported capability.
     let log = build_fails(
         &env,
-        &spirv_from_asm(&MINIMAL.replace(
-            "OpCapability Kernel",
-            "OpCapability Kernel\nOpCapability Shader",
-        )),
+        &spirv_from_asm(
+            &MINIMAL.replace(
+                "OpCapability Kernel",
+                "OpCapability Kernel\nOpCapability Shader",
+            ),
+            "1.0",
+        ),
     );
     assert!(
         log.contains("OpCapability") && log.contains("Shader"),
@@ -627,7 +560,7 @@ fn malformed_modules_fail_the_build_naming_the_instruction() {
     // The 32-bit addressing model of another device.
     let log = build_fails(
         &env,
-        &spirv_from_asm(&MINIMAL.replace("Physical64", "Physical32")),
+        &spirv_from_asm(&MINIMAL.replace("Physical64", "Physical32"), "1.0"),
     );
     assert!(
         log.contains("OpMemoryModel") && log.contains("Physical32"),
@@ -649,18 +582,24 @@ fn malformed_modules_fail_the_build_naming_the_instruction() {
     // An undefined extension and instruction set.
     let log = build_fails(
         &env,
-        &spirv_from_asm(&MINIMAL.replace(
-            "OpMemoryModel",
-            "OpExtension \"SPV_XYZ_nothing\"\nOpMemoryModel",
-        )),
+        &spirv_from_asm(
+            &MINIMAL.replace(
+                "OpMemoryModel",
+                "OpExtension \"SPV_XYZ_nothing\"\nOpMemoryModel",
+            ),
+            "1.0",
+        ),
     );
     assert!(log.contains("SPV_XYZ_nothing"), "{log}");
     let log = build_fails(
         &env,
-        &spirv_from_asm(&MINIMAL.replace(
-            "OpMemoryModel",
-            "%x = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel",
-        )),
+        &spirv_from_asm(
+            &MINIMAL.replace(
+                "OpMemoryModel",
+                "%x = OpExtInstImport \"GLSL.std.450\"\nOpMemoryModel",
+            ),
+            "1.0",
+        ),
     );
     assert!(log.contains("GLSL.std.450"), "{log}");
 }
@@ -674,7 +613,7 @@ fn non_semantic_instructions_are_ignored() {
             "OpExtension \"SPV_KHR_non_semantic_info\"\n%ns = OpExtInstImport \"NonSemantic.Anything.7\"\nOpMemoryModel",
         )
         .replace("%w = OpIAdd", "%junk = OpExtInst %void %ns 42 %v %p\n%w = OpIAdd");
-    let il = spirv_from_asm(&text.replace("--target-env", ""));
+    let il = spirv_from_asm(&text.replace("--target-env", ""), "1.0");
     let (_p, k) = il_kernel(&env, &il, "k");
     let b = env.buffer_from(&[41u32]);
     env.run_with(&k, &[&b], &[1], None);
@@ -731,7 +670,7 @@ fn set_spec(p: &Prog, id: u32, bytes: &[u8]) -> cl_int {
 #[test]
 fn specialization_constants_take_the_values_set() {
     let env = Env::new();
-    let il = spirv_from_asm(SPEC);
+    let il = spirv_from_asm(SPEC, "1.0");
     let p = ok(create_with_il(env.c(), &il), "clCreateProgramWithIL");
     check(build_program(p.get(), ""), "build with the defaults");
     assert_eq!(run_spec(&env, &p), 10 + 100);

@@ -9,74 +9,7 @@
 //! vectors of three and of halves) bit for bit as from source.
 
 use ferrocl_tests::*;
-use std::process::Command;
 use std::ptr::null_mut;
-
-/// `src` compiled to SPIR-V by Clang's SPIR-V back end.
-fn spirv_from_cl(src: &str) -> Vec<u8> {
-    let dir = temp_dir("spirv-sg-cl");
-    let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
-    std::fs::write(&cl, src).unwrap();
-    let out = Command::new("clang-22")
-        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
-        .arg(&spv)
-        .arg(&cl)
-        .output()
-        .expect("clang-22 runs");
-    assert!(
-        out.status.success(),
-        "clang-22: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read(&spv).unwrap()
-}
-
-/// SPIR-V assembly assembled by `spirv-as` for SPIR-V `version` (`1.3`).
-fn spirv_from_asm(text: &str, version: &str) -> Vec<u8> {
-    let dir = temp_dir("spirv-sg-asm");
-    let (asm, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
-    std::fs::write(&asm, text).unwrap();
-    let out = Command::new("spirv-as")
-        .args(["--target-env", &format!("spv{version}"), "-o"])
-        .arg(&spv)
-        .arg(&asm)
-        .output()
-        .expect("spirv-as runs (apt-get install spirv-tools)");
-    assert!(
-        out.status.success(),
-        "spirv-as: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::read(&spv).unwrap()
-}
-
-fn il_program(env: &Env, il: &[u8]) -> Result<Prog, BuildFailure> {
-    let mut rc = 0;
-    let p = cl!(clCreateProgramWithIL(
-        env.c(),
-        il.as_ptr().cast(),
-        il.len(),
-        &mut rc
-    ));
-    let prog = Prog(ok(result(rc, p), "clCreateProgramWithIL"));
-    let code = build_program(prog.get(), "");
-    if code == CL_SUCCESS {
-        Ok(prog)
-    } else {
-        Err(BuildFailure {
-            code,
-            log: build_log(prog.get()),
-            program: prog,
-        })
-    }
-}
-
-#[track_caller]
-fn il_kernel(env: &Env, il: &[u8], name: &str) -> (Prog, Kern) {
-    let p = il_program(env, il).unwrap_or_else(|f| panic!("{f}"));
-    let k = ok(create_kernel(p.get(), name), "clCreateKernel");
-    (p, k)
-}
 
 /// `clGetKernelSubGroupInfo` answering one `size_t`.
 fn sub_group_info(k: &Kern, name: cl_kernel_sub_group_info, input: &[usize]) -> usize {
@@ -575,7 +508,7 @@ fn non_uniform_instructions_on_work_groups_fail_the_build_naming_the_instruction
         "%r1 = OpGroupNonUniformIAdd %v2uint %sub Reduce %v",
         "%wg = OpCopyObject %uint %uint_2\n%r1 = OpGroupNonUniformIAdd %v2uint %uint_2 Reduce %v",
     );
-    let f = match il_program(&env, &spirv_from_asm(&text, "1.3")) {
+    let f = match il_program(&env, &spirv_from_asm(&text, "1.3"), "") {
         Ok(_) => panic!("a work-group's non-uniform addition built"),
         Err(f) => f,
     };

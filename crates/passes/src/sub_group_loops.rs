@@ -294,6 +294,7 @@ mod tests {
             vec_type_hint: None,
             uniform_work_group_size: true,
             reqd_sub_group_size: None,
+            compile_num_sub_groups: None,
             uses_barrier: true,
             static_local_memory: 0,
             private_memory: 0,

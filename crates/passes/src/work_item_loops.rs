@@ -224,6 +224,23 @@ pub unsafe fn run(
         bounds,
         x_loop,
     };
+    // The sub-group loops' view of this function, from x id `first_x` on.
+    let sub_group_run = |first_x: usize| {
+        let storage = LLVMGetParam(wg, PARAM_STORAGE);
+        crate::sub_group_loops::SubGroupRun {
+            regions: k,
+            args: call_args.clone(),
+            storage,
+            staged: storage,
+            local_id,
+            arr3,
+            local_x: local_size[0] as u64,
+            width: sub_group_width as u64,
+            first_x: first_x as u64,
+            next,
+            state: lane_state.expect("made for sub-group barriers"),
+        }
+    };
     match regions {
         None => match vector {
             Some(v) => vector_item_loops(b, wg, &ids, v, |b, f, _| {
@@ -240,20 +257,7 @@ pub unsafe fn run(
             // partial one at its end lane after lane.
             let lx = local_size[0];
             let whole = lx / sub_group_width * sub_group_width;
-            let storage = LLVMGetParam(wg, PARAM_STORAGE);
-            let run = crate::sub_group_loops::SubGroupRun {
-                regions: k,
-                args: call_args.clone(),
-                storage,
-                staged: storage,
-                local_id,
-                arr3,
-                local_x: lx as u64,
-                width: sub_group_width as u64,
-                first_x: whole as u64,
-                next,
-                state: lane_state.expect("made for sub-group barriers"),
-            };
+            let run = sub_group_run(whole);
             outer_loops(b, wg, &ids, 1, |b, row| {
                 if whole > 0 {
                     let runs = XRange {
@@ -278,7 +282,6 @@ pub unsafe fn run(
             // Run region 0 sub-group by sub-group, each up to the
             // work-group barrier they all reach, then on from there.
             LLVMBuildStore(b, LLVMConstInt(i32t, 0, 0), next);
-            let storage = LLVMGetParam(wg, PARAM_STORAGE);
             let dispatch = LLVMAppendBasicBlockInContext(ctx, wg, c"dispatch".as_ptr());
             let run_block = LLVMAppendBasicBlockInContext(ctx, wg, c"sub_groups".as_ptr());
             let group_done = LLVMAppendBasicBlockInContext(ctx, wg, c"group.done".as_ptr());
@@ -289,19 +292,7 @@ pub unsafe fn run(
             let done = LLVMBuildICmp(b, LLVMIntEQ, from, exit, c"".as_ptr());
             LLVMBuildCondBr(b, done, group_done, run_block);
             LLVMPositionBuilderAtEnd(b, run_block);
-            let run = crate::sub_group_loops::SubGroupRun {
-                regions: k,
-                args: call_args.clone(),
-                storage,
-                staged: storage,
-                local_id,
-                arr3,
-                local_x: local_size[0] as u64,
-                width: sub_group_width as u64,
-                first_x: 0,
-                next,
-                state: lane_state.expect("made for sub-group barriers"),
-            };
+            let run = sub_group_run(0);
             outer_loops(b, wg, &ids, 1, |b, row| {
                 crate::sub_group_loops::build(b, wg, r, &run, row, from)
             });
