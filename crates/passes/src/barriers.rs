@@ -759,6 +759,8 @@ unsafe fn move_shared_slots_to_storage(
         .filter(|&i| LLVMGetInstructionParent(i) == entry && !LLVMIsAAllocaInst(i).is_null())
         .collect();
     let reentered = reentered_regions(cfg, &regions);
+    // Each slot's run of copies in the storage block, to mark disjoint.
+    let mut runs = Vec::new();
     for slot in slots {
         let shared = match slot_use_blocks(slot) {
             None => true,
@@ -815,7 +817,9 @@ unsafe fn move_shared_slots_to_storage(
         let p = LLVMBuildInBoundsGEP2(b, i8t, storage, idx.as_mut_ptr(), 1, name.as_ptr());
         LLVMReplaceAllUsesWith(slot, p);
         LLVMInstructionEraseFromParent(slot);
+        runs.push(p);
     }
+    mark_disjoint(f, &runs);
     if staged.is_empty() {
         return (total, None);
     }
@@ -840,6 +844,69 @@ unsafe fn move_shared_slots_to_storage(
         LLVMInstructionEraseFromParent(slot);
     }
     (write + staged_bytes, Some((read, write, staged_bytes)))
+}
+
+/// Gives the loads and stores through each of `runs` (a slot's copies in
+/// the storage block, which never overlap) an alias scope of its own and
+/// the others' as `!noalias`. Their addresses scale the linear id by each
+/// slot's size, a difference LLVM's alias analysis cannot see through:
+/// without this, a store to one slot in a loop (an accumulator carried
+/// across barriers) keeps every other slot's load in the loop.
+unsafe fn mark_disjoint(f: LLVMValueRef, runs: &[LLVMValueRef]) {
+    if runs.len() < 2 {
+        return;
+    }
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+    let string = |s: &str| LLVMMDStringInContext2(ctx, s.as_ptr() as *const _, s.len());
+    // String-named, so the same slot's scope is one node however often
+    // the function is copied or inlined.
+    let fname = llvm::name(f);
+    let mut domain = [string(&format!("ferrocl.storage {fname}"))];
+    let domain = LLVMMDNodeInContext2(ctx, domain.as_mut_ptr(), 1);
+    let scopes: Vec<LLVMMetadataRef> = (0..runs.len())
+        .map(|i| {
+            let mut ops = [string(&format!("ferrocl.storage {fname} slot {i}")), domain];
+            LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2)
+        })
+        .collect();
+    let kind = |name: &str| LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32);
+    let (scope_kind, noalias_kind) = (kind("alias.scope"), kind("noalias"));
+    for (i, &run) in runs.iter().enumerate() {
+        let mut own = [scopes[i]];
+        let own = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, own.as_mut_ptr(), 1));
+        let mut others: Vec<LLVMMetadataRef> =
+            (0..runs.len()).filter(|&j| j != i).map(|j| scopes[j]).collect();
+        let others = LLVMMDNodeInContext2(ctx, others.as_mut_ptr(), others.len());
+        let others = LLVMMetadataAsValue(ctx, others);
+        for access in accesses_through(run) {
+            LLVMSetMetadata(access, scope_kind, own);
+            LLVMSetMetadata(access, noalias_kind, others);
+        }
+    }
+}
+
+/// The plain loads and stores whose address is `p` or a `getelementptr`
+/// of it (not a store of the address itself).
+unsafe fn accesses_through(p: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut found = Vec::new();
+    let mut work = vec![p];
+    let mut seen = HashSet::new();
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in uses(v) {
+            let i = u.user;
+            if !LLVMIsAGetElementPtrInst(i).is_null() && u.operand == 0 {
+                work.push(i);
+            } else if !LLVMIsALoadInst(i).is_null()
+                || (!LLVMIsAStoreInst(i).is_null() && u.operand == 1)
+            {
+                found.push(i);
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -931,6 +998,59 @@ define void @k(ptr %p) {
         assert!(text.contains("mul i64 %linear_id, 4"), "{text}");
         assert!(text.contains("store i32 %v, ptr %v.slot.item"), "{text}");
         assert!(text.contains("load i32, ptr %v.slot.item"), "{text}");
+    }
+
+    #[test]
+    fn slots_are_disjoint_so_a_loop_storing_one_reads_another_once() {
+        // `p` (16 bytes a work-item) is read in a loop that stores `acc`
+        // (4 bytes a work-item) each iteration, as n-body's accumulators.
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare <4 x float> @input()
+define void @k(ptr %out, ptr addrspace(3) %tile) {
+entry:
+  %p = call <4 x float> @input()
+  call void @__mux_work_group_barrier(i32 1)
+  br label %loop
+loop:
+  %j = phi i64 [ 0, %entry ], [ %j.next, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc.next, %loop ]
+  %q = getelementptr float, ptr addrspace(3) %tile, i64 %j
+  %qv = load float, ptr addrspace(3) %q
+  %px = extractelement <4 x float> %p, i32 0
+  %d = fsub float %qv, %px
+  %acc.next = fadd float %acc, %d
+  %j.next = add i64 %j, 1
+  %done = icmp eq i64 %j.next, 128
+  br i1 %done, label %after, label %loop
+after:
+  call void @__mux_work_group_barrier(i32 2)
+  store float %acc.next, ptr %out
+  ret void
+}
+"#,
+        );
+        split(&ir, "k", 16);
+        unsafe {
+            compiler::llvm::run_passes(ir.m, "function(loop-mssa(licm))", std::ptr::null_mut()).unwrap();
+            let f = ir.function("k.regions");
+            let reads_of_p: Vec<_> = llvm::instructions(f)
+                .into_iter()
+                .filter(|&i| {
+                    !LLVMIsALoadInst(i).is_null()
+                        && llvm::name(LLVMGetOperand(i, 0)).starts_with("p.slot")
+                })
+                .collect();
+            assert!(!reads_of_p.is_empty(), "{}", ir.text());
+            for i in reads_of_p {
+                let block = LLVMGetInstructionParent(i);
+                let name = llvm::name(LLVMBasicBlockAsValue(block));
+                assert_ne!(name, "loop", "p is read once, before the loop: {}", ir.text());
+            }
+        }
+        let text = ir.text();
+        assert!(text.contains("!alias.scope") && text.contains("!noalias"), "{text}");
     }
 
     #[test]
