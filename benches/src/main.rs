@@ -214,7 +214,10 @@ fn main() -> ExitCode {
 /// The child process of the build-binary row: the binary in `file` built
 /// and launched once on the platform labelled `label`.
 fn binary_build_child(label: &str, file: &str) -> ExitCode {
-    let targets = match platforms::discover(&[label.to_string()], false) {
+    // A binary is a binary: the `-spirv` platform's came from its module.
+    let spirv = label.ends_with("-spirv");
+    let platform = label.trim_end_matches("-spirv").to_string();
+    let targets = match platforms::discover(&[platform], spirv) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("{e}");
