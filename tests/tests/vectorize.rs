@@ -933,3 +933,112 @@ fn barrier_regions_give_the_same_bits_vectorized_and_scalar() {
         );
     }
 }
+
+const LOCAL_ID_COMPARES: &str = r#"
+kernel void local_id_compares(global const long *values, int count, global uint *out) {
+    local uint seen[64];
+    size_t lid = get_local_id(0);
+    int ilid = get_local_id(0);
+    seen[lid] = 1;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < count; k++) {
+        long v = values[k];
+        ulong uv = (ulong)v;
+        int iv = (int)v;
+        uint b = (lid < uv) | (lid <= uv) << 1 | (lid > uv) << 2 | (lid >= uv) << 3
+               | (lid == uv) << 4 | (lid != uv) << 5 | (ilid < iv) << 6 | (ilid <= iv) << 7
+               | (iv < ilid) << 8 | (iv >= ilid) << 9 | ((long)lid < v) << 10
+               | (uv > lid) << 11 | ((long)lid >= v) << 12 | ((uint)ilid < (uint)iv) << 13;
+        out[get_global_id(0) * count + k] = b + seen[lid];
+    }
+}
+"#;
+
+/// What `local_id_compares` stores for local id `lid` and value `v`.
+fn local_id_compare_bits(lid: u64, v: i64) -> u32 {
+    let uv = v as u64;
+    let (il, iv) = (lid as i32, v as i32);
+    let bits = [
+        lid < uv,
+        lid <= uv,
+        lid > uv,
+        lid >= uv,
+        lid == uv,
+        lid != uv,
+        il < iv,
+        il <= iv,
+        iv < il,
+        iv >= il,
+        (lid as i64) < v,
+        uv > lid,
+        (lid as i64) >= v,
+        (il as u32) < (iv as u32),
+    ];
+    bits.iter()
+        .enumerate()
+        .map(|(k, &b)| (b as u32) << k)
+        .sum::<u32>()
+        + 1
+}
+
+#[test]
+fn local_ids_compared_with_uniform_values_give_the_host_results() {
+    // Lane numbers against the clamped difference: values below, inside
+    // and past a run of lanes, and the extremes of each type.
+    let values: Vec<i64> = vec![
+        -5,
+        -1,
+        0,
+        1,
+        3,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        31,
+        39,
+        40,
+        41,
+        63,
+        1000,
+        i64::MAX,
+        i64::MIN,
+        1 << 32,
+        (1 << 32) + 3,
+        0x8000_0000,
+        0x7fff_ffff,
+    ];
+    const N: usize = 80;
+    let count = values.len();
+    let locals: [&[usize]; 3] = [&[1], &[16], &[40]];
+    let runs = run_each(
+        LOCAL_ID_COMPARES,
+        "local_id_compares",
+        &[
+            Arg::In(bytes(&values)),
+            Arg::Int(count as i32),
+            Arg::Out(N * count * 4),
+        ],
+        &[N],
+        &locals,
+    );
+    for (run, local) in runs.iter().zip(&locals) {
+        let got: Vec<u32> = ints(&run[0]).into_iter().map(|b| b as u32).collect();
+        for gid in 0..N {
+            let lid = (gid % local[0]) as u64;
+            for (k, &v) in values.iter().enumerate() {
+                assert_eq!(
+                    got[gid * count + k],
+                    local_id_compare_bits(lid, v),
+                    "local size {}, local id {lid}, value {v}",
+                    local[0]
+                );
+            }
+        }
+    }
+    // The 16-wide run is vector code comparing lane numbers.
+    let ir = work_group_ir("local_id_compares");
+    assert!(ir.contains("lanes_from"), "{ir}");
+}

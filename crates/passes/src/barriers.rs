@@ -869,13 +869,16 @@ unsafe fn mark_disjoint(f: LLVMValueRef, runs: &[LLVMValueRef]) {
             LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2)
         })
         .collect();
-    let kind = |name: &str| LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32);
+    let kind =
+        |name: &str| LLVMGetMDKindIDInContext(ctx, name.as_ptr() as *const _, name.len() as u32);
     let (scope_kind, noalias_kind) = (kind("alias.scope"), kind("noalias"));
     for (i, &run) in runs.iter().enumerate() {
         let mut own = [scopes[i]];
         let own = LLVMMetadataAsValue(ctx, LLVMMDNodeInContext2(ctx, own.as_mut_ptr(), 1));
-        let mut others: Vec<LLVMMetadataRef> =
-            (0..runs.len()).filter(|&j| j != i).map(|j| scopes[j]).collect();
+        let mut others: Vec<LLVMMetadataRef> = (0..runs.len())
+            .filter(|&j| j != i)
+            .map(|j| scopes[j])
+            .collect();
         let others = LLVMMDNodeInContext2(ctx, others.as_mut_ptr(), others.len());
         let others = LLVMMetadataAsValue(ctx, others);
         for access in accesses_through(run) {
@@ -1033,7 +1036,8 @@ after:
         );
         split(&ir, "k", 16);
         unsafe {
-            compiler::llvm::run_passes(ir.m, "function(loop-mssa(licm))", std::ptr::null_mut()).unwrap();
+            compiler::llvm::run_passes(ir.m, "function(loop-mssa(licm))", std::ptr::null_mut())
+                .unwrap();
             let f = ir.function("k.regions");
             let reads_of_p: Vec<_> = llvm::instructions(f)
                 .into_iter()
@@ -1046,11 +1050,19 @@ after:
             for i in reads_of_p {
                 let block = LLVMGetInstructionParent(i);
                 let name = llvm::name(LLVMBasicBlockAsValue(block));
-                assert_ne!(name, "loop", "p is read once, before the loop: {}", ir.text());
+                assert_ne!(
+                    name,
+                    "loop",
+                    "p is read once, before the loop: {}",
+                    ir.text()
+                );
             }
         }
         let text = ir.text();
-        assert!(text.contains("!alias.scope") && text.contains("!noalias"), "{text}");
+        assert!(
+            text.contains("!alias.scope") && text.contains("!noalias"),
+            "{text}"
+        );
     }
 
     #[test]
