@@ -309,7 +309,21 @@ unsafe fn vector_form(
         let most = (vector_bytes * interleave / (element * elements)).min(local_x);
         (most >= 2).then(|| 1 << most.ilog2())
     };
-    let width: usize = width_for(interleave)?;
+    // What the kernel's loops carry from one iteration to the next stays
+    // in registers: at most half of them, or the loop spills each turn
+    // (four `float8` accumulators are 16 AVX2 registers at 4 work-items).
+    let carried = loop_carried_bytes(m, k);
+    let registers = if vector_bytes >= 64 { 32 } else { 16 };
+    // Work-items whose carried values fit, for `rows` rows run together.
+    let fits = |rows: usize| (carried > 0).then(|| registers * vector_bytes / 2 / (carried * rows));
+    let width_for = |interleave: usize, rows: usize| {
+        let w = width_for(interleave)?;
+        match fits(rows) {
+            Some(f) if f < w => (f >= 2).then(|| 1 << f.ilog2()),
+            _ => Some(w),
+        }
+    };
+    let width: usize = width_for(interleave, 1)?;
     // Short conditions become selects (`while (i < n && x < 4)` tests
     // once), so that a loop left on a varying condition has one exit; a
     // rotated loop's two tests become one too.
@@ -317,7 +331,7 @@ unsafe fn vector_form(
     // Rows run together are the independent chains the interleave was
     // for: they take its place, so that a value of the kernel's still
     // fills as many registers.
-    let jammed = width_for((interleave / ROWS).max(1))
+    let jammed = width_for((interleave / ROWS).max(1), ROWS)
         .filter(|_| local_size[1] % ROWS == 0 && !printing)
         .map(|w| (w, ROWS));
     let kname = compiler::llvm::name(k);
@@ -535,6 +549,33 @@ unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
 
 unsafe fn has_loop(k: LLVMValueRef) -> bool {
     !loop_barriers::natural_loops(&barriers::Cfg::of(k)).is_empty()
+}
+
+/// Bytes of the floating-point values (scalars and vectors) the loops of
+/// `k` carry from one iteration to the next, per work-item: the phis of
+/// their headers. Integer phis are left out: mostly counters, uniform.
+unsafe fn loop_carried_bytes(m: LLVMModuleRef, k: LLVMValueRef) -> usize {
+    use llvm_sys::core::{LLVMGetElementType, LLVMGetTypeKind, LLVMTypeOf};
+    use llvm_sys::LLVMTypeKind::*;
+    let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
+    let cfg = barriers::Cfg::of(k);
+    let mut bytes = 0;
+    for l in loop_barriers::natural_loops(&cfg) {
+        for phi in barriers::phis(cfg.blocks[l.header]) {
+            let t = LLVMTypeOf(phi);
+            let element = match LLVMGetTypeKind(t) {
+                LLVMVectorTypeKind => LLVMGetElementType(t),
+                _ => t,
+            };
+            if matches!(
+                LLVMGetTypeKind(element),
+                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            ) {
+                bytes += llvm_sys::target::LLVMABISizeOfType(layout, t) as usize;
+            }
+        }
+    }
+    bytes
 }
 
 /// Bytes of the widest floating-point element `k` computes (4 if none: the
