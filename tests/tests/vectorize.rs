@@ -710,7 +710,12 @@ fn private_arrays_give_the_same_bits_and_unrolled_ones_vectorize() {
     }
     // The unrolled array is four values, vectorized across work-items.
     let ir = work_group_ir("private_unrolled");
-    assert!(ir.contains("phi <32 x float>"), "not vectorized:\n{ir}");
+    // (As wide as four accumulators a work-item leave registers for.)
+    assert!(
+        ir.lines()
+            .any(|l| l.contains("= phi <") && l.contains(" x float>")),
+        "not vectorized:\n{ir}"
+    );
 }
 
 const IMAGE_BLUR: &str = r#"
