@@ -74,7 +74,7 @@ impl mux::Kernel for HostKernel {
 #[cfg(all(test, feature = "compiler"))]
 mod tests {
     use mux::ScheduleInfo;
-    use passes::work_item_loops::*;
+    use kernel_ir::abi::*;
     use std::mem::offset_of;
 
     /// The work-group function reads the scheduling info at the offsets

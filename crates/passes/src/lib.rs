@@ -52,7 +52,6 @@ pub mod program_globals;
 pub mod safe_division;
 pub mod single_exit_loops;
 pub mod streaming_stores;
-pub mod sub_group_calls;
 pub mod sub_group_loops;
 pub mod uniformity;
 pub mod vector_stores;
@@ -60,10 +59,10 @@ pub mod vectorize;
 pub mod work_item_loops;
 
 use compiler::KernelInfo;
+use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
 use llvm_sys::prelude::*;
 
-/// Prefix of every work-group function's name.
-pub const WORK_GROUP_PREFIX: &str = "__ferrocl_wg.";
+pub use kernel_ir::abi::WORK_GROUP_PREFIX;
 
 /// What the runtime must know about a built work-group function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,7 +111,7 @@ pub unsafe fn build_work_group_function(
     let sub_group_functions: Vec<LLVMValueRef> = compiler::llvm::instructions(k)
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
-        .filter(|&f| sub_group_calls::meets_sub_group(f))
+        .filter(|&f| kernel_ir::sub_group_calls::meets_sub_group(f))
         .collect();
     for &f in &sub_group_functions {
         safe_division::run(f);
@@ -148,7 +147,7 @@ pub unsafe fn build_work_group_function(
     // vector form of its width, where one is made, and the rest sub-group
     // by sub-group, lane after lane (`sub_group_loops`).
     let sub_groups = !sub_group_functions.is_empty();
-    let work_group_barriers = calls(k, builtins::mux::WORK_GROUP_BARRIER);
+    let work_group_barriers = !barrier_calls(k, Barrier::WorkGroup).is_empty();
     let vector = if work_group_barriers || generic {
         None
     } else if sub_groups {
@@ -464,7 +463,7 @@ unsafe fn regions_vectorized(
 ) -> Result<LLVMValueRef, String> {
     // The stack slots a single region uses become values again.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
-    let linear_id = llvm_sys::core::LLVMCountParams(r.function) - 2;
+    let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
     vectorize::run_regions(m, r.function, width as u32, linear_id)
 }
 
@@ -519,14 +518,6 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
         .any(|f| compiler::vector_variants::stays_a_call(f))
 }
 
-/// Whether `k` calls the function named `name`.
-unsafe fn calls(k: LLVMValueRef, name: &str) -> bool {
-    compiler::llvm::instructions(k)
-        .into_iter()
-        .filter_map(|i| compiler::llvm::called_function(i))
-        .any(|f| compiler::llvm::name(f) == name)
-}
-
 unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
     compiler::llvm::instructions(k)
         .into_iter()
@@ -534,7 +525,7 @@ unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
 }
 
 unsafe fn has_loop(k: LLVMValueRef) -> bool {
-    !loop_barriers::natural_loops(&barriers::Cfg::of(k)).is_empty()
+    !kernel_ir::loops::natural_loops(&kernel_ir::cfg::Cfg::of(k)).is_empty()
 }
 
 /// Bytes of the widest floating-point element `k` computes (4 if none: the
@@ -579,52 +570,4 @@ fn vectorize_enabled() -> bool {
 /// compare.
 fn loop_barriers_enabled() -> bool {
     compiler::knobs::loop_barriers()
-}
-
-#[cfg(test)]
-pub(crate) mod test_support {
-    use compiler::llvm;
-    use llvm_sys::core::*;
-    use llvm_sys::prelude::*;
-
-    /// What the kernels of the vectorizer's tests declare.
-    pub const HEAD: &str = r#"
-target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
-declare i64 @__mux_get_local_id(i32)
-declare float @llvm.fmuladd.f32(float, float, float)
-"#;
-
-    /// A context and a module parsed from IR text, disposed of together.
-    pub struct Ir {
-        pub ctx: LLVMContextRef,
-        pub m: LLVMModuleRef,
-    }
-
-    impl Ir {
-        pub fn parse(text: &str) -> Ir {
-            unsafe {
-                let ctx = LLVMContextCreate();
-                let m = llvm::parse_ir(ctx, text).expect("test IR parses");
-                Ir { ctx, m }
-            }
-        }
-
-        pub fn text(&self) -> String {
-            unsafe { llvm::print_module(self.m) }
-        }
-
-        pub fn function(&self, name: &str) -> LLVMValueRef {
-            let n = llvm::cstr(name);
-            unsafe { LLVMGetNamedFunction(self.m, n.as_ptr()) }
-        }
-    }
-
-    impl Drop for Ir {
-        fn drop(&mut self) {
-            unsafe {
-                LLVMDisposeModule(self.m);
-                LLVMContextDispose(self.ctx);
-            }
-        }
-    }
 }

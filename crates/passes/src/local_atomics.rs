@@ -128,7 +128,7 @@ unsafe fn rewrite_cmpxchg(b: LLVMBuilderRef, i: LLVMValueRef, ptr: LLVMValueRef)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn local_atomics_become_loads_and_stores_global_ones_stay() {

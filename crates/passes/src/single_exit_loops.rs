@@ -20,9 +20,9 @@
 //! `G`) and `c` (from `T`); `H` ends `br go, L, X`, and `G` and `T` go to
 //! `H`. The phis of `X` move into `H` too.
 
-use crate::barriers::Cfg;
-use crate::loop_barriers::natural_loops;
 use compiler::llvm;
+use kernel_ir::cfg::Cfg;
+use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -379,7 +379,7 @@ unsafe fn replace_phi(old: LLVMValueRef, new: LLVMValueRef) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     /// `for (i = gid; i < n; i += 64) sum += in[i]` as an optimizer
     /// rotates it: a guard, then a loop tested at its bottom.

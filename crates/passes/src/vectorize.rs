@@ -43,12 +43,14 @@
 //! and a 32-bit index that wraps between two of them is one the scalar
 //! kernel would use out of range too.
 
-use crate::barriers::{phis, Cfg};
-use crate::loop_barriers::{natural_loops, Loop};
-use crate::sub_group_calls;
+use kernel_ir::builtin_kinds::is_work_group_scratch;
+use kernel_ir::builtin_kinds::{callee_name, constant_dimension, is_local_id, is_query};
+use kernel_ir::cfg::{phis, reverse_post_order, Cfg};
+use kernel_ir::form::{copy_of, kept_if_verified};
+use kernel_ir::loops::{natural_loops, Loop};
+use kernel_ir::sub_group_calls;
 
 mod sub_groups;
-use builtins::mux as names;
 use compiler::llvm::{self, cstr};
 use compiler::vector_variants;
 use llvm_sys::core::*;
@@ -222,28 +224,6 @@ unsafe fn run_with(
     kept_if_verified(v, made, "its vector form does not verify")
 }
 
-/// `f`, a function a pass made, if making it went well and it verifies;
-/// otherwise it is deleted (`broken` says why), and the kernel goes on
-/// without it.
-pub(crate) unsafe fn kept_if_verified(
-    f: LLVMValueRef,
-    made: Result<(), String>,
-    broken: &str,
-) -> Result<LLVMValueRef, String> {
-    let checked = made.and_then(|()| {
-        let failed = llvm_sys::analysis::LLVMVerifyFunction(
-            f,
-            llvm_sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
-        );
-        if failed != 0 {
-            Err(broken.to_string())
-        } else {
-            Ok(f)
-        }
-    });
-    checked.inspect_err(|_| LLVMDeleteFunction(f))
-}
-
 /// A block only some lanes run (`if (c) { .. }` with no else, `c`
 /// varying, outside loops): the vector form runs it when any lane's `c`
 /// holds, its memory accesses and `printf` for those lanes alone, and a
@@ -381,36 +361,8 @@ unsafe fn divergent_loops(
     Ok(out)
 }
 
-/// The blocks reachable from the entry, each after its dominators.
-pub(crate) fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
-    let n = cfg.blocks.len();
-    let mut seen = vec![false; n];
-    let mut post = Vec::with_capacity(n);
-    // (block, next successor to visit)
-    let mut stack = vec![(0usize, 0usize)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-        if let Some(&s) = cfg.succs[b].get(*next) {
-            *next += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
-}
-
 unsafe fn is_instruction(v: LLVMValueRef) -> bool {
     !LLVMIsAInstruction(v).is_null()
-}
-
-unsafe fn callee_name(i: LLVMValueRef) -> Option<String> {
-    llvm::called_function(i).map(|f| llvm::name(f))
 }
 
 /// The base name of an intrinsic call's callee (`llvm.fmuladd`).
@@ -426,16 +378,6 @@ unsafe fn intrinsic_name(f: LLVMValueRef) -> Option<String> {
 
 fn lanewise(name: &str) -> Option<&'static [u32]> {
     LANEWISE.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
-}
-
-/// The dimension a work-item builtin is asked for, if constant.
-unsafe fn constant_dim(call: LLVMValueRef) -> Option<u64> {
-    let d = LLVMGetOperand(call, 0);
-    if LLVMIsAConstantInt(d).is_null() {
-        None
-    } else {
-        Some(LLVMConstIntGetZExtValue(d))
-    }
 }
 
 fn join(a: Shape, b: Shape) -> Shape {
@@ -677,13 +619,13 @@ unsafe fn transfer(
                 } else {
                     Varying
                 }
-            } else if name == names::GET_LOCAL_ID {
-                match constant_dim(i) {
+            } else if is_local_id(&name) {
+                match constant_dimension(i) {
                     Some(0) => Affine(1),
                     Some(_) => Uniform,
                     None => return Err("a local id of a dimension not known".into()),
                 }
-            } else if name.starts_with("__mux_get_") {
+            } else if is_query(&name) {
                 Uniform
             } else {
                 let args = LLVMGetNumArgOperands(i);
@@ -833,12 +775,12 @@ unsafe fn check(
                 }
                 return Ok(());
             }
-            if name == names::GET_WORK_GROUP_SCRATCH {
+            if is_work_group_scratch(&name) {
                 // The collectives combine work-items' values there one
                 // work-item after the other.
                 return Err("a work-group collective".into());
             }
-            if name.starts_with("__mux_get_") {
+            if is_query(&name) {
                 return Ok(());
             }
             if compiler::printf::is_printf_call(i) {
@@ -1380,7 +1322,7 @@ impl Gen {
             }
         }
         let w = match opcode {
-            LLVMCall if callee_name(i).as_deref() == Some(names::GET_LOCAL_ID) => {
+            LLVMCall if callee_name(i).is_some_and(|n| is_local_id(&n)) => {
                 // Lane l is work-item x + l.
                 let base = self.scalar[&i];
                 let steps = self.steps(LLVMTypeOf(base));
@@ -1969,40 +1911,12 @@ unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
     }
 }
 
-/// The kernel's function and parameter attributes on its vector form.
-/// An empty internal function `<kernel>.<suffix>` to hold a form of
-/// `kernel`: its type, calling convention, attributes and parameter names.
-pub(crate) unsafe fn copy_of(m: LLVMModuleRef, kernel: LLVMValueRef, suffix: &str) -> LLVMValueRef {
-    let name = cstr(&format!("{}.{suffix}", llvm::name(kernel)));
-    let f = LLVMAddFunction(m, name.as_ptr(), LLVMGlobalGetValueType(kernel));
-    LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-    LLVMSetFunctionCallConv(f, LLVMGetFunctionCallConv(kernel));
-    copy_attributes(kernel, f);
-    for k in 0..LLVMCountParams(kernel) {
-        let name = llvm::name(LLVMGetParam(kernel, k));
-        LLVMSetValueName2(LLVMGetParam(f, k), name.as_ptr() as *const _, name.len());
-    }
-    f
-}
-
-unsafe fn copy_attributes(from: LLVMValueRef, to: LLVMValueRef) {
-    let params = LLVMCountParams(from);
-    for idx in std::iter::once(LLVMAttributeFunctionIndex).chain(1..=params) {
-        let n = LLVMGetAttributeCountAtIndex(from, idx);
-        let mut attrs = vec![std::ptr::null_mut(); n as usize];
-        LLVMGetAttributesAtIndex(from, idx, attrs.as_mut_ptr());
-        for a in attrs {
-            LLVMAddAttributeAtIndex(to, idx, a);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
-    use crate::test_support::HEAD;
+    use kernel_ir::test_support::HEAD;
 
     /// `c[lid] = sum over k < n of a[k] * b[k * 64 + lid]`.
     fn gemm_row() -> String {

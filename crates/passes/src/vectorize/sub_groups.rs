@@ -6,8 +6,8 @@
 //! combines them.
 
 use super::Gen;
-use crate::sub_group_calls::{Collective, Combine, Element, SubGroupCall};
 use compiler::llvm;
+use kernel_ir::sub_group_calls::{Collective, Combine, Element, SubGroupCall};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -233,7 +233,7 @@ impl Gen {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     /// A kernel calling sub-group functions (bodies that meet at the
     /// sub-group barrier, as the library's do) on its x id.
