@@ -55,7 +55,6 @@ pub mod streaming_stores;
 pub mod sub_group_loops;
 pub mod uniformity;
 pub mod vector_stores;
-pub mod vectorize;
 pub mod work_item_loops;
 
 use compiler::KernelInfo;
@@ -345,7 +344,7 @@ unsafe fn vector_form(
 
 /// The vector form of kernel `k` (without work-group barriers) that calls
 /// sub-group functions: one sub-group of `width` lanes, its sub-group
-/// functions computed across them (`vectorize::sub_groups`).
+/// functions computed across them (`vecz`'s `transform::sub_groups`).
 unsafe fn sub_group_vector_form(
     m: LLVMModuleRef,
     k: LLVMValueRef,
@@ -358,7 +357,7 @@ unsafe fn sub_group_vector_form(
     }
     one_exit_loops(m, k).ok()?;
     let kname = compiler::llvm::name(k);
-    match vectorize::run(m, k, width as u32) {
+    match vecz::run(m, k, width as u32) {
         Ok(function) => {
             if explaining() {
                 eprintln!("ferrocl: {kname} vectorized, a sub-group of {width} work-items at once");
@@ -393,7 +392,7 @@ unsafe fn form_of(
     } else {
         k
     };
-    match vectorize::run(m, rest, width as u32) {
+    match vecz::run(m, rest, width as u32) {
         Ok(function) => Ok(work_item_loops::VectorForm {
             function,
             width,
@@ -464,7 +463,7 @@ unsafe fn regions_vectorized(
     // The stack slots a single region uses become values again.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
-    vectorize::run_regions(m, r.function, width as u32, linear_id)
+    vecz::run_regions(m, r.function, width as u32, linear_id)
 }
 
 /// `single_exit_loops` on `k`, between CFG simplifications: the first
