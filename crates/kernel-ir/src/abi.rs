@@ -64,5 +64,9 @@ pub const fn staged_param(params: u32) -> u32 {
 /// What a region function returns when the work-item finished the kernel.
 pub const REGION_EXIT: u32 = u32::MAX;
 
+/// Address space of `__local` in the IR (the front end's address-space
+/// map).
+pub const LOCAL_AS: u32 = 3;
+
 /// Alignment of each slot's run of copies in the storage block.
 pub const SLOT_ALIGN: usize = 64;

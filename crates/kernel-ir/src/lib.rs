@@ -6,6 +6,7 @@
 //! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
 //!   the local id, a barrier, a work-group collective), by its callee's
 //!   name, and [`sub_group_calls`]: which sub-group function it is;
+//! - [`build`]: addresses and loads at byte offsets;
 //! - [`form`]: an empty function to hold another form of a kernel, kept
 //!   only if it verifies;
 //! - [`abi`]: what the passes, the vectorizer and the runtime must agree
@@ -13,6 +14,7 @@
 //!   block's alignment, the scheduling info's layout.
 
 pub mod abi;
+pub mod build;
 pub mod builtin_kinds;
 pub mod cfg;
 pub mod form;

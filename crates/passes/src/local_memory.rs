@@ -12,13 +12,10 @@ use crate::constant_expr::replace_in_function;
 use crate::work_item_loops::DYNAMIC_LOCAL;
 use compiler::llvm::{self, cstr};
 use compiler::LOCAL_ALIGN;
-use kernel_ir::abi::PARAM_LOCAL;
+use kernel_ir::abi::{LOCAL_AS, PARAM_LOCAL};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
-
-/// Address space of `__local` in the IR.
-pub(crate) const LOCAL_AS: u32 = 3;
 
 /// Lays out the `__local` variables `wg` uses and points them into its local
 /// block; returns the bytes they take (a multiple of `LOCAL_ALIGN`).

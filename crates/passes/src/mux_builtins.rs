@@ -12,6 +12,7 @@ use crate::work_item_loops::*;
 use builtins::mux as names;
 use compiler::llvm;
 use kernel_ir::abi::*;
+use kernel_ir::build::byte_gep;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::LLVMIntULT;

@@ -4,10 +4,10 @@
 //! every launch, then reaches the same variables.
 
 use crate::constant_expr::replace_in_function;
-use crate::work_item_loops::byte_gep;
 use compiler::llvm::{self, cstr};
 use compiler::program_globals::{Layout, GLOBAL_AS};
 use kernel_ir::abi::PARAM_ARGS;
+use kernel_ir::build::byte_gep;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 

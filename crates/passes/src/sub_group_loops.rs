@@ -219,7 +219,7 @@ unsafe fn scratch_function(m: LLVMModuleRef, i64t: LLVMTypeRef) -> LLVMValueRef 
         return f;
     }
     let ctx = LLVMGetTypeContext(i64t);
-    let ptr = LLVMPointerTypeInContext(ctx, crate::local_memory::LOCAL_AS);
+    let ptr = LLVMPointerTypeInContext(ctx, kernel_ir::abi::LOCAL_AS);
     let fty = LLVMFunctionType(ptr, std::ptr::null_mut(), 0, 0);
     LLVMAddFunction(m, name.as_ptr(), fty)
 }

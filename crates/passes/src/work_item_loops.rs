@@ -8,6 +8,7 @@ use crate::barriers::Regions;
 use compiler::llvm::cstr;
 use compiler::{arg_layout, ArgKind, KernelInfo};
 use kernel_ir::abi::{self, *};
+use kernel_ir::build::{byte_gep, load_i64};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -543,34 +544,6 @@ unsafe fn add_param_attr(ctx: LLVMContextRef, f: LLVMValueRef, param: u32, name:
     let kind = LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
     let attr = LLVMCreateEnumAttribute(ctx, kind, 0);
     LLVMAddAttributeAtIndex(f, param + 1, attr);
-}
-
-/// `ptr + offset` in bytes.
-pub(crate) unsafe fn byte_gep(
-    b: LLVMBuilderRef,
-    i8t: LLVMTypeRef,
-    p: LLVMValueRef,
-    offset: u64,
-    name: &str,
-) -> LLVMValueRef {
-    let ctx = LLVMGetTypeContext(i8t);
-    let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0)];
-    LLVMBuildInBoundsGEP2(b, i8t, p, idx.as_mut_ptr(), 1, cstr(name).as_ptr())
-}
-
-/// Loads an `i64` at `p + offset`.
-pub(crate) unsafe fn load_i64(
-    b: LLVMBuilderRef,
-    i64t: LLVMTypeRef,
-    i8t: LLVMTypeRef,
-    p: LLVMValueRef,
-    offset: u64,
-    name: &str,
-) -> LLVMValueRef {
-    let at = byte_gep(b, i8t, p, offset, name);
-    let l = LLVMBuildLoad2(b, i64t, at, cstr(name).as_ptr());
-    LLVMSetAlignment(l, 8);
-    l
 }
 
 unsafe fn element(
