@@ -2,7 +2,7 @@
 //! An optimizer (Clang's `-O2` before a SPIR-V module is written) rotates
 //! `while (i < n && |z| <= 2)`: the header tests one condition and leaves,
 //! the latch computes the next iteration, tests the other and leaves or
-//! goes round. `vectorize` masks a loop work-items leave at different
+//! goes round. `vecz` masks a loop work-items leave at different
 //! iterations only when it has one exit, as the front end's short
 //! conditions give: the latch's work, which has no side effects, is moved
 //! into the header and the two tests become one.

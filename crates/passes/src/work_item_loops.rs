@@ -35,7 +35,7 @@ pub enum XLoop {
     Unrollable,
 }
 
-/// A kernel's vector form (`crate::vectorize`) and how to call it.
+/// A kernel's vector form (`vecz`) and how to call it.
 #[derive(Clone, Copy, Debug)]
 pub struct VectorForm {
     /// Runs `width` consecutive x ids of `rows` rows at once.
