@@ -1,5 +1,5 @@
 //! Kernels whose work lies in loops of their own run through the
-//! whole-kernel vectorizer (`passes::vectorize`) when a work-group has a
+//! whole-kernel vectorizer (`vecz`) when a work-group has a
 //! vector register's worth of work-items in dimension 0, and through the
 //! scalar kernel otherwise. Each kernel here runs with work-groups of one
 //! work-item (scalar), of a vector's width and of a width with a scalar

@@ -51,7 +51,6 @@ impl KeyBuilder {
                 .as_bytes(),
         );
         k.add(llvm_version().as_bytes());
-        k.add(crate::knobs::code_key().as_bytes());
         k
     }
 

@@ -1,7 +1,8 @@
 //! Every `FERROCL_*` environment variable the library reads, read here and
-//! nowhere else. Those that change the code a kernel compiles to are part
-//! of every on-disk cache key ([`code_key`]), so that an entry made with
-//! one setting is never loaded under another.
+//! nowhere else. Those that change the code a kernel compiles to
+//! ([`vectorize`], [`loop_barriers`]) are read into the host target's
+//! pipeline options, which add them to the kernel's on-disk cache key, so
+//! that an entry made with one setting is never loaded under another.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -71,15 +72,6 @@ pub fn threads() -> Option<usize> {
 
 /// The most threads `FERROCL_THREADS` gives: more could not be started.
 pub const MAX_THREADS: usize = 1024;
-
-/// The settings above that change compiled code, as cache-key bytes.
-pub fn code_key() -> String {
-    format!(
-        "vectorize={} loop_barriers={}",
-        vectorize(),
-        loop_barriers()
-    )
-}
 
 #[cfg(test)]
 mod tests {

@@ -137,7 +137,7 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
         preferred_vector_width: widths(v),
         native_vector_width: widths(v),
         #[cfg(feature = "compiler")]
-        local_rows: passes::ROWS,
+        local_rows: crate::pipeline::ROWS,
         // Without a compiler, kernels run as their binaries were compiled.
         #[cfg(not(feature = "compiler"))]
         local_rows: 1,

@@ -73,8 +73,8 @@ impl mux::Kernel for HostKernel {
 
 #[cfg(all(test, feature = "compiler"))]
 mod tests {
+    use kernel_ir::abi::*;
     use mux::ScheduleInfo;
-    use passes::work_item_loops::*;
     use std::mem::offset_of;
 
     /// The work-group function reads the scheduling info at the offsets

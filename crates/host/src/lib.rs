@@ -13,6 +13,8 @@ mod executable;
 mod fp_control;
 mod kernel;
 mod memory;
+#[cfg(feature = "compiler")]
+mod pipeline;
 mod queue;
 mod sync;
 mod target;

@@ -69,6 +69,9 @@ impl HostTarget {
             .add(format!("{:?}{:?}", spec, program.codegen()).as_bytes())
             .add(self.cpu.as_bytes())
             .add(self.features.as_bytes());
+        // Without a compiler no pipeline runs: the code is the binary's.
+        #[cfg(feature = "compiler")]
+        crate::pipeline::PipelineOptions::from_environment().add_to_key(&mut k);
         k.finish()
     }
 
@@ -275,12 +278,8 @@ fn compile(
     unsafe {
         let m = program.load(ctx.0)?;
         let result = (|| {
-            let wg = passes::build_work_group_function(
-                m,
-                kernel,
-                spec,
-                crate::device_info::vector_bytes() as usize,
-            )?;
+            let options = crate::pipeline::PipelineOptions::from_environment();
+            let wg = crate::pipeline::build_work_group_function(m, kernel, spec, &options)?;
             half_conversions(m, &target.features);
             set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.

@@ -2,10 +2,10 @@
 //! becomes a *region function* that runs one region of one work-item: from
 //! the kernel's start, or from just after barrier `j`, up to the next barrier
 //! it reaches (returning that barrier's id) or to its end (returning
-//! [`EXIT`]). The work-group function runs a region for every work-item,
-//! then the region after the barrier they all reached, and so on: every
-//! work-item arrives at a barrier before any goes past it, with no fibers
-//! and no thread per work-item. A barrier in a loop or in a called function
+//! [`REGION_EXIT`]). The work-group function runs a region for every
+//! work-item, then the region after the barrier they all reached, and so
+//! on: every work-item arrives at a barrier before any goes past it, with
+//! no fibers and no thread per work-item. A barrier in a loop or in a called function
 //! (everything is inlined first) works the same way.
 //!
 //! Values that live across a barrier go to per-work-item storage. SSA values
@@ -27,17 +27,14 @@
 
 use crate::uniformity::Uniformity;
 use compiler::llvm::{self, cstr};
+use kernel_ir::abi::{self, REGION_EXIT, SLOT_ALIGN};
+use kernel_ir::builtin_kinds::{self, barrier_calls, Barrier};
+use kernel_ir::cfg::{blocks, reinsert, split_after, Cfg};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
 use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
-
-/// What a region function returns when the work-item finished the kernel.
-pub const EXIT: u32 = u32::MAX;
-
-/// Alignment of each slot's run of copies in the storage block.
-pub(crate) const SLOT_ALIGN: usize = 64;
 
 /// The region function of a kernel with barriers.
 pub struct Regions {
@@ -80,16 +77,10 @@ pub unsafe fn run(
     kernel: LLVMValueRef,
     items: usize,
 ) -> Result<Option<Regions>, String> {
-    let calls_of = |name: &str| -> Vec<LLVMValueRef> {
-        llvm::instructions(kernel)
-            .into_iter()
-            .filter(|&i| llvm::called_function(i).is_some_and(|f| llvm::name(f) == name))
-            .collect()
-    };
     // Work-group barriers are numbered first, then sub-group barriers.
-    let mut barriers = calls_of(builtins::mux::WORK_GROUP_BARRIER);
+    let mut barriers = barrier_calls(kernel, Barrier::WorkGroup);
     let work_group_barriers = barriers.len() as u32;
-    barriers.extend(calls_of(builtins::mux::SUB_GROUP_BARRIER));
+    barriers.extend(barrier_calls(kernel, Barrier::SubGroup));
     if barriers.is_empty() {
         return Ok(None);
     }
@@ -101,11 +92,11 @@ pub unsafe fn run(
     let i32t = LLVMInt32TypeInContext(ctx);
     let original_entry = LLVMGetFirstBasicBlock(f);
 
-    // Every `ret void` leaves the kernel: `ret EXIT`.
+    // Every `ret void` leaves the kernel: `ret REGION_EXIT`.
     for i in llvm::instructions(f) {
         if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMRet {
             LLVMPositionBuilderBefore(b, i);
-            LLVMBuildRet(b, LLVMConstInt(i32t, EXIT as u64, 0));
+            LLVMBuildRet(b, LLVMConstInt(i32t, REGION_EXIT as u64, 0));
             LLVMInstructionEraseFromParent(i);
         }
     }
@@ -130,7 +121,7 @@ pub unsafe fn run(
     // A new entry: the stack slots, then a jump to the region asked for.
     let entry = LLVMInsertBasicBlockInContext(ctx, original_entry, c"regions".as_ptr());
     LLVMPositionBuilderAtEnd(b, entry);
-    let region = LLVMGetParam(f, LLVMCountParams(f) - 4);
+    let region = LLVMGetParam(f, abi::region_param(LLVMCountParams(f)));
     let switch = LLVMBuildSwitch(b, region, original_entry, starts.len() as u32 - 1);
     for (j, &start) in starts.iter().enumerate().skip(1) {
         LLVMAddCase(switch, LLVMConstInt(i32t, j as u64, 0), start);
@@ -200,17 +191,15 @@ unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
             LLVMAddAttributeAtIndex(f, index, a);
         }
     }
-    for (i, pname) in ["region", "storage", "linear_id", "staged"]
-        .iter()
-        .enumerate()
-    {
+    for (i, pname) in abi::REGION_PARAMS.iter().enumerate() {
         let p = LLVMGetParam(f, (n + i) as u32);
         LLVMSetValueName2(p, pname.as_ptr() as *const _, pname.len());
     }
     for attr in ["noalias", "readonly"] {
         let kind = LLVMGetEnumAttributeKindForName(attr.as_ptr() as *const _, attr.len());
         // Attribute indices count parameters from 1.
-        LLVMAddAttributeAtIndex(f, n as u32 + 4, LLVMCreateEnumAttribute(ctx, kind, 0));
+        let staged = abi::staged_param((n + abi::REGION_PARAMS.len()) as u32) + 1;
+        LLVMAddAttributeAtIndex(f, staged, LLVMCreateEnumAttribute(ctx, kind, 0));
     }
     let blocks = blocks(k);
     for (i, &bb) in blocks.iter().enumerate() {
@@ -232,162 +221,20 @@ unsafe fn region_function(m: LLVMModuleRef, k: LLVMValueRef) -> LLVMValueRef {
     f
 }
 
-/// The blocks of `f`, entry first.
-pub(crate) unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
-    let mut out = Vec::new();
-    let mut bb = LLVMGetFirstBasicBlock(f);
-    while !bb.is_null() {
-        out.push(bb);
-        bb = LLVMGetNextBasicBlock(bb);
-    }
-    out
-}
-
-/// The blocks `bb` may branch to (none without a terminator).
-pub(crate) unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
-    let term = LLVMGetBasicBlockTerminator(bb);
-    if term.is_null() {
-        return Vec::new();
-    }
-    (0..LLVMGetNumSuccessors(term))
-        .map(|i| LLVMGetSuccessor(term, i))
-        .collect()
-}
-
-pub(crate) unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut i = LLVMGetFirstInstruction(bb);
-    while !i.is_null() && !LLVMIsAPHINode(i).is_null() {
-        out.push(i);
-        i = LLVMGetNextInstruction(i);
-    }
-    out
-}
-
-/// Moves everything after `inst` into a new block placed after its own,
-/// and returns that block. Phis of the successors now come from it.
-pub(crate) unsafe fn split_after(
-    ctx: LLVMContextRef,
-    b: LLVMBuilderRef,
-    inst: LLVMValueRef,
-    name: &str,
-) -> LLVMBasicBlockRef {
-    let block = LLVMGetInstructionParent(inst);
-    let f = LLVMGetBasicBlockParent(block);
-    let cont = LLVMAppendBasicBlockInContext(ctx, f, cstr(name).as_ptr());
-    LLVMMoveBasicBlockAfter(cont, block);
-    let mut rest = Vec::new();
-    let mut i = LLVMGetNextInstruction(inst);
-    while !i.is_null() {
-        rest.push(i);
-        i = LLVMGetNextInstruction(i);
-    }
-    LLVMPositionBuilderAtEnd(b, cont);
-    for i in rest {
-        reinsert(b, i);
-    }
-    let mut seen = HashSet::new();
-    for s in successors(cont) {
-        if seen.insert(s) {
-            for phi in phis(s) {
-                retarget_phi(b, phi, block, cont);
-            }
-        }
-    }
-    cont
-}
-
-/// Moves `i` to the builder's position, keeping its name.
-unsafe fn reinsert(b: LLVMBuilderRef, i: LLVMValueRef) {
-    let name = cstr(&llvm::name(i));
-    LLVMInstructionRemoveFromParent(i);
-    LLVMInsertIntoBuilderWithName(b, i, name.as_ptr());
-}
-
-/// Rebuilds `phi` with incoming block `from` replaced by `to` (the C API
-/// cannot set a phi's incoming block).
-unsafe fn retarget_phi(
-    b: LLVMBuilderRef,
-    phi: LLVMValueRef,
-    from: LLVMBasicBlockRef,
-    to: LLVMBasicBlockRef,
-) {
-    let n = LLVMCountIncoming(phi);
-    let mut values: Vec<_> = (0..n).map(|i| LLVMGetIncomingValue(phi, i)).collect();
-    let mut blocks: Vec<_> = (0..n)
-        .map(|i| LLVMGetIncomingBlock(phi, i))
-        .map(|bb| if bb == from { to } else { bb })
-        .collect();
-    LLVMPositionBuilderBefore(b, phi);
-    let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
-    LLVMAddIncoming(new, values.as_mut_ptr(), blocks.as_mut_ptr(), n);
-    let name = llvm::name(phi);
-    LLVMReplaceAllUsesWith(phi, new);
-    LLVMInstructionEraseFromParent(phi);
-    LLVMSetValueName2(new, name.as_ptr() as *const _, name.len());
-}
-
-/// Blocks, their edges and dominators.
-pub(crate) struct Cfg {
-    pub blocks: Vec<LLVMBasicBlockRef>,
-    pub index: HashMap<LLVMBasicBlockRef, usize>,
-    pub succs: Vec<Vec<usize>>,
-    pub preds: Vec<Vec<usize>>,
-    /// `dom[b][a]`: block `a` dominates block `b`.
-    pub dom: Vec<Vec<bool>>,
-}
-
-impl Cfg {
-    pub unsafe fn of(f: LLVMValueRef) -> Cfg {
-        let blocks = blocks(f);
-        let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-        let succs: Vec<Vec<usize>> = blocks
-            .iter()
-            .map(|&b| successors(b).iter().map(|s| index[s]).collect())
-            .collect();
-        let n = blocks.len();
-        let mut preds = vec![Vec::new(); n];
-        for (b, ss) in succs.iter().enumerate() {
-            for &s in ss {
-                preds[s].push(b);
-            }
-        }
-        // The iterative data-flow solution: dom(b) = {b} ∪ ⋂ dom(preds).
-        let mut dom = vec![vec![true; n]; n];
-        dom[0] = (0..n).map(|i| i == 0).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in 1..n {
-                let mut new = vec![true; n];
-                for &p in &preds[b] {
-                    for (x, d) in new.iter_mut().zip(&dom[p]) {
-                        *x &= *d;
-                    }
-                }
-                new[b] = true;
-                if new != dom[b] {
-                    dom[b] = new;
-                    changed = true;
-                }
-            }
-        }
-        Cfg {
-            blocks,
-            index,
-            succs,
-            preds,
-            dom,
-        }
-    }
-
-    fn dominates(&self, a: LLVMBasicBlockRef, b: LLVMBasicBlockRef) -> bool {
-        self.dom[self.index[&b]][self.index[&a]]
-    }
-
+/// What the barrier pass asks of a function's graph, with each `ret <id>`
+/// that ends a region leading to the start of region `id`.
+trait RegionGraph {
     /// Whether `block` may run more than once for a work-item: it is on a
     /// cycle, counting each `ret <id>` that ends a region as an edge to the
     /// start of region `id`.
+    unsafe fn runs_again(&self, block: LLVMBasicBlockRef, starts: &[LLVMBasicBlockRef]) -> bool;
+
+    /// For each block, the regions (by index into `starts`) that reach it
+    /// without passing a barrier.
+    fn regions(&self, starts: &[LLVMBasicBlockRef]) -> Vec<HashSet<usize>>;
+}
+
+impl RegionGraph for Cfg {
     unsafe fn runs_again(&self, block: LLVMBasicBlockRef, starts: &[LLVMBasicBlockRef]) -> bool {
         let next = |b: usize| {
             let mut out = self.succs[b].clone();
@@ -417,8 +264,6 @@ impl Cfg {
         false
     }
 
-    /// For each block, the regions (by index into `starts`) that reach it
-    /// without passing a barrier.
     fn regions(&self, starts: &[LLVMBasicBlockRef]) -> Vec<HashSet<usize>> {
         let mut of = vec![HashSet::new(); self.blocks.len()];
         for (r, s) in starts.iter().enumerate() {
@@ -564,10 +409,8 @@ unsafe fn rematerializable(v: LLVMValueRef, depth: u32) -> bool {
         | LLVMBitCast | LLVMAddrSpaceCast => LLVMGetNumOperands(v) as u32,
         // The work-item builtins: pure, and defined per work-item later.
         LLVMCall => {
-            let mux = llvm::called_function(v).is_some_and(|f| {
-                let n = llvm::name(f);
-                n.starts_with("__mux_get_") && n != builtins::mux::WORK_GROUP_BARRIER
-            });
+            let mux =
+                llvm::called_function(v).is_some_and(|f| builtin_kinds::is_query(&llvm::name(f)));
             if !mux {
                 return false;
             }
@@ -915,7 +758,7 @@ unsafe fn accesses_through(p: LLVMValueRef) -> Vec<LLVMValueRef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     fn split(ir: &Ir, kernel: &str, items: usize) -> Regions {
         unsafe {
@@ -972,7 +815,10 @@ define void @k(ptr %p) {
             text.contains("ret i32 1") && text.contains("ret i32 2"),
             "{text}"
         );
-        assert!(text.contains("ret i32 -1"), "the end returns EXIT: {text}");
+        assert!(
+            text.contains("ret i32 -1"),
+            "the end returns REGION_EXIT: {text}"
+        );
         assert!(
             !text.contains("call void @__mux_work_group_barrier"),
             "{text}"

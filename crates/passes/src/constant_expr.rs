@@ -158,7 +158,7 @@ pub unsafe fn replace_in_function(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn constant_vectors_of_the_global_become_instructions() {

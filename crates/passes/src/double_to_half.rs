@@ -190,7 +190,7 @@ unsafe fn splat(t: LLVMTypeRef, value: u64) -> LLVMValueRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     /// The halves the rewritten conversions of `values` fold to.
     fn folded(values: &[&str]) -> String {

@@ -12,9 +12,9 @@
 //!   or the packed arguments, which a kernel reads its by-value structs
 //!   from in place.
 
-use crate::work_item_loops::{PARAM_ARGS, PARAM_LOCAL, PARAM_STORAGE};
 use builtins::mux as names;
 use compiler::llvm;
+use kernel_ir::abi::{PARAM_ARGS, PARAM_LOCAL, PARAM_STORAGE};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::LLVMIntULT;
@@ -128,7 +128,7 @@ unsafe fn intrinsic_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     const WG: &str = r#"
 declare i1 @__mux_is_local(ptr addrspace(4))

@@ -72,7 +72,7 @@ unsafe fn made_from_integer(p: LLVMValueRef) -> Option<LLVMValueRef> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn descriptors_are_the_image_pointer_and_samplers_their_bits() {

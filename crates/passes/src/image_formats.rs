@@ -81,7 +81,7 @@ unsafe fn byte_offset(gep: LLVMValueRef) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn format_loads_of_a_known_image_become_constants() {

@@ -66,7 +66,7 @@ unsafe fn inline(
     others: &[LLVMValueRef],
 ) -> Result<(), String> {
     let stays_a_call =
-        |f| stays_a_call(f) || (keep_sub_groups && crate::sub_group_calls::meets_sub_group(f));
+        |f| stays_a_call(f) || (keep_sub_groups && kernel_ir::sub_group_calls::meets_sub_group(f));
     let ctx = LLVMGetModuleContext(m);
     let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
     let never = LLVMCreateEnumAttribute(ctx, attr_kind("noinline"), 0);
@@ -113,7 +113,7 @@ unsafe fn inline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn calls_are_inlined_and_callees_dropped() {

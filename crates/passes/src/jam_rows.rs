@@ -4,7 +4,7 @@
 //!
 //! In `for k: acc += a[row * n + k] * b[k * n + col]` the load of `b` is
 //! the same for every row; run together, the rows load it once and each
-//! spends it on an FMA of its own. Once [`crate::vectorize`] has widened
+//! spends it on an FMA of its own. Once the vectorizer (`vecz`) has widened
 //! the copy across x, each vector of `b` feeds `rows` FMAs instead of one,
 //! and the FMAs of different rows are independent chains.
 //!
@@ -21,11 +21,11 @@
 //! the rows share a load that differs along x inside a loop, the case the
 //! copy pays for; `run` says why it declines any other.
 
-use crate::barriers::Cfg;
-use crate::loop_barriers::natural_loops;
-use crate::vectorize::{copy_of, kept_if_verified, reverse_post_order};
-use builtins::mux as names;
 use compiler::llvm::{self, cstr};
+use kernel_ir::builtin_kinds::{self, constant_dimension};
+use kernel_ir::cfg::{reverse_post_order, Cfg};
+use kernel_ir::form::{copy_of, kept_if_verified};
+use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAttributeFunctionIndex, LLVMOpcode};
@@ -117,15 +117,14 @@ unsafe fn depends(
 /// instruction).
 unsafe fn local_id_dim(i: LLVMValueRef) -> Result<Option<u64>, String> {
     if LLVMGetInstructionOpcode(i) != LLVMOpcode::LLVMCall
-        || llvm::called_function(i).map(|f| llvm::name(f)).as_deref() != Some(names::GET_LOCAL_ID)
+        || !builtin_kinds::callee_name(i).is_some_and(|n| builtin_kinds::is_local_id(&n))
     {
         return Ok(None);
     }
-    let d = LLVMGetOperand(i, 0);
-    if LLVMIsAConstantInt(d).is_null() {
-        return Err("a local id of a dimension not known".into());
+    match constant_dimension(i) {
+        Some(d) => Ok(Some(d)),
+        None => Err("a local id of a dimension not known".into()),
     }
-    Ok(Some(LLVMConstIntGetZExtValue(d)))
 }
 
 /// Whether each row must run `i` itself: it has side effects, reads what
@@ -144,7 +143,7 @@ unsafe fn must_repeat(i: LLVMValueRef) -> bool {
         LLVMCall => {
             !(touches_no_memory(i)
                 || llvm::called_function(i).is_some_and(|f| {
-                    llvm::name(f).starts_with("__mux_get_") || touches_no_memory(f)
+                    builtin_kinds::is_query(&llvm::name(f)) || touches_no_memory(f)
                 }))
         }
         _ => false,
@@ -305,9 +304,9 @@ impl Jam {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
-    use crate::test_support::HEAD;
+    use kernel_ir::test_support::HEAD;
 
     /// `c[y * 64 + x] = sum over k < n of a[y * n + k] * b[k * 64 + x]`,
     /// with `extra` before the loop's latch.

@@ -9,13 +9,11 @@
 //! may reach memory other threads share, and stays atomic.
 
 use compiler::llvm;
+use kernel_ir::abi::LOCAL_AS;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMAtomicRMWBinOp::*;
 use llvm_sys::LLVMIntPredicate::*;
-
-/// The address space of `__local` pointers (Clang's fake address-space map).
-const LOCAL_AS: u32 = 3;
 
 /// Rewrites the atomics on local memory in `f`; returns how many.
 ///
@@ -128,7 +126,7 @@ unsafe fn rewrite_cmpxchg(b: LLVMBuilderRef, i: LLVMValueRef, ptr: LLVMValueRef)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn local_atomics_become_loads_and_stores_global_ones_stay() {

@@ -9,15 +9,13 @@
 //! host allocates counts it.
 
 use crate::constant_expr::replace_in_function;
-use crate::work_item_loops::{DYNAMIC_LOCAL, PARAM_LOCAL};
+use crate::work_item_loops::DYNAMIC_LOCAL;
 use compiler::llvm::{self, cstr};
 use compiler::LOCAL_ALIGN;
+use kernel_ir::abi::{LOCAL_AS, PARAM_LOCAL};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::*;
-
-/// Address space of `__local` in the IR.
-pub(crate) const LOCAL_AS: u32 = 3;
 
 /// Lays out the `__local` variables `wg` uses and points them into its local
 /// block; returns the bytes they take (a multiple of `LOCAL_ALIGN`).
@@ -168,7 +166,7 @@ unsafe fn drop_access_groups(p: LLVMValueRef, kind: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn variables_are_laid_out_in_the_local_block() {

@@ -17,9 +17,11 @@
 //! does not run a small constant number of times (such a loop is unrolled
 //! and vectorized whole by LLVM already).
 
-use crate::barriers::Cfg;
 use crate::uniformity::Uniformity;
 use compiler::llvm::{self, cstr};
+use kernel_ir::builtin_kinds::{is_barrier, Barrier};
+use kernel_ir::cfg::Cfg;
+use kernel_ir::loops::{natural_loops, Loop};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -75,36 +77,6 @@ unsafe fn first_non_phi(bb: LLVMBasicBlockRef) -> LLVMValueRef {
     i
 }
 
-pub(crate) struct Loop {
-    pub header: usize,
-    pub body: HashSet<usize>,
-}
-
-/// Each block with back edges to it (from blocks it dominates) heads a
-/// loop: the blocks that reach those back edges without passing it.
-pub(crate) fn natural_loops(cfg: &Cfg) -> Vec<Loop> {
-    let mut loops = Vec::new();
-    for h in 0..cfg.blocks.len() {
-        let latches: Vec<usize> = cfg.preds[h]
-            .iter()
-            .copied()
-            .filter(|&p| cfg.dom[p][h])
-            .collect();
-        if latches.is_empty() {
-            continue;
-        }
-        let mut body: HashSet<usize> = HashSet::from([h]);
-        let mut work = latches;
-        while let Some(x) = work.pop() {
-            if body.insert(x) {
-                work.extend(&cfg.preds[x]);
-            }
-        }
-        loops.push(Loop { header: h, body });
-    }
-    loops
-}
-
 unsafe fn qualifies(cfg: &Cfg, u: &Uniformity, l: &Loop) -> bool {
     if !u.reached_by_all(cfg.blocks[l.header]) {
         return false;
@@ -129,9 +101,7 @@ unsafe fn qualifies(cfg: &Cfg, u: &Uniformity, l: &Loop) -> bool {
         }
         let mut i = LLVMGetFirstInstruction(bb);
         while !i.is_null() {
-            if llvm::called_function(i)
-                .is_some_and(|f| llvm::name(f) == builtins::mux::WORK_GROUP_BARRIER)
-            {
+            if llvm::called_function(i).is_some_and(|f| is_barrier(f, Barrier::WorkGroup)) {
                 return false;
             }
             if writes_or_makes_a_vector(i) {
@@ -246,7 +216,7 @@ unsafe fn small_bound(condition: LLVMValueRef) -> bool {
 
 /// `void __mux_work_group_barrier(i32)`, declared if the module lacks it.
 unsafe fn barrier_function(m: LLVMModuleRef) -> LLVMValueRef {
-    let name = cstr(builtins::mux::WORK_GROUP_BARRIER);
+    let name = cstr(Barrier::WorkGroup.name());
     let f = LLVMGetNamedFunction(m, name.as_ptr());
     if !f.is_null() {
         return f;
@@ -303,20 +273,12 @@ out:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     use super::DECLS;
 
     fn barriers(ir: &Ir, f: &str) -> usize {
-        unsafe {
-            llvm::instructions(ir.function(f))
-                .into_iter()
-                .filter(|&i| {
-                    llvm::called_function(i)
-                        .is_some_and(|c| llvm::name(c) == builtins::mux::WORK_GROUP_BARRIER)
-                })
-                .count()
-        }
+        unsafe { kernel_ir::builtin_kinds::barrier_calls(ir.function(f), Barrier::WorkGroup).len() }
     }
 
     use super::tests_support_gemm as gemm_like;
@@ -414,7 +376,7 @@ out:
 #[cfg(test)]
 mod regions_tests {
     use super::tests_support_gemm as gemm_like;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn the_loop_counter_is_staged_once_and_the_accumulator_kept_per_item() {

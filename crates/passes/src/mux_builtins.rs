@@ -11,6 +11,8 @@
 use crate::work_item_loops::*;
 use builtins::mux as names;
 use compiler::llvm;
+use kernel_ir::abi::*;
+use kernel_ir::build::byte_gep;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::LLVMIntULT;
@@ -287,7 +289,7 @@ unsafe fn dimension_value(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     const WG: &str = r#"
 declare i64 @__mux_get_local_id(i32)

@@ -62,7 +62,7 @@ pub unsafe fn run(
                 return Err(format!("printf call {id} does not match its description"));
             }
             let block = LLVMGetInstructionParent(call);
-            let done = crate::barriers::split_after(ctx, b, call, "printf.done");
+            let done = kernel_ir::cfg::split_after(ctx, b, call, "printf.done");
             let write = LLVMInsertBasicBlockInContext(ctx, done, c"printf.write".as_ptr());
             let overflow = LLVMInsertBasicBlockInContext(ctx, done, c"printf.overflow".as_ptr());
 
@@ -166,8 +166,8 @@ unsafe fn gep(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
     use compiler::PrintfArg;
+    use kernel_ir::test_support::Ir;
 
     const KERNEL: &str = r#"
 target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"

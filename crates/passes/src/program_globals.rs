@@ -4,9 +4,10 @@
 //! every launch, then reaches the same variables.
 
 use crate::constant_expr::replace_in_function;
-use crate::work_item_loops::{byte_gep, PARAM_ARGS};
 use compiler::llvm::{self, cstr};
 use compiler::program_globals::{Layout, GLOBAL_AS};
+use kernel_ir::abi::PARAM_ARGS;
+use kernel_ir::build::byte_gep;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
@@ -91,7 +92,7 @@ pub unsafe fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn variables_become_addresses_in_the_block() {

@@ -96,7 +96,7 @@ unsafe fn splat(ty: LLVMTypeRef, value: impl Fn(u32) -> u64) -> LLVMValueRef {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn every_division_that_can_trap_gets_a_guarded_divisor() {

@@ -2,7 +2,7 @@
 //! An optimizer (Clang's `-O2` before a SPIR-V module is written) rotates
 //! `while (i < n && |z| <= 2)`: the header tests one condition and leaves,
 //! the latch computes the next iteration, tests the other and leaves or
-//! goes round. `vectorize` masks a loop work-items leave at different
+//! goes round. `vecz` masks a loop work-items leave at different
 //! iterations only when it has one exit, as the front end's short
 //! conditions give: the latch's work, which has no side effects, is moved
 //! into the header and the two tests become one.
@@ -20,9 +20,9 @@
 //! `G`) and `c` (from `T`); `H` ends `br go, L, X`, and `G` and `T` go to
 //! `H`. The phis of `X` move into `H` too.
 
-use crate::barriers::Cfg;
-use crate::loop_barriers::natural_loops;
 use compiler::llvm;
+use kernel_ir::cfg::Cfg;
+use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -379,7 +379,7 @@ unsafe fn replace_phi(old: LLVMValueRef, new: LLVMValueRef) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     /// `for (i = gid; i < n; i += 64) sum += in[i]` as an optimizer
     /// rotates it: a guard, then a loop tested at its bottom.

@@ -96,7 +96,7 @@ pub unsafe fn fence_at_exit(wg: LLVMValueRef) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     const KERNEL: &str = r#"
 define void @k(ptr addrspace(1) %out, ptr addrspace(1) %in, ptr addrspace(1) %both, i64 %i) {

@@ -25,7 +25,8 @@
 //!   next = state[0]
 //! ```
 
-use crate::barriers::{Regions, EXIT};
+use crate::barriers::Regions;
+use kernel_ir::abi::REGION_EXIT;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -164,14 +165,14 @@ pub(crate) unsafe fn build(
         wg,
         i64t,
         lanes,
-        &[(i32t, c32(EXIT as u64)), (i64t, c64(0))],
+        &[(i32t, c32(REGION_EXIT as u64)), (i64t, c64(0))],
         |b, lane, acc| {
             let (best, lanes_at) = (acc[0], acc[1]);
             let s = LLVMBuildLoad2(b, i32t, state_at(b, run, lane), c"state".as_ptr());
-            // A work-group barrier or the end (EXIT) is not a step of the
+            // A work-group barrier or the end (REGION_EXIT) is not a step of the
             // sub-group's own.
             let own = LLVMBuildICmp(b, LLVMIntUGT, s, nwg, c"".as_ptr());
-            let s = LLVMBuildSelect(b, own, s, c32(EXIT as u64), c"".as_ptr());
+            let s = LLVMBuildSelect(b, own, s, c32(REGION_EXIT as u64), c"".as_ptr());
             let bit = LLVMBuildShl(b, c64(1), lane, c"".as_ptr());
             let earlier = LLVMBuildICmp(b, LLVMIntULT, s, best, c"".as_ptr());
             let same = LLVMBuildICmp(b, LLVMIntEQ, s, best, c"".as_ptr());
@@ -184,7 +185,7 @@ pub(crate) unsafe fn build(
         },
     );
     let (best, lanes_at) = (found[0], found[1]);
-    let more = LLVMBuildICmp(b, LLVMIntNE, best, c32(EXIT as u64), c"".as_ptr());
+    let more = LLVMBuildICmp(b, LLVMIntNE, best, c32(REGION_EXIT as u64), c"".as_ptr());
     let stepped = LLVMGetInsertBlock(b);
     let done = LLVMAppendBasicBlockInContext(ctx, wg, c"sub_group.done".as_ptr());
     LLVMBuildCondBr(b, more, step, done);
@@ -218,7 +219,7 @@ unsafe fn scratch_function(m: LLVMModuleRef, i64t: LLVMTypeRef) -> LLVMValueRef 
         return f;
     }
     let ctx = LLVMGetTypeContext(i64t);
-    let ptr = LLVMPointerTypeInContext(ctx, crate::local_memory::LOCAL_AS);
+    let ptr = LLVMPointerTypeInContext(ctx, kernel_ir::abi::LOCAL_AS);
     let fty = LLVMFunctionType(ptr, std::ptr::null_mut(), 0, 0);
     LLVMAddFunction(m, name.as_ptr(), fty)
 }
@@ -272,9 +273,9 @@ unsafe fn lane_loop(
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::Ir;
     use crate::work_item_loops::{run, XLoop};
     use compiler::{ArgInfo, ArgKind, KernelInfo};
+    use kernel_ir::test_support::Ir;
 
     fn info() -> KernelInfo {
         KernelInfo {

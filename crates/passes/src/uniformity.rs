@@ -12,8 +12,9 @@
 //! post-dominator) or at that reconvergence point. A loop left on a varying
 //! condition is such a region, so its counters are varying too.
 
-use crate::barriers::{blocks, successors};
 use compiler::llvm;
+use kernel_ir::builtin_kinds;
+use kernel_ir::cfg::{blocks, successors};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -79,10 +80,10 @@ unsafe fn is_varying(
                 return true;
             };
             let name = llvm::name(callee);
-            if name == builtins::mux::GET_LOCAL_ID {
+            if builtin_kinds::is_local_id(&name) {
                 return true;
             }
-            let known = name.starts_with("__mux_get_") || LLVMGetIntrinsicID(callee) != 0;
+            let known = builtin_kinds::is_query(&name) || LLVMGetIntrinsicID(callee) != 0;
             // The callee is the last operand.
             !known || operand_varies(n - 1)
         }
@@ -200,7 +201,7 @@ impl PostDominance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     fn value(ir: &Ir, f: &str, name: &str) -> LLVMValueRef {
         unsafe {

@@ -103,7 +103,7 @@ unsafe fn lanes(v: LLVMValueRef) -> Option<Vec<LLVMValueRef>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     #[test]
     fn a_vector_built_from_scalars_is_stored_lane_by_lane() {

@@ -5,9 +5,10 @@
 //! later turns into the loop counters.
 
 use crate::barriers::Regions;
-use crate::WORK_GROUP_PREFIX;
 use compiler::llvm::cstr;
 use compiler::{arg_layout, ArgKind, KernelInfo};
+use kernel_ir::abi::{self, *};
+use kernel_ir::build::{byte_gep, load_i64};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -17,25 +18,9 @@ pub const LOCAL_ID: &str = "local_id";
 pub const GROUP_ID: &str = "group_id";
 pub const NUM_GROUPS: &str = "num_groups";
 
-/// Byte offsets inside the scheduling-info struct (`mux::ScheduleInfo`).
-pub const GLOBAL_SIZE_OFFSET: u64 = 0;
-pub const GLOBAL_OFFSET_OFFSET: u64 = 24;
-pub const LOCAL_SIZE_OFFSET: u64 = 48;
-pub const WORK_DIM_OFFSET: u64 = 88;
-pub const ENQUEUED_LOCAL_SIZE_OFFSET: u64 = 96;
-pub const NUM_GROUPS_OFFSET: u64 = 120;
-pub const GROUP_OFFSET_OFFSET: u64 = 144;
-pub const PART_GROUPS_OFFSET: u64 = 168;
-
 /// Placeholder for the start of the dynamic (argument) part of the local
 /// block; [`crate::local_memory`] replaces it once the static part is laid out.
 pub const DYNAMIC_LOCAL: &str = "__ferrocl_dynamic_local";
-
-/// Parameter positions of the work-group function.
-pub const PARAM_ARGS: u32 = 0;
-pub const PARAM_SCHEDULE: u32 = 1;
-pub const PARAM_LOCAL: u32 = 2;
-pub const PARAM_STORAGE: u32 = 5;
 
 /// How the x work-item loop meets LLVM's optimizer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,7 +35,7 @@ pub enum XLoop {
     Unrollable,
 }
 
-/// A kernel's vector form (`crate::vectorize`) and how to call it.
+/// A kernel's vector form (`vecz`) and how to call it.
 #[derive(Clone, Copy, Debug)]
 pub struct VectorForm {
     /// Runs `width` consecutive x ids of `rows` rows at once.
@@ -84,7 +69,11 @@ pub unsafe fn run(
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
-    let extra = if regions.is_some() { 4 } else { 0 };
+    let extra = if regions.is_some() {
+        abi::REGION_PARAMS.len()
+    } else {
+        0
+    };
     if LLVMCountParams(k) as usize != kernel.args.len() + extra {
         return Err(format!(
             "kernel {} does not match its reflection",
@@ -103,10 +92,7 @@ pub unsafe fn run(
     let fty = LLVMFunctionType(void, params.as_mut_ptr(), params.len() as u32, 0);
     let wname = cstr(&format!("{WORK_GROUP_PREFIX}{}", kernel.name));
     let wg = LLVMAddFunction(m, wname.as_ptr(), fty);
-    for (i, n) in ["args", "schedule_info", "local", "first", "last", "storage"]
-        .iter()
-        .enumerate()
-    {
+    for (i, n) in WORK_GROUP_PARAMS.iter().enumerate() {
         let p = LLVMGetParam(wg, i as u32);
         LLVMSetValueName2(p, n.as_ptr() as *const _, n.len());
     }
@@ -114,7 +100,7 @@ pub unsafe fn run(
         LLVMGetParam(wg, PARAM_ARGS),
         LLVMGetParam(wg, PARAM_SCHEDULE),
     );
-    let (first, last) = (LLVMGetParam(wg, 3), LLVMGetParam(wg, 4));
+    let (first, last) = (LLVMGetParam(wg, PARAM_FIRST), LLVMGetParam(wg, PARAM_LAST));
     // Arguments never alias the scheduling info or each other's packing.
     for i in [PARAM_ARGS, PARAM_SCHEDULE, PARAM_LOCAL, PARAM_STORAGE] {
         add_param_attr(ctx, wg, i, "noalias");
@@ -288,7 +274,7 @@ pub unsafe fn run(
             LLVMBuildBr(b, dispatch);
             LLVMPositionBuilderAtEnd(b, dispatch);
             let from = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
-            let exit = LLVMConstInt(i32t, crate::barriers::EXIT as u64, 0);
+            let exit = LLVMConstInt(i32t, REGION_EXIT as u64, 0);
             let done = LLVMBuildICmp(b, LLVMIntEQ, from, exit, c"".as_ptr());
             LLVMBuildCondBr(b, done, group_done, run_block);
             LLVMPositionBuilderAtEnd(b, run_block);
@@ -336,7 +322,7 @@ pub unsafe fn run(
                     // What the region wrote of its staged values is what the
                     // next one reads.
                     let at = |offset: usize| byte_gep(b, i8t, storage, offset as u64, "staged");
-                    let align = crate::barriers::SLOT_ALIGN as u32;
+                    let align = SLOT_ALIGN as u32;
                     LLVMBuildMemCpy(
                         b,
                         at(read),
@@ -560,34 +546,6 @@ unsafe fn add_param_attr(ctx: LLVMContextRef, f: LLVMValueRef, param: u32, name:
     LLVMAddAttributeAtIndex(f, param + 1, attr);
 }
 
-/// `ptr + offset` in bytes.
-pub(crate) unsafe fn byte_gep(
-    b: LLVMBuilderRef,
-    i8t: LLVMTypeRef,
-    p: LLVMValueRef,
-    offset: u64,
-    name: &str,
-) -> LLVMValueRef {
-    let ctx = LLVMGetTypeContext(i8t);
-    let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), offset, 0)];
-    LLVMBuildInBoundsGEP2(b, i8t, p, idx.as_mut_ptr(), 1, cstr(name).as_ptr())
-}
-
-/// Loads an `i64` at `p + offset`.
-pub(crate) unsafe fn load_i64(
-    b: LLVMBuilderRef,
-    i64t: LLVMTypeRef,
-    i8t: LLVMTypeRef,
-    p: LLVMValueRef,
-    offset: u64,
-    name: &str,
-) -> LLVMValueRef {
-    let at = byte_gep(b, i8t, p, offset, name);
-    let l = LLVMBuildLoad2(b, i64t, at, cstr(name).as_ptr());
-    LLVMSetAlignment(l, 8);
-    l
-}
-
 unsafe fn element(
     b: LLVMBuilderRef,
     arr: LLVMTypeRef,
@@ -613,7 +571,7 @@ unsafe fn store_index(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     const KERNEL: &str = r#"
 target triple = "x86_64-unknown-linux-gnu"

@@ -3,9 +3,10 @@
 //! library's bodies exchange values through local memory at sub-group
 //! barriers (its `sub_group.h`), which is what the scalar kernel runs; a
 //! vector form whose lanes are one sub-group does the same in a few vector
-//! instructions (`vectorize`), so these calls stay calls until the vector
-//! form is made (`inline_all::run_keeping_sub_group_calls`).
+//! instructions (`vecz`), so these calls stay calls until the vector form
+//! is made (`passes::inline_all::run_keeping_sub_group_calls`).
 
+use crate::builtin_kinds::{is_barrier, Barrier};
 use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -148,10 +149,9 @@ pub unsafe fn classify(f: LLVMValueRef) -> Option<SubGroupCall> {
 /// `f` must be a live function.
 pub unsafe fn meets_sub_group(f: LLVMValueRef) -> bool {
     LLVMIsDeclaration(f) == 0
-        && llvm::instructions(f).into_iter().any(|i| {
-            llvm::called_function(i)
-                .is_some_and(|g| llvm::name(g) == builtins::mux::SUB_GROUP_BARRIER)
-        })
+        && llvm::instructions(f)
+            .into_iter()
+            .any(|i| llvm::called_function(i).is_some_and(|g| is_barrier(g, Barrier::SubGroup)))
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@
 //! combines them.
 
 use super::Gen;
-use crate::sub_group_calls::{Collective, Combine, Element, SubGroupCall};
 use compiler::llvm;
+use kernel_ir::sub_group_calls::{Collective, Combine, Element, SubGroupCall};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -233,7 +233,7 @@ impl Gen {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_support::Ir;
+    use kernel_ir::test_support::Ir;
 
     /// A kernel calling sub-group functions (bodies that meet at the
     /// sub-group barrier, as the library's do) on its x id.
@@ -273,7 +273,7 @@ define void @k(ptr %f, ptr %i) {
     fn sub_group_functions_are_instructions_across_the_lanes() {
         let ir = Ir::parse(KERNEL);
         unsafe {
-            super::super::run(ir.m, ir.function("k"), 8).unwrap();
+            crate::run(ir.m, ir.function("k"), 8).unwrap();
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -302,7 +302,7 @@ define void @k(ptr %f, ptr %i) {
             "  %c = fcmp olt float %vf, 0.0\n  br i1 %c, label %then, label %join\nthen:\n  %sum = call float @_Z20sub_group_reduce_addf(float %vf)\n  store float %sum, ptr %pf\n  br label %join\njoin:\n",
         );
         let ir = Ir::parse(&src);
-        let e = unsafe { super::super::run(ir.m, ir.function("k"), 8) }.unwrap_err();
+        let e = unsafe { crate::run(ir.m, ir.function("k"), 8) }.unwrap_err();
         assert!(e.contains("sub_group_reduce_add"), "{e}");
     }
 }

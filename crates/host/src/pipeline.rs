@@ -1,0 +1,605 @@
+//! The pass pipeline that turns one OpenCL kernel into a work-group
+//! function for the host ABI (`kernel_ir::abi`): the passes of `passes`,
+//! in order, and the vector forms `vecz` makes, where they pay. The
+//! options it runs with are read from the environment here alone
+//! ([`PipelineOptions::from_environment`]), and those that change the code
+//! go into the kernel's cache key ([`PipelineOptions::add_to_key`]).
+
+use compiler::disk_cache::KeyBuilder;
+use compiler::KernelInfo;
+use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
+use llvm_sys::prelude::*;
+use passes::{
+    barriers, generic_pointers, image_arguments, image_formats, inline_all, jam_rows,
+    local_atomics, local_memory, loop_barriers, mux_builtins, printf, program_globals,
+    safe_division, single_exit_loops, streaming_stores, vector_stores, work_item_loops,
+};
+
+/// What the pipeline may do, beyond what the kernel and its
+/// specialization say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineOptions {
+    /// Vector forms of kernels and of barrier regions (`vecz`);
+    /// `FERROCL_VECTORIZE=0` turns them off, to compare.
+    pub vectorize: bool,
+    /// A barrier at the head of each uniform inner loop
+    /// (`passes::loop_barriers`); `FERROCL_LOOP_BARRIERS=0` turns them off,
+    /// to compare.
+    pub loop_barriers: bool,
+    /// What became of each kernel, on stderr
+    /// (`FERROCL_VECTORIZE_EXPLAIN=1`); it changes no code.
+    pub explain: bool,
+    /// Bytes of the CPU's widest vector register: the vector forms' width
+    /// and the sub-group size follow from it.
+    pub vector_bytes: usize,
+}
+
+impl PipelineOptions {
+    /// The options the environment's knobs (`compiler::knobs`) set, for
+    /// this CPU's vectors.
+    pub fn from_environment() -> PipelineOptions {
+        PipelineOptions {
+            vectorize: compiler::knobs::vectorize(),
+            loop_barriers: compiler::knobs::loop_barriers(),
+            explain: compiler::knobs::vectorize_explain(),
+            vector_bytes: crate::device_info::vector_bytes() as usize,
+        }
+    }
+
+    /// Adds the options that change the code to a kernel's cache key, so
+    /// that an entry made with one setting is never loaded under another.
+    pub fn add_to_key(&self, key: &mut KeyBuilder) {
+        let PipelineOptions {
+            vectorize,
+            loop_barriers,
+            explain: _,
+            vector_bytes,
+        } = *self;
+        key.add(
+            format!(
+                "vectorize={vectorize} loop_barriers={loop_barriers} vector_bytes={vector_bytes}"
+            )
+            .as_bytes(),
+        );
+    }
+}
+
+/// What the runtime must know about a built work-group function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkGroupFunction {
+    pub name: String,
+    /// Bytes of the kernel's own `__local` variables, at the start of the
+    /// local block; `__local` arguments follow.
+    pub static_local_memory: usize,
+    /// Bytes of per-work-item storage (values live across barriers) one
+    /// work-group needs, passed as the `storage` parameter.
+    pub work_item_storage: usize,
+}
+
+/// Runs the passes: `m` then holds the work-group function for `kernel`
+/// at `spec`'s local size, and nothing else that is externally visible.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns.
+pub unsafe fn build_work_group_function(
+    m: LLVMModuleRef,
+    kernel: &KernelInfo,
+    spec: compiler::Specialization,
+    options: &PipelineOptions,
+) -> Result<WorkGroupFunction, String> {
+    let vector_bytes = options.vector_bytes;
+    let local_size = spec.local_size;
+    // The generic form reads the local size at run time: no vector form,
+    // no loop barriers, and no barriers of the kernel's own.
+    let generic = spec.is_generic();
+    if generic && kernel.uses_barrier {
+        return Err(format!(
+            "kernel {} has barriers: it has no generic form",
+            kernel.name
+        ));
+    }
+    let name = compiler::llvm::cstr(&kernel.name);
+    let k = llvm_sys::core::LLVMGetNamedFunction(m, name.as_ptr());
+    if k.is_null() {
+        return Err(format!("kernel {} not found", kernel.name));
+    }
+    // Where the block of program-scope variables has each, before any
+    // variable is dropped.
+    let globals = program_globals::offsets(m);
+    // Barriers in called functions become barriers in the kernel; the
+    // sub-group functions stay calls until the vector form is made.
+    inline_all::run_keeping_sub_group_calls(m, k)?;
+    let sub_group_functions: Vec<LLVMValueRef> = compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .filter(|&f| kernel_ir::sub_group_calls::meets_sub_group(f))
+        .collect();
+    for &f in &sub_group_functions {
+        safe_division::run(f);
+    }
+    // Image descriptors and sampler bits, so that a constant sampler's
+    // branches fold in what follows.
+    image_arguments::run(k);
+    // Before anything folds a division by zero or copies the kernel.
+    safe_division::run(k);
+    // Private variables into SSA values first: the barrier pass then
+    // keeps only what truly lives across a barrier, and computes ids
+    // and sizes again rather than storing them.
+    compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
+    // Once the image arguments are values rather than stack slots.
+    if image_formats::run(k, &spec.images) > 0 {
+        compiler::llvm::run_passes(m, "function(sccp,simplifycfg)", std::ptr::null_mut())?;
+    }
+    let streaming = streaming_stores::run(k, spec.streaming) > 0;
+    // A work-group of one work-item has nothing to vectorize across.
+    let items: usize = local_size.iter().product();
+    // A printing kernel's records come out in work-item order, as they
+    // would be read: its vector form makes the calls lane after lane (and
+    // takes one call, outside loops), and it is given no loop barriers.
+    let printing = kernel.uses_printf();
+    let sub_group_width = kernel.sub_group_width(vector_bytes / 4);
+    if !compiler::SUB_GROUP_SIZES.contains(&(sub_group_width as u32)) {
+        return Err(format!(
+            "kernel {}: no sub-group size of {sub_group_width}",
+            kernel.name
+        ));
+    }
+    // A kernel whose sub-groups meet runs each whole sub-group through a
+    // vector form of its width, where one is made, and the rest sub-group
+    // by sub-group, lane after lane (`sub_group_loops`).
+    let sub_groups = !sub_group_functions.is_empty();
+    let work_group_barriers = !barrier_calls(k, Barrier::WorkGroup).is_empty();
+    let vector = if work_group_barriers || generic {
+        None
+    } else if sub_groups {
+        sub_group_vector_form(m, k, sub_group_width, local_size[0], printing, options)
+    } else {
+        vector_form(m, k, local_size, options, streaming, printing)
+    };
+    if sub_groups {
+        // The sub-group functions into the scalar kernel; the vector form,
+        // not called yet, is left as it is.
+        let vector_function: Vec<LLVMValueRef> = vector.iter().map(|v| v.function).collect();
+        inline_all::run_leaving(m, k, &vector_function)?;
+    }
+    // A kernel with barriers vectorizes region by region where a trial on
+    // a copy of the module shows every region takes; otherwise LLVM's loop
+    // vectorizer takes its work-item loops, with loop barriers.
+    let region_width = if kernel.uses_barrier && items > 1 && !printing && !sub_groups {
+        region_vector_width(m, k, local_size, options)
+    } else {
+        None
+    };
+    if vector.is_none()
+        && region_width.is_none()
+        && items > 1
+        && options.loop_barriers
+        && !printing
+        && !sub_groups
+    {
+        loop_barriers::run(m, k);
+    }
+    // Every call, in the kernel and its vector form, writes to the printf
+    // buffer.
+    printf::run(m, k, &kernel.printf_calls)?;
+    if let Some(v) = &vector {
+        printf::run(m, v.function, &kernel.printf_calls)?;
+    }
+    let regions = barriers::run(m, k, items)?;
+    let vector = match (&regions, region_width) {
+        (Some(r), Some(width)) => region_vector_form(m, r, width, options),
+        _ => vector,
+    };
+    // LLVM's loop vectorizer does not widen non-temporal stores.
+    let x_loop = if streaming {
+        work_item_loops::XLoop::Unrollable
+    } else {
+        work_item_loops::XLoop::Rolled
+    };
+    let wg = work_item_loops::run(
+        m,
+        kernel,
+        local_size,
+        regions.as_ref(),
+        x_loop,
+        vector,
+        sub_group_width,
+    )?;
+    inline_all::run(m, wg)?;
+    inline_all::drop_scope_declarations(wg);
+    local_atomics::run(wg);
+    let static_local_memory = local_memory::run(m, wg)?;
+    if kernel.uses_program_globals {
+        program_globals::run(m, wg, &globals, compiler::globals_arg_offset(kernel) as u64)?;
+    }
+    let printf_arg = kernel
+        .uses_printf()
+        .then(|| compiler::printf_arg_offset(&kernel.args) as u64);
+    mux_builtins::run(
+        m,
+        wg,
+        local_size,
+        spec.enqueued_local_size,
+        printf_arg,
+        sub_group_width,
+    )?;
+    let storage_bytes = regions.as_ref().map_or(0, |r| r.storage_bytes);
+    generic_pointers::run(m, wg, storage_bytes, compiler::arg_layout(&kernel.args).1);
+    // Private copies into SSA values first: `out[i] = (float2)(a, b)` then
+    // stores the assembled vector itself.
+    compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
+    vector_stores::run(wg);
+    if streaming {
+        streaming_stores::fence_at_exit(wg);
+    }
+    compiler::llvm::verify(m)?;
+    Ok(WorkGroupFunction {
+        name: compiler::llvm::name(wg),
+        static_local_memory,
+        work_item_storage: storage_bytes,
+    })
+}
+
+/// How many vector registers' worth of work-items one lane group takes:
+/// several independent accumulators hide the latency of a loop-carried
+/// FMA chain.
+const INTERLEAVE: usize = 4;
+
+/// Rows of a work-group the vector form runs together where they share
+/// loads (`jam_rows`): each vector a row loads then feeds this many FMAs.
+/// A target that compiles with these passes asks for a local size in y
+/// that is a multiple of it.
+pub const ROWS: usize = 4;
+
+/// The vector form of kernel `k` (`vecz`), for a kernel without
+/// barriers (the caller's check, from the reflection) that needs it: one
+/// with a loop of its own or stores that stream (which LLVM's loop
+/// vectorizer leaves scalar), and at least a vector register's worth of
+/// work-items in dimension 0. The width is `INTERLEAVE` registers of the
+/// kernel's widest scalar, or fewer to fit the local size. Where the local
+/// size in y allows and rows share loads, it is the form of `ROWS` rows
+/// jammed together (`jam_rows`), `ROWS` times narrower.
+unsafe fn vector_form(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    local_size: [usize; 3],
+    options: &PipelineOptions,
+    streaming: bool,
+    printing: bool,
+) -> Option<work_item_loops::VectorForm> {
+    let (vector_bytes, explaining) = (options.vector_bytes, options.explain);
+    let local_x = local_size[0];
+    // LLVM's loop vectorizer takes the work-item loop of other kernels;
+    // not one that calls printf, even where no work-item reaches it.
+    let worth = |k| has_loop(k) || streaming || printing;
+    if !options.vectorize || !worth(k) {
+        return None;
+    }
+    // A private array indexed by the counter of a loop of a few constant
+    // iterations (`acc[r]` under `#pragma unroll`) is one value per element
+    // once that loop is unrolled; as memory, the vectorizer declines it.
+    if has_private_memory(k) {
+        let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
+        compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
+        if explaining {
+            let left = if has_private_memory(k) {
+                "some"
+            } else {
+                "none"
+            };
+            eprintln!(
+                "ferrocl: {}'s private arrays unrolled into values, {left} left",
+                compiler::llvm::name(k)
+            );
+        }
+        if !worth(k) {
+            return None;
+        }
+    }
+    // Math calls have vector variants one register wide; wider, they
+    // would run once per lane.
+    let interleave = if calls_vector_variant(k) {
+        1
+    } else {
+        INTERLEAVE
+    };
+    // A work-item's widest value (a `float8` is 32 bytes) sets how many
+    // fill `interleave` registers.
+    let (element, elements) = widest_value(m, k);
+    let widest = |interleave: usize| {
+        let most = (vector_bytes * interleave / (element * elements)).min(local_x);
+        (most >= 2).then(|| 1 << most.ilog2())
+    };
+    // What the kernel's loops carry from one iteration to the next stays
+    // in registers: at most half of them, or the loop spills each turn
+    // (four `float8` accumulators are 16 AVX2 registers at 4 work-items).
+    let carried = loop_carried_bytes(m, k);
+    let registers = if vector_bytes >= 64 { 32 } else { 16 };
+    // Work-items whose carried values fit, for `rows` rows run together.
+    let fits = |rows: usize| (carried > 0).then(|| registers * vector_bytes / 2 / (carried * rows));
+    let width_for = |interleave: usize, rows: usize| {
+        let w = widest(interleave)?;
+        match fits(rows) {
+            Some(f) if f < w => (f >= 2).then(|| 1 << f.ilog2()),
+            _ => Some(w),
+        }
+    };
+    let width: usize = width_for(interleave, 1)?;
+    // Short conditions become selects (`while (i < n && x < 4)` tests
+    // once), so that a loop left on a varying condition has one exit; a
+    // rotated loop's two tests become one too.
+    one_exit_loops(m, k).ok()?;
+    // Rows run together are the independent chains the interleave was
+    // for: they take its place, so that a value of the kernel's still
+    // fills as many registers.
+    let jammed = width_for((interleave / ROWS).max(1), ROWS)
+        .filter(|_| local_size[1] % ROWS == 0 && !printing)
+        .map(|w| (w, ROWS));
+    let kname = compiler::llvm::name(k);
+    for (width, rows) in jammed.into_iter().chain([(width, 1)]) {
+        let together = if rows > 1 {
+            format!(" of {rows} rows")
+        } else {
+            String::new()
+        };
+        match form_of(m, k, width, rows) {
+            Ok(form) => {
+                if explaining {
+                    eprintln!("ferrocl: {kname} vectorized, {width} work-items{together} at once");
+                }
+                return Some(form);
+            }
+            Err(why) => {
+                if explaining {
+                    eprintln!("ferrocl: {kname} not vectorized{together}: {why}");
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The vector form of kernel `k` (without work-group barriers) that calls
+/// sub-group functions: one sub-group of `width` lanes, its sub-group
+/// functions computed across them (`vecz::run`).
+unsafe fn sub_group_vector_form(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    width: usize,
+    local_x: usize,
+    printing: bool,
+    options: &PipelineOptions,
+) -> Option<work_item_loops::VectorForm> {
+    let explaining = options.explain;
+    if !options.vectorize || width < 2 || local_x < width || printing {
+        return None;
+    }
+    one_exit_loops(m, k).ok()?;
+    let kname = compiler::llvm::name(k);
+    match vecz::run(m, k, width as u32) {
+        Ok(function) => {
+            if explaining {
+                eprintln!("ferrocl: {kname} vectorized, a sub-group of {width} work-items at once");
+            }
+            Some(work_item_loops::VectorForm {
+                function,
+                width,
+                rows: 1,
+                rest: k,
+            })
+        }
+        Err(why) => {
+            if explaining {
+                eprintln!("ferrocl: {kname} not vectorized: {why}");
+            }
+            None
+        }
+    }
+}
+
+/// The vector form of `k` at `width` lanes, for `rows` rows together
+/// (`jam_rows` first where more than one); nothing is left of a form
+/// that fails.
+unsafe fn form_of(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    width: usize,
+    rows: usize,
+) -> Result<work_item_loops::VectorForm, String> {
+    let rest = if rows > 1 {
+        jam_rows::run(m, k, rows as u32)?
+    } else {
+        k
+    };
+    match vecz::run(m, rest, width as u32) {
+        Ok(function) => Ok(work_item_loops::VectorForm {
+            function,
+            width,
+            rows,
+            rest,
+        }),
+        Err(why) => {
+            if rest != k {
+                llvm_sys::core::LLVMDeleteFunction(rest);
+            }
+            Err(why)
+        }
+    }
+}
+
+/// The width at which the regions of kernel `k` (with barriers, not yet
+/// split) vectorize, if they do: tried on a copy of the module, so that a
+/// kernel whose regions do not take keeps its loop barriers.
+unsafe fn region_vector_width(
+    m: LLVMModuleRef,
+    k: LLVMValueRef,
+    local_size: [usize; 3],
+    options: &PipelineOptions,
+) -> Option<usize> {
+    let (vector_bytes, explaining) = (options.vector_bytes, options.explain);
+    if !options.vectorize {
+        return None;
+    }
+    let interleave = if calls_vector_variant(k) {
+        1
+    } else {
+        INTERLEAVE
+    };
+    let (element, elements) = widest_value(m, k);
+    let most = (vector_bytes * interleave / (element * elements)).min(local_size[0]);
+    if most < 2 {
+        return None;
+    }
+    let width = 1 << most.ilog2();
+    // As for kernels without barriers: a loop left on a varying condition
+    // gets one exit.
+    one_exit_loops(m, k).ok()?;
+    let items = local_size.iter().product();
+    let name = compiler::llvm::name(k);
+    let copy = llvm_sys::core::LLVMCloneModule(m);
+    let trial = (|| {
+        let kc = llvm_sys::core::LLVMGetNamedFunction(copy, compiler::llvm::cstr(&name).as_ptr());
+        let r = barriers::run(copy, kc, items)?.ok_or("no barrier regions")?;
+        regions_vectorized(copy, &r, width).map(drop)
+    })();
+    llvm_sys::core::LLVMDisposeModule(copy);
+    match trial {
+        Ok(()) => Some(width),
+        Err(why) => {
+            if explaining {
+                eprintln!("ferrocl: {name}'s barrier regions not vectorized: {why}");
+            }
+            None
+        }
+    }
+}
+
+/// The vector form of region function `r.function` at `width`.
+unsafe fn regions_vectorized(
+    m: LLVMModuleRef,
+    r: &barriers::Regions,
+    width: usize,
+) -> Result<LLVMValueRef, String> {
+    // The stack slots a single region uses become values again.
+    compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
+    let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
+    vecz::run_regions(m, r.function, width as u32, linear_id)
+}
+
+/// `single_exit_loops` on `k`, between CFG simplifications: the first
+/// drops the empty blocks between a rotated loop's guard and the loop.
+unsafe fn one_exit_loops(m: LLVMModuleRef, k: LLVMValueRef) -> Result<(), String> {
+    compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut())?;
+    if single_exit_loops::run(k) > 0 {
+        compiler::llvm::run_passes(m, "function(simplifycfg)", std::ptr::null_mut())?;
+    }
+    Ok(())
+}
+
+/// The region function's vector form for the work-item loops, or `None`
+/// (the scalar regions then run) if it does not take after all.
+unsafe fn region_vector_form(
+    m: LLVMModuleRef,
+    r: &barriers::Regions,
+    width: usize,
+    options: &PipelineOptions,
+) -> Option<work_item_loops::VectorForm> {
+    let explaining = options.explain;
+    let name = compiler::llvm::name(r.function);
+    match regions_vectorized(m, r, width) {
+        Ok(function) => {
+            if explaining {
+                eprintln!("ferrocl: {name} vectorized, {width} work-items at once");
+            }
+            Some(work_item_loops::VectorForm {
+                function,
+                width,
+                rows: 1,
+                rest: r.function,
+            })
+        }
+        Err(why) => {
+            if explaining {
+                eprintln!("ferrocl: {name} not vectorized: {why}");
+            }
+            None
+        }
+    }
+}
+
+unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .any(|f| compiler::vector_variants::stays_a_call(f))
+}
+
+unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .any(|i| !llvm_sys::core::LLVMIsAAllocaInst(i).is_null())
+}
+
+unsafe fn has_loop(k: LLVMValueRef) -> bool {
+    !kernel_ir::loops::natural_loops(&kernel_ir::cfg::Cfg::of(k)).is_empty()
+}
+
+/// Bytes of the floating-point values (scalars and vectors) the loops of
+/// `k` carry from one iteration to the next, per work-item: the phis of
+/// their headers. Integer phis are left out: mostly counters, uniform.
+unsafe fn loop_carried_bytes(m: LLVMModuleRef, k: LLVMValueRef) -> usize {
+    use llvm_sys::core::{LLVMGetElementType, LLVMGetTypeKind, LLVMTypeOf};
+    use llvm_sys::LLVMTypeKind::*;
+    let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
+    let cfg = kernel_ir::cfg::Cfg::of(k);
+    let mut bytes = 0;
+    for l in kernel_ir::loops::natural_loops(&cfg) {
+        for phi in kernel_ir::cfg::phis(cfg.blocks[l.header]) {
+            let t = LLVMTypeOf(phi);
+            let element = match LLVMGetTypeKind(t) {
+                LLVMVectorTypeKind => LLVMGetElementType(t),
+                _ => t,
+            };
+            if matches!(
+                LLVMGetTypeKind(element),
+                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            ) {
+                bytes += llvm_sys::target::LLVMABISizeOfType(layout, t) as usize;
+            }
+        }
+    }
+    bytes
+}
+
+/// Bytes of the widest floating-point element `k` computes (4 if none: the
+/// ids and sizes are 64-bit in every kernel, and say nothing of its data),
+/// and the most elements of a vector of numbers it computes (1 if none).
+unsafe fn widest_value(m: LLVMModuleRef, k: LLVMValueRef) -> (usize, usize) {
+    use llvm_sys::core::{LLVMGetElementType, LLVMGetTypeKind, LLVMGetVectorSize, LLVMTypeOf};
+    use llvm_sys::LLVMTypeKind::*;
+    let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
+    let (mut element, mut elements) = (4, 1);
+    for i in compiler::llvm::instructions(k) {
+        // A `float2` passed as a `double` is still two floats.
+        if !llvm_sys::core::LLVMIsABitCastInst(i).is_null() {
+            continue;
+        }
+        let mut t = LLVMTypeOf(i);
+        if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
+            t = LLVMGetElementType(t);
+            if matches!(
+                LLVMGetTypeKind(t),
+                LLVMIntegerTypeKind | LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            ) {
+                elements = elements.max(LLVMGetVectorSize(LLVMTypeOf(i)) as usize);
+            }
+        }
+        if matches!(
+            LLVMGetTypeKind(t),
+            LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+        ) {
+            element = element.max(llvm_sys::target::LLVMABISizeOfType(layout, t) as usize);
+        }
+    }
+    (element, elements)
+}

@@ -1,0 +1,91 @@
+//! What a call of the builtins is, told by its callee's name: a query of
+//! the `__mux_get_*` family (the work-item functions and the scratches),
+//! the local id among them (the one that differs between work-items), a
+//! barrier of a work-group or of a sub-group, the work-group collectives'
+//! scratch. Which sub-group function a call is: [`crate::sub_group_calls`].
+
+use builtins::mux as names;
+use compiler::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+/// Whether `name` is one of the `__mux_get_*` queries: the work-item
+/// functions (ids, sizes, the work dimension), the sub-group width, the
+/// work-group's and sub-group's scratch, the printf buffer. None has side
+/// effects, and all but the local id give every work-item of a group the
+/// same answer.
+pub fn is_query(name: &str) -> bool {
+    name.starts_with("__mux_get_")
+}
+
+/// Whether `name` is `__mux_get_local_id`, the query whose answer
+/// differs between the work-items of a group.
+pub fn is_local_id(name: &str) -> bool {
+    name == names::GET_LOCAL_ID
+}
+
+/// Whether `name` is the work-group collectives' scratch, where their
+/// work-items combine their values one work-item after the other.
+pub fn is_work_group_scratch(name: &str) -> bool {
+    name == names::GET_WORK_GROUP_SCRATCH
+}
+
+/// The name of the function `i` calls, if it is a direct call.
+///
+/// # Safety
+/// `i` must be a live instruction.
+pub unsafe fn callee_name(i: LLVMValueRef) -> Option<String> {
+    llvm::called_function(i).map(|f| llvm::name(f))
+}
+
+/// The dimension a work-item function's call is asked for, if constant.
+///
+/// # Safety
+/// `call` must be a live call with an argument.
+pub unsafe fn constant_dimension(call: LLVMValueRef) -> Option<u64> {
+    let d = LLVMGetOperand(call, 0);
+    if LLVMIsAConstantInt(d).is_null() {
+        None
+    } else {
+        Some(LLVMConstIntGetZExtValue(d))
+    }
+}
+
+/// Where work-items meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// `__mux_work_group_barrier`: every work-item of the group.
+    WorkGroup,
+    /// `__mux_sub_group_barrier`: the work-items of a sub-group, inside
+    /// the library's sub-group functions.
+    SubGroup,
+}
+
+impl Barrier {
+    /// The builtin's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Barrier::WorkGroup => names::WORK_GROUP_BARRIER,
+            Barrier::SubGroup => names::SUB_GROUP_BARRIER,
+        }
+    }
+}
+
+/// Whether `f` is the barrier `kind`.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn is_barrier(f: LLVMValueRef, kind: Barrier) -> bool {
+    llvm::name(f) == kind.name()
+}
+
+/// The calls of barrier `kind` in `function`, in block order.
+///
+/// # Safety
+/// `function` must be a live function.
+pub unsafe fn barrier_calls(function: LLVMValueRef, kind: Barrier) -> Vec<LLVMValueRef> {
+    llvm::instructions(function)
+        .into_iter()
+        .filter(|&i| llvm::called_function(i).is_some_and(|f| is_barrier(f, kind)))
+        .collect()
+}

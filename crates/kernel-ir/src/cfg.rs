@@ -1,0 +1,246 @@
+//! A function's control-flow graph: its blocks, their edges and
+//! dominators, the phis at a block's top, and a block split in two.
+
+use compiler::llvm::{self, cstr};
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use std::collections::{HashMap, HashSet};
+
+/// The blocks of `f`, entry first.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn blocks(f: LLVMValueRef) -> Vec<LLVMBasicBlockRef> {
+    let mut out = Vec::new();
+    let mut bb = LLVMGetFirstBasicBlock(f);
+    while !bb.is_null() {
+        out.push(bb);
+        bb = LLVMGetNextBasicBlock(bb);
+    }
+    out
+}
+
+/// The blocks `bb` may branch to (none without a terminator).
+///
+/// # Safety
+/// `bb` must be a live block.
+pub unsafe fn successors(bb: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+    let term = LLVMGetBasicBlockTerminator(bb);
+    if term.is_null() {
+        return Vec::new();
+    }
+    (0..LLVMGetNumSuccessors(term))
+        .map(|i| LLVMGetSuccessor(term, i))
+        .collect()
+}
+
+/// The phis at the top of `bb`.
+///
+/// # Safety
+/// `bb` must be a live block.
+pub unsafe fn phis(bb: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut i = LLVMGetFirstInstruction(bb);
+    while !i.is_null() && !LLVMIsAPHINode(i).is_null() {
+        out.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    out
+}
+
+/// Moves everything after `inst` into a new block placed after its own,
+/// and returns that block. Phis of the successors now come from it.
+///
+/// # Safety
+/// `inst` must be a live instruction in a function, `b` a builder of
+/// context `ctx`.
+pub unsafe fn split_after(
+    ctx: LLVMContextRef,
+    b: LLVMBuilderRef,
+    inst: LLVMValueRef,
+    name: &str,
+) -> LLVMBasicBlockRef {
+    let block = LLVMGetInstructionParent(inst);
+    let f = LLVMGetBasicBlockParent(block);
+    let cont = LLVMAppendBasicBlockInContext(ctx, f, cstr(name).as_ptr());
+    LLVMMoveBasicBlockAfter(cont, block);
+    let mut rest = Vec::new();
+    let mut i = LLVMGetNextInstruction(inst);
+    while !i.is_null() {
+        rest.push(i);
+        i = LLVMGetNextInstruction(i);
+    }
+    LLVMPositionBuilderAtEnd(b, cont);
+    for i in rest {
+        reinsert(b, i);
+    }
+    let mut seen = HashSet::new();
+    for s in successors(cont) {
+        if seen.insert(s) {
+            for phi in phis(s) {
+                retarget_phi(b, phi, block, cont);
+            }
+        }
+    }
+    cont
+}
+
+/// Moves `i` to the builder's position, keeping its name.
+///
+/// # Safety
+/// `i` must be a live instruction, `b` a positioned builder.
+pub unsafe fn reinsert(b: LLVMBuilderRef, i: LLVMValueRef) {
+    let name = cstr(&llvm::name(i));
+    LLVMInstructionRemoveFromParent(i);
+    LLVMInsertIntoBuilderWithName(b, i, name.as_ptr());
+}
+
+/// Rebuilds `phi` with incoming block `from` replaced by `to` (the C API
+/// cannot set a phi's incoming block).
+unsafe fn retarget_phi(
+    b: LLVMBuilderRef,
+    phi: LLVMValueRef,
+    from: LLVMBasicBlockRef,
+    to: LLVMBasicBlockRef,
+) {
+    let n = LLVMCountIncoming(phi);
+    let mut values: Vec<_> = (0..n).map(|i| LLVMGetIncomingValue(phi, i)).collect();
+    let mut blocks: Vec<_> = (0..n)
+        .map(|i| LLVMGetIncomingBlock(phi, i))
+        .map(|bb| if bb == from { to } else { bb })
+        .collect();
+    LLVMPositionBuilderBefore(b, phi);
+    let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
+    LLVMAddIncoming(new, values.as_mut_ptr(), blocks.as_mut_ptr(), n);
+    let name = llvm::name(phi);
+    LLVMReplaceAllUsesWith(phi, new);
+    LLVMInstructionEraseFromParent(phi);
+    LLVMSetValueName2(new, name.as_ptr() as *const _, name.len());
+}
+
+/// Blocks, their edges and dominators.
+pub struct Cfg {
+    pub blocks: Vec<LLVMBasicBlockRef>,
+    pub index: HashMap<LLVMBasicBlockRef, usize>,
+    pub succs: Vec<Vec<usize>>,
+    pub preds: Vec<Vec<usize>>,
+    /// `dom[b][a]`: block `a` dominates block `b`.
+    pub dom: Vec<Vec<bool>>,
+}
+
+impl Cfg {
+    /// The graph of `f`.
+    ///
+    /// # Safety
+    /// `f` must be a live function with a body.
+    pub unsafe fn of(f: LLVMValueRef) -> Cfg {
+        let blocks = blocks(f);
+        let index: HashMap<_, _> = blocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let succs: Vec<Vec<usize>> = blocks
+            .iter()
+            .map(|&b| successors(b).iter().map(|s| index[s]).collect())
+            .collect();
+        let n = blocks.len();
+        let mut preds = vec![Vec::new(); n];
+        for (b, ss) in succs.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(b);
+            }
+        }
+        // The iterative data-flow solution: dom(b) = {b} ∪ ⋂ dom(preds).
+        let mut dom = vec![vec![true; n]; n];
+        dom[0] = (0..n).map(|i| i == 0).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 1..n {
+                let mut new = vec![true; n];
+                for &p in &preds[b] {
+                    for (x, d) in new.iter_mut().zip(&dom[p]) {
+                        *x &= *d;
+                    }
+                }
+                new[b] = true;
+                if new != dom[b] {
+                    dom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        Cfg {
+            blocks,
+            index,
+            succs,
+            preds,
+            dom,
+        }
+    }
+
+    /// Whether block `a` dominates block `b`.
+    pub fn dominates(&self, a: LLVMBasicBlockRef, b: LLVMBasicBlockRef) -> bool {
+        self.dom[self.index[&b]][self.index[&a]]
+    }
+}
+
+/// The blocks reachable from the entry, each after its dominators.
+pub fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
+    let n = cfg.blocks.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    // (block, next successor to visit)
+    let mut stack = vec![(0usize, 0usize)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        if let Some(&s) = cfg.succs[b].get(*next) {
+            *next += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    const DIAMOND: &str = r#"
+define void @f(i1 %c) {
+entry:
+  br i1 %c, label %a, label %b
+a:
+  br label %join
+b:
+  br label %join
+join:
+  %x = phi i32 [ 1, %a ], [ 2, %b ]
+  ret void
+dead:
+  br label %join
+}
+"#;
+
+    #[test]
+    fn blocks_come_after_their_dominators_and_the_unreachable_are_left_out() {
+        let ir = Ir::parse(DIAMOND);
+        unsafe {
+            let cfg = Cfg::of(ir.function("f"));
+            let name = |b: usize| llvm::name(LLVMBasicBlockAsValue(cfg.blocks[b]));
+            let order: Vec<String> = reverse_post_order(&cfg).into_iter().map(name).collect();
+            assert_eq!(order.first().map(String::as_str), Some("entry"));
+            assert_eq!(order.last().map(String::as_str), Some("join"));
+            assert!(!order.iter().any(|b| b == "dead"), "{order:?}");
+            let (entry, join) = (cfg.blocks[0], cfg.blocks[3]);
+            assert!(cfg.dominates(entry, join));
+            assert!(!cfg.dominates(cfg.blocks[1], join));
+            assert_eq!(phis(join).len(), 1);
+        }
+    }
+}

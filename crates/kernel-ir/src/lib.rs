@@ -1,0 +1,24 @@
+//! The IR machinery the kernel passes (`passes`) and the whole-function
+//! vectorizer (`vecz`) share, so that neither imports the other's helpers:
+//! - [`cfg`]: a function's blocks, edges, dominators and phis, and a block
+//!   split after an instruction;
+//! - [`loops`]: its natural loops;
+//! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
+//!   the local id, a barrier, a work-group collective), by its callee's
+//!   name, and [`sub_group_calls`]: which sub-group function it is;
+//! - [`build`]: addresses and loads at byte offsets;
+//! - [`form`]: an empty function to hold another form of a kernel, kept
+//!   only if it verifies;
+//! - [`abi`]: what the passes, the vectorizer and the runtime must agree
+//!   on: the work-group and region functions' parameters, the storage
+//!   block's alignment, the scheduling info's layout.
+
+pub mod abi;
+pub mod build;
+pub mod builtin_kinds;
+pub mod cfg;
+pub mod form;
+pub mod loops;
+pub mod sub_group_calls;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;

@@ -1,0 +1,152 @@
+//! Where lanes part: a block only some lanes run (a guarded block: `if
+//! (c) { .. }` without an else, `c` varying, outside loops) and a loop
+//! work-items leave at different iterations (a divergent loop), found on
+//! the shapes of their conditions.
+
+use crate::analysis::shape::{shape_of, Shape};
+use kernel_ir::cfg::Cfg;
+use kernel_ir::loops::Loop;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+use std::collections::{HashMap, HashSet};
+
+/// A block only some lanes run (`if (c) { .. }` with no else, `c`
+/// varying, outside loops): the vector form runs it when any lane's `c`
+/// holds, its memory accesses and `printf` for those lanes alone, and a
+/// value it joins with its guard's is chosen lane by lane.
+pub(crate) struct Guard {
+    /// The block ending in the varying branch.
+    pub(crate) guard: LLVMBasicBlockRef,
+    /// The block some lanes run, whose only predecessor is `guard`.
+    pub(crate) block: LLVMBasicBlockRef,
+    /// Where both go on.
+    pub(crate) merge: LLVMBasicBlockRef,
+    /// Whether `block` is taken where the condition is true.
+    pub(crate) on_true: bool,
+}
+
+/// The guarded blocks of the kernel, given the shapes so far.
+pub(crate) unsafe fn guarded_blocks(
+    cfg: &Cfg,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+    in_loops: &HashSet<LLVMBasicBlockRef>,
+) -> Vec<Guard> {
+    let mut out = Vec::new();
+    for (g, &bb) in cfg.blocks.iter().enumerate() {
+        let t = LLVMGetBasicBlockTerminator(bb);
+        if in_loops.contains(&bb)
+            || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr
+            || LLVMIsConditional(t) == 0
+            || !branch_varies(bb, shapes)
+        {
+            continue;
+        }
+        let (s0, s1) = (LLVMGetSuccessor(t, 0), LLVMGetSuccessor(t, 1));
+        for (block, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
+            let b = cfg.index[&block];
+            let end = LLVMGetBasicBlockTerminator(block);
+            if cfg.preds[b] == [g]
+                && LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr
+                && LLVMIsConditional(end) == 0
+                && LLVMGetSuccessor(end, 0) == merge
+            {
+                out.push(Guard {
+                    guard: bb,
+                    block,
+                    merge,
+                    on_true,
+                });
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A loop that work-items leave at different iterations.
+pub(crate) struct DivergentLoop {
+    pub(crate) header: LLVMBasicBlockRef,
+    pub(crate) latch: LLVMBasicBlockRef,
+    /// The one block that branches out of the loop, on a varying condition.
+    pub(crate) exiting: LLVMBasicBlockRef,
+    pub(crate) body: HashSet<LLVMBasicBlockRef>,
+    /// The blocks of an iteration after the exit test: only the lanes that
+    /// stayed run them.
+    pub(crate) tail: HashSet<LLVMBasicBlockRef>,
+}
+
+pub(crate) fn exiting_blocks(cfg: &Cfg, l: &Loop) -> Vec<usize> {
+    l.body
+        .iter()
+        .copied()
+        .filter(|&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
+        .collect()
+}
+
+pub(crate) unsafe fn branch_varies(
+    bb: LLVMBasicBlockRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> bool {
+    let t = LLVMGetBasicBlockTerminator(bb);
+    let conditional = match LLVMGetInstructionOpcode(t) {
+        LLVMOpcode::LLVMBr => LLVMIsConditional(t) != 0,
+        LLVMOpcode::LLVMSwitch => true,
+        _ => false,
+    };
+    conditional && shape_of(LLVMGetOperand(t, 0), shapes) != Shape::Uniform
+}
+
+/// The loops left on varying conditions, if each has the form the mask
+/// handles.
+pub(crate) unsafe fn divergent_loops(
+    cfg: &Cfg,
+    loops: &[Loop],
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> Result<Vec<DivergentLoop>, String> {
+    let mut out = Vec::new();
+    for l in loops {
+        let exiting = exiting_blocks(cfg, l);
+        if !exiting
+            .iter()
+            .any(|&x| branch_varies(cfg.blocks[x], shapes))
+        {
+            continue;
+        }
+        let [e] = exiting[..] else {
+            return Err("a loop work-items leave from several places".into());
+        };
+        let t = LLVMGetBasicBlockTerminator(cfg.blocks[e]);
+        if LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr {
+            return Err("a loop work-items leave through a switch".into());
+        }
+        let latches: Vec<usize> = cfg.preds[l.header]
+            .iter()
+            .copied()
+            .filter(|p| l.body.contains(p))
+            .collect();
+        let [latch] = latches[..] else {
+            return Err("a divergent loop with several latches".into());
+        };
+        if !cfg.dom[latch][e] {
+            return Err("a divergent loop whose exit test does not dominate its latch".into());
+        }
+        if loops
+            .iter()
+            .any(|o| o.header != l.header && l.body.contains(&o.header))
+        {
+            return Err("a loop inside a divergent loop".into());
+        }
+        let blocks = |set: &mut dyn Iterator<Item = usize>| {
+            set.map(|b| cfg.blocks[b]).collect::<HashSet<_>>()
+        };
+        out.push(DivergentLoop {
+            header: cfg.blocks[l.header],
+            latch: cfg.blocks[latch],
+            exiting: cfg.blocks[e],
+            body: blocks(&mut l.body.iter().copied()),
+            tail: blocks(&mut l.body.iter().copied().filter(|&b| !cfg.dom[e][b])),
+        });
+    }
+    Ok(out)
+}

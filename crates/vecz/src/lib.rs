@@ -1,0 +1,188 @@
+//! Whole-function vectorization across work-items (seed 003): a copy of the
+//! kernel that runs `width` consecutive work-items of dimension 0 at once,
+//! one vector lane each. The work-item loop calls it for each run of
+//! `width` items and the scalar kernel for the rest.
+//!
+//! LLVM's loop vectorizer widens the innermost work-item loop only when
+//! the kernel's work is straight-line code; a kernel whose work lies in a
+//! loop of its own (`for k < n: acc += a[..k] * b[k..]`) would need outer
+//! loop vectorization. Here that loop stays a loop, run once for all the
+//! lanes, and its accumulator stays a vector in registers.
+//!
+//! Each value has a shape:
+//! - uniform: the same in every lane, kept as a scalar;
+//! - affine: lane `l` holds `base + l * stride` (a constant stride), kept
+//!   as the scalar `base` and as a vector. A load or store whose address
+//!   steps by the element's size from lane to lane is one vector access;
+//! - varying: a vector. A varying `float8` is one `<8 * width x float>`,
+//!   lane after lane, so that a contiguous run of `float8`s is one load
+//!   and a swizzle is one shuffle.
+//!
+//! Any other address is a gather or scatter, unless its lanes turn out
+//! consecutive when it runs (a clamped neighbour, an index table that
+//! counts up): that is tested first, and one vector access made instead.
+//!
+//! It takes kernels whose control flow is the same for every work-item
+//! (every branch condition uniform) but for loops that work-items leave at
+//! different iterations (an escape-time loop). Such a loop runs until its
+//! last lane leaves, with a mask of the lanes still in it: a lane that has
+//! left keeps its values (the header's phis take the new value only where
+//! the lane stays), and the loop's memory accesses are masked. The loop
+//! must have one exiting block, one latch, and no loop inside it. A block
+//! only some work-items run (`if (c) { .. }` without an else, outside
+//! loops) runs when any lane's `c` holds, its memory accesses masked and
+//! what it joins chosen lane by lane; a `printf` call (one, outside loops)
+//! is made lane after lane, for the lanes that reach it. Varying
+//! values must be numbers, pointers or vectors of numbers. `run` says why
+//! it declines any other kernel, and the caller keeps the scalar path.
+//! Work-items are independent between barriers (and the kernel has none),
+//! so running instruction by instruction for all lanes, rather than
+//! work-item by work-item, changes nothing a kernel may see.
+//!
+//! Casts keep a value affine: the lanes of one vector are consecutive ids,
+//! and a 32-bit index that wraps between two of them is one the scalar
+//! kernel would use out of range too.
+//!
+//! The analyses (`analysis`: each value's shape, the loops and blocks
+//! lanes run apart, what the vectorizer declines) decide; the transform
+//! (`transform`) builds the vector form instruction by instruction.
+
+mod analysis;
+mod intrinsics;
+mod transform;
+mod types;
+mod values;
+
+pub use analysis::shape::Shape;
+
+use analysis::divergence::{branch_varies, divergent_loops, exiting_blocks, guarded_blocks};
+use analysis::legality::check;
+use analysis::shape::{shape_of, shapes, steps_uniformly_inside};
+use compiler::llvm;
+use kernel_ir::cfg::{phis, reverse_post_order, Cfg};
+use kernel_ir::form::kept_if_verified;
+use kernel_ir::loops::natural_loops;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+use std::collections::HashSet;
+use transform::Gen;
+
+/// Adds `<kernel>.v<width>` to `m`: the kernel for work-items `x .. x +
+/// width` of dimension 0, where `x` is what `__mux_get_local_id(0)` gives
+/// inside it. Returns the function, or why the kernel is not taken.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns; `kernel` a
+/// function defined in it with everything but math calls inlined.
+pub unsafe fn run(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    width: u32,
+) -> Result<LLVMValueRef, String> {
+    run_with(m, kernel, width, None)
+}
+
+/// Adds `<regions>.v<width>` to `m`: the region function of a kernel with
+/// barriers (`passes::barriers`) for work-items `x .. x + width` of
+/// dimension 0, as [`run`] makes a kernel's. Its linear-id parameter
+/// (`linear_id`, by index) is lane 0's, the other lanes' following it: the
+/// work-items' storage slots lie side by side, so one vector access reads
+/// or writes a slot for all lanes. The region it returns (the barrier
+/// reached) must be the same for every lane.
+///
+/// # Safety
+/// As for [`run`]; `regions` is a region function.
+pub unsafe fn run_regions(
+    m: LLVMModuleRef,
+    regions: LLVMValueRef,
+    width: u32,
+    linear_id: u32,
+) -> Result<LLVMValueRef, String> {
+    run_with(m, regions, width, Some(LLVMGetParam(regions, linear_id)))
+}
+
+unsafe fn run_with(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    width: u32,
+    linear_id: Option<LLVMValueRef>,
+) -> Result<LLVMValueRef, String> {
+    let cfg = Cfg::of(kernel);
+    let order = reverse_post_order(&cfg);
+    let insts: Vec<LLVMValueRef> = order
+        .iter()
+        .flat_map(|&b| llvm::block_instructions(cfg.blocks[b]))
+        .collect();
+    let loops = natural_loops(&cfg);
+    // A loop left on a varying condition carries different values in
+    // different lanes, whatever they are computed from: its header's phis
+    // are varying, and what follows from them.
+    let mut forced: HashSet<LLVMValueRef> = insts
+        .iter()
+        .copied()
+        .filter(|&i| compiler::printf::is_printf_call(i))
+        .collect();
+    if forced.len() > 1 {
+        // Lane after lane, two calls would interleave their work-items'
+        // records; one after the other, each work-item's stay together.
+        return Err("more than one printf call".into());
+    }
+    let in_loops: HashSet<LLVMBasicBlockRef> = loops
+        .iter()
+        .flat_map(|l| l.body.iter().map(|&b| cfg.blocks[b]))
+        .collect();
+    let mut guards;
+    let shapes = loop {
+        let shapes = shapes(m, &insts, &forced, linear_id)?;
+        let mut grew = false;
+        // A value that joins a guarded block's with its guard's differs
+        // from lane to lane, as the guard does.
+        guards = guarded_blocks(&cfg, &shapes, &in_loops);
+        for g in &guards {
+            for p in phis(g.merge) {
+                if (0..LLVMCountIncoming(p)).any(|k| LLVMGetIncomingBlock(p, k) == g.block) {
+                    grew |= forced.insert(p);
+                }
+            }
+        }
+        for l in &loops {
+            if exiting_blocks(&cfg, l)
+                .into_iter()
+                .any(|x| branch_varies(cfg.blocks[x], &shapes))
+            {
+                let body: HashSet<LLVMBasicBlockRef> =
+                    l.body.iter().map(|&b| cfg.blocks[b]).collect();
+                for p in phis(cfg.blocks[l.header]) {
+                    if !steps_uniformly_inside(p, &body, &shapes) {
+                        grew |= forced.insert(p);
+                    }
+                }
+            }
+        }
+        if !grew {
+            break shapes;
+        }
+    };
+    let divergent = divergent_loops(&cfg, &loops, &shapes)?;
+    for &i in &insts {
+        check(i, &shapes, &divergent, &guards, &in_loops)?;
+    }
+    for &i in &insts {
+        if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMRet
+            && LLVMGetNumOperands(i) == 1
+            && shape_of(LLVMGetOperand(i, 0), &shapes) != Shape::Uniform
+        {
+            return Err("a returned value that differs between work-items".into());
+        }
+    }
+    let mut gen = Gen::new(m, kernel, width, shapes, divergent);
+    gen.linear_id = linear_id;
+    gen.guards = guards;
+    let v = gen.v;
+    let made = gen.emit(&cfg, &order).map(|_| ());
+    kept_if_verified(v, made, "its vector form does not verify")
+}
+
+#[cfg(test)]
+mod tests;

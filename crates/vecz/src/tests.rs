@@ -1,0 +1,625 @@
+//! The vectorizer's tests: kernels in, vector forms (or why none) out.
+
+use super::*;
+use kernel_ir::test_support::Ir;
+
+use kernel_ir::test_support::HEAD;
+
+/// `c[lid] = sum over k < n of a[k] * b[k * 64 + lid]`.
+pub(crate) fn gemm_row() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %a, ptr %b, ptr %c, i32 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc1, %loop ]
+  %k64 = sext i32 %k to i64
+  %pa = getelementptr float, ptr %a, i64 %k64
+  %x = load float, ptr %pa, align 4
+  %row = mul nsw i32 %k, 64
+  %row64 = sext i32 %row to i64
+  %at = add i64 %row64, %lid
+  %pb = getelementptr float, ptr %b, i64 %at
+  %y = load float, ptr %pb, align 4
+  %acc1 = call float @llvm.fmuladd.f32(float %x, float %y, float %acc)
+  %k1 = add nsw i32 %k, 1
+  %more = icmp slt i32 %k1, %n
+  br i1 %more, label %loop, label %out
+out:
+  %pc = getelementptr float, ptr %c, i64 %lid
+  store float %acc1, ptr %pc, align 4
+  ret void
+}}"
+    )
+}
+
+pub(crate) fn vectorize(ir: &Ir, width: u32) -> Result<LLVMValueRef, String> {
+    unsafe { run(ir.m, ir.function("k"), width) }
+}
+
+/// The vector form of `@k` at `width`, as text, once the module with
+/// it verifies.
+pub(crate) fn vector_text(src: &str, width: u32) -> String {
+    let ir = Ir::parse(src);
+    vectorize(&ir, width).unwrap();
+    unsafe { compiler::llvm::verify(ir.m).unwrap() };
+    let text = ir.text();
+    let at = text.find(&format!("define internal void @k.v{width}"));
+    text[at.expect("no vector form")..].to_string()
+}
+
+#[test]
+fn a_uniform_loop_keeps_its_accumulator_in_a_vector() {
+    let v = vector_text(&gemm_row(), 4);
+    // The accumulator is a vector phi; the loop counter stays scalar.
+    assert!(v.contains("phi <4 x float>"), "{v}");
+    assert!(v.contains("phi i32"), "{v}");
+    // a[k] is the same for every lane: one scalar load.
+    assert!(v.contains("load float, ptr %pa"), "{v}");
+    // b[k * 64 + lid] steps by one float per lane: one vector load.
+    assert!(v.contains("load <4 x float>, ptr %pb"), "{v}");
+    assert!(v.contains("@llvm.fmuladd.v4f32"), "{v}");
+    assert!(v.contains("store <4 x float>"), "{v}");
+    assert!(!v.contains("masked"), "{v}");
+    // The lanes are work-items lid .. lid + 3.
+    assert!(v.contains("<i64 0, i64 1, i64 2, i64 3>"), "{v}");
+}
+
+/// `for (i = lid; i < n; i += 64) sum += in[i]`, lanes leaving apart;
+/// `t`, computed from `i` in the loop's test, is stored after it when
+/// `t_outlives`.
+fn grid_stride_loop(t_outlives: bool) -> String {
+    let (value, ty) = if t_outlives {
+        ("%t", "i64")
+    } else {
+        ("%sum", "float")
+    };
+    format!(
+        "{HEAD}
+define void @k(ptr %in, ptr %out, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %i = phi i64 [ %lid, %entry ], [ %i1, %body ]
+  %sum = phi float [ 0.0, %entry ], [ %sum1, %body ]
+  %t = shl i64 %i, 1
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr float, ptr %in, i64 %i
+  %x = load float, ptr %p, align 4
+  %sum1 = fadd float %sum, %x
+  %i1 = add i64 %i, 64
+  br label %head
+done:
+  %q = getelementptr {ty}, ptr %out, i64 %lid
+  store {ty} {value}, ptr %q, align 4
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
+    // `i` stays consecutive across the lanes, those that left too.
+    let v = vector_text(&grid_stride_loop(false), 8);
+    assert!(v.contains("@llvm.masked.load.v8f32"), "{v}");
+    assert!(!v.contains("gather"), "{v}");
+    assert!(!v.contains("select <8 x i1> %staying, <8 x i64>"), "{v}");
+    // The sum, read after the loop, is each lane's own.
+    assert!(v.contains("%kept = select <8 x i1>"), "{v}");
+}
+
+#[test]
+fn an_induction_whose_value_outlives_the_loop_is_kept_per_lane() {
+    // `t`, computed from `i`, is read after the loop: a lane that left
+    // must keep its own `i`.
+    let v = vector_text(&grid_stride_loop(true), 8);
+    assert!(v.contains("<8 x i64> %i1"), "{v}");
+    assert!(v.contains("select <8 x i1> %staying, <8 x i64>"), "{v}");
+}
+
+#[test]
+fn a_guarded_store_to_one_place_stores_the_last_lane_taking_it() {
+    // `if (lid == 0) partial[0] = x`, and a varying value stored there
+    // by the lanes of `x > 0`.
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %p, ptr %out) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %pa, align 4
+  %c = fcmp ogt float %x, 0.0
+  br i1 %c, label %then, label %join
+then:
+  store float %x, ptr %out, align 4
+  br label %join
+join:
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("@llvm.ctlz.i8"), "{v}");
+    assert!(v.contains("extractelement <8 x float>"), "{v}");
+    assert!(v.contains("store float %last, ptr %out"), "{v}");
+}
+
+#[test]
+fn a_guarded_block_runs_for_its_lanes_when_any_takes_it() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+@fmt = private addrspace(2) constant [4 x i8] c\"%f\\0A\\00\"
+declare i32 @printf(ptr addrspace(2), ...)
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %pa, align 4
+  %c = fcmp olt float %x, 0.0
+  br i1 %c, label %then, label %join
+then:
+  %pq = getelementptr float, ptr %q, i64 %lid
+  %y = load float, ptr %pq, align 4
+  %neg = fneg float %y
+  store float %neg, ptr %pq, align 4
+  %d = fpext float %y to double
+  %r = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, double %d), !ferrocl.printf.id !0
+  br label %join
+join:
+  %z = phi float [ %x, %entry ], [ %neg, %then ]
+  store float %z, ptr %pa, align 4
+  ret void
+}}
+!0 = !{{i32 0}}"
+        ),
+        4,
+    );
+    // The block runs if any lane's condition holds ...
+    assert!(
+        v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %c)"),
+        "{v}"
+    );
+    // ... its memory accesses for those lanes only ...
+    assert!(v.contains("@llvm.masked.load.v4f32"), "{v}");
+    assert!(v.contains("@llvm.masked.store.v4f32"), "{v}");
+    // ... printf once per lane that takes it, in lane order ...
+    assert_eq!(
+        v.matches("call i32 (ptr addrspace(2), ...) @printf")
+            .count(),
+        4,
+        "{v}"
+    );
+    assert_eq!(v.matches("!ferrocl.printf.id").count(), 4, "{v}");
+    assert!(v.contains("extractelement <4 x i1> %c, i32 3"), "{v}");
+    // ... and the join takes its value where the lane ran it.
+    assert!(v.contains("select <4 x i1> %c, <4 x float>"), "{v}");
+    assert!(v.contains("phi <4 x float>"), "{v}");
+}
+
+#[test]
+fn printf_in_a_loop_or_twice_is_declined() {
+    let head = format!(
+        "{HEAD}
+@fmt = private addrspace(2) constant [4 x i8] c\"%d\\0A\\00\"
+declare i32 @printf(ptr addrspace(2), ...)"
+    );
+    let twice = Ir::parse(&format!(
+        "{head}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %a = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  %b = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  ret void
+}}"
+    ));
+    let err = vectorize(&twice, 4).unwrap_err();
+    assert!(err.contains("more than one printf"), "{err}");
+    let looped = Ir::parse(&format!(
+        "{head}
+define void @k(ptr %p, i32 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %next, %loop ]
+  %a = call i32 (ptr addrspace(2), ...) @printf(ptr addrspace(2) @fmt, i64 %lid)
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}}"
+    ));
+    let err = vectorize(&looped, 4).unwrap_err();
+    assert!(err.contains("printf call in a loop"), "{err}");
+}
+
+#[test]
+fn a_generic_pointer_cast_from_a_contiguous_one_is_still_contiguous() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr addrspace(1) %p, ptr addrspace(1) %o) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %g = addrspacecast ptr addrspace(1) %p to ptr addrspace(4)
+  %q = getelementptr float, ptr addrspace(4) %g, i64 %lid
+  %x = load float, ptr addrspace(4) %q, align 4
+  %r = getelementptr float, ptr addrspace(1) %o, i64 %lid
+  %rg = addrspacecast ptr addrspace(1) %r to ptr addrspace(4)
+  store float %x, ptr addrspace(4) %rg, align 4
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("load <8 x float>, ptr addrspace(4)"), "{v}");
+    assert!(v.contains("store <8 x float> "), "{v}");
+    assert!(!v.contains("masked"), "{v}");
+}
+
+#[test]
+fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %sq = mul i64 %lid, %lid
+  %q = getelementptr float, ptr %p, i64 %sq
+  %x = load float, ptr %q, align 4
+  %three = mul i64 %lid, 3
+  %r = getelementptr float, ptr %p, i64 %three
+  store float %x, ptr %r, align 4
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("@llvm.masked.gather.v8f32"), "{v}");
+    // A stride of 3 floats is not contiguous either.
+    assert!(v.contains("@llvm.masked.scatter.v8f32"), "{v}");
+    // Computed indices are tested for consecutive lanes at run time,
+    // the gather kept for when they are not; a constant stride is not.
+    assert_eq!(v.matches("@llvm.vector.reduce.and").count(), 2, "{v}");
+    assert!(v.contains("load <8 x float>, ptr %first"), "{v}");
+    assert!(!v.contains("store <8 x float>"), "{v}");
+}
+
+#[test]
+fn consecutive_lanes_are_tested_on_the_index_without_its_uniform_part() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+declare i32 @llvm.smax.i32(i32, i32)
+define void @k(ptr %p, ptr %q, i32 %row) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %x = trunc i64 %lid to i32
+  %c = call i32 @llvm.smax.i32(i32 %x, i32 3)
+  %i = add nsw i32 %c, %row
+  %i64 = sext i32 %i to i64
+  %pa = getelementptr float, ptr %p, i64 %i64
+  %v = load float, ptr %pa, align 4
+  %pq = getelementptr float, ptr %q, i64 %i64
+  store float %v, ptr %pq, align 4
+  ret void
+}}"
+        ),
+        4,
+    );
+    // The clamped x itself is compared with x0 + <0, 1, 2, 3>.
+    assert!(v.contains("icmp eq <4 x i32> %c"), "{v}");
+    assert!(v.contains("<i32 0, i32 1, i32 2, i32 3>"), "{v}");
+    assert!(v.contains("load <4 x float>, ptr %first"), "{v}");
+    assert!(v.contains("store <4 x float>"), "{v}");
+    assert!(v.contains("@llvm.masked.gather.v4f32"), "{v}");
+    assert!(v.contains("@llvm.masked.scatter.v4f32"), "{v}");
+}
+
+#[test]
+fn a_branch_work_items_take_differently_is_declined() {
+    let ir = Ir::parse(&format!(
+        "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %odd = trunc i64 %lid to i1
+  %q = getelementptr float, ptr %p, i64 %lid
+  br i1 %odd, label %then, label %else
+then:
+  store float 1.0, ptr %q, align 4
+  br label %out
+else:
+  store float 2.0, ptr %q, align 4
+  br label %out
+out:
+  ret void
+}}"
+    ));
+    let err = vectorize(&ir, 4).unwrap_err();
+    assert!(err.contains("differently"), "{err}");
+    // Nothing is left behind.
+    assert!(!ir.text().contains("@k.v4"));
+}
+
+/// `n = 0; while (n < lid) { p[lid] += 1; n++ }; q[lid] = n`, with
+/// `extra` as a second exit.
+fn escape(extra: bool) -> String {
+    let (test, more) = if extra {
+        (
+            "br i1 %go, label %check, label %out",
+            "check:\n  %big = icmp ugt i64 %n, 100\n  br i1 %big, label %out, label %body",
+        )
+    } else {
+        ("br i1 %go, label %body, label %out", "")
+    };
+    format!(
+        "{HEAD}
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %n = phi i64 [ 0, %entry ], [ %n1, %body ]
+  %go = icmp ult i64 %n, %lid
+  {test}
+{more}
+body:
+  %at = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %at, align 4
+  %x1 = fadd float %x, 1.0
+  store float %x1, ptr %at, align 4
+  %n1 = add i64 %n, 1
+  br label %head
+out:
+  %f = uitofp i64 %n to float
+  %to = getelementptr float, ptr %q, i64 %lid
+  store float %f, ptr %to, align 4
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_loop_left_on_a_varying_condition_runs_under_a_mask() {
+    let v = vector_text(&escape(false), 4);
+    // The counter differs from lane to lane once lanes leave.
+    assert!(v.contains("phi <4 x i64>"), "{v}");
+    assert!(v.contains("%active = phi <4 x i1>"), "{v}");
+    // The loop goes round while any lane stays; a lane that left keeps
+    // its count.
+    assert!(v.contains("@llvm.vector.reduce.or.v4i1"), "{v}");
+    assert!(v.contains("%kept = select <4 x i1> %staying"), "{v}");
+    // Only the lanes that stayed read and write p.
+    assert!(v.contains("@llvm.masked.load.v4f32"), "{v}");
+    assert!(v.contains("@llvm.masked.store.v4f32"), "{v}");
+    // After the loop every lane stores its own count.
+    assert!(v.contains("store <4 x float>"), "{v}");
+}
+
+#[test]
+fn a_divergent_loop_with_two_exits_is_declined() {
+    let ir = Ir::parse(&escape(true));
+    let err = vectorize(&ir, 4).unwrap_err();
+    assert!(err.contains("several places"), "{err}");
+}
+
+#[test]
+fn vector_values_are_held_lane_after_lane() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %p, ptr %q, i1 %u) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr <4 x float>, ptr %p, i64 %lid
+  %v = load <4 x float>, ptr %pa, align 16
+  %s = shufflevector <4 x float> %v, <4 x float> poison, <4 x i32> <i32 3, i32 2, i32 1, i32 0>
+  %x = extractelement <4 x float> %v, i64 1
+  %y = fmul float %x, 2.0
+  %w = insertelement <4 x float> %s, float %y, i64 0
+  %odd = trunc i64 %lid to i1
+  %z = select i1 %odd, <4 x float> %w, <4 x float> <float 1.0, float 2.0, float 3.0, float 4.0>
+  %pq = getelementptr <4 x float>, ptr %q, i64 %lid
+  store <4 x float> %z, ptr %pq, align 16
+  ret void
+}}"
+        ),
+        2,
+    );
+    // Two work-items' float4s are one contiguous <8 x float>.
+    assert!(v.contains("load <8 x float>, ptr %pa"), "{v}");
+    assert!(v.contains("store <8 x float>"), "{v}");
+    // A swizzle reorders within each lane.
+    assert!(
+        v.contains("<8 x i32> <i32 3, i32 2, i32 1, i32 0, i32 7, i32 6, i32 5, i32 4>"),
+        "{v}"
+    );
+    // Element 1 of each lane is a vector of two scalars.
+    assert!(v.contains("<2 x i32> <i32 1, i32 5>"), "{v}");
+    assert!(v.contains("fmul <2 x float>"), "{v}");
+    // The scalar goes into element 0 of each lane.
+    assert!(
+        v.contains("<8 x i32> <i32 8, i32 1, i32 2, i32 3, i32 12, i32 5, i32 6, i32 7>"),
+        "{v}"
+    );
+    // A work-item's condition chooses all four of its elements, and
+    // the constant is the same in every lane.
+    assert!(v.contains("select <8 x i1>"), "{v}");
+    assert!(
+        v.contains("<float 1.000000e+00, float 2.000000e+00, float 3.000000e+00, float 4.000000e+00, float 1.000000e+00"),
+        "{v}"
+    );
+    assert!(!v.contains("gather") && !v.contains("scatter"), "{v}");
+}
+
+#[test]
+fn vectors_at_other_strides_are_gathered_element_by_element() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %two = mul i64 %lid, 2
+  %pa = getelementptr <2 x double>, ptr %p, i64 %two
+  %v = load <2 x double>, ptr %pa, align 16
+  %d = fadd <2 x double> %v, %v
+  store <2 x double> %d, ptr %pa, align 16
+  ret void
+}}"
+        ),
+        4,
+    );
+    // Each lane's pointer, once per element, plus the element's offset.
+    assert!(
+        v.contains("<i64 0, i64 8, i64 0, i64 8, i64 0, i64 8, i64 0, i64 8>"),
+        "{v}"
+    );
+    assert!(v.contains("@llvm.masked.gather.v8f64"), "{v}");
+    assert!(v.contains("fadd <8 x double>"), "{v}");
+    assert!(v.contains("@llvm.masked.scatter.v8f64"), "{v}");
+}
+
+#[test]
+fn a_class_test_widens_on_its_operand() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+declare i1 @llvm.is.fpclass.f64(double, i32)
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr double, ptr %p, i64 %lid
+  %x = load double, ptr %pa, align 8
+  %nan = call i1 @llvm.is.fpclass.f64(double %x, i32 3)
+  %r = select i1 %nan, double 0.0, double %x
+  store double %r, ptr %pa, align 8
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(
+        v.contains("<8 x i1> @llvm.is.fpclass.v8f64(<8 x double>"),
+        "{v}"
+    );
+}
+
+#[test]
+fn private_arrays_are_declined() {
+    let ir = Ir::parse(&format!(
+        "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %arr = alloca [4 x float], align 4
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %i = and i64 %lid, 3
+  %q = getelementptr [4 x float], ptr %arr, i64 0, i64 %i
+  store float 1.0, ptr %q, align 4
+  ret void
+}}"
+    ));
+    let err = vectorize(&ir, 4).unwrap_err();
+    assert!(err.contains("alloca"), "{err}");
+}
+
+/// The column loop of a matrix product as a code generator's loop
+/// strength reduction leaves it (LLVM's SPIR-V back end does): the
+/// index sign-extended by shifts, the address a pointer induction.
+fn gemm_column_reduced() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %b, ptr %c, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %hi = shl i64 %lid, 32
+  %off = ashr exact i64 %hi, 30
+  %p0 = getelementptr i8, ptr %b, i64 %off
+  %step = shl i64 %n, 2
+  br label %loop
+loop:
+  %left = phi i64 [ %n, %entry ], [ %left1, %loop ]
+  %p = phi ptr [ %p0, %entry ], [ %p1, %loop ]
+  %acc = phi float [ 0.0, %entry ], [ %acc1, %loop ]
+  %y = load float, ptr %p, align 4
+  %acc1 = fadd float %acc, %y
+  %p1 = getelementptr i8, ptr %p, i64 %step
+  %left1 = add i64 %left, -1
+  %done = icmp eq i64 %left1, 0
+  br i1 %done, label %out, label %loop
+out:
+  %pc = getelementptr float, ptr %c, i64 %lid
+  store float %acc1, ptr %pc, align 4
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn shifts_and_pointer_inductions_stay_affine() {
+    let ir = Ir::parse(&gemm_column_reduced());
+    let insts: Vec<LLVMValueRef> = unsafe { llvm::instructions(ir.function("k")) };
+    let shapes = unsafe { shapes(ir.m, &insts, &HashSet::new(), None).unwrap() };
+    let named = |n: &str| unsafe {
+        let i = insts.iter().copied().find(|&i| llvm::name(i) == n).unwrap();
+        shape_of(i, &shapes)
+    };
+    assert_eq!(named("hi"), Shape::Affine(1 << 32));
+    assert_eq!(named("off"), Shape::Affine(4));
+    assert_eq!(named("p"), Shape::Affine(4));
+    assert_eq!(named("p1"), Shape::Affine(4));
+    // Each lane's column is one vector load, with no test at run time.
+    let v = vector_text(&gemm_column_reduced(), 8);
+    assert!(v.contains("load <8 x float>, ptr"), "{v}");
+    assert!(!v.contains("gather") && !v.contains("consecutive"), "{v}");
+}
+
+/// A region function (`passes::barriers`): the work-item's slot in the
+/// storage block at its linear id, and the barrier reached returned.
+fn region_function(ret: &str) -> String {
+    format!(
+        "{HEAD}
+define i32 @k(ptr %out, i32 %region, ptr %storage, i64 %linear_id, ptr %staged) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %slot = getelementptr float, ptr %storage, i64 %linear_id
+  %x = load float, ptr %slot, align 4
+  %y = fadd float %x, 1.0
+  %p = getelementptr float, ptr %out, i64 %lid
+  store float %y, ptr %p, align 4
+  {ret}
+}}"
+    )
+}
+
+#[test]
+fn a_region_reads_its_lanes_slots_as_one_vector_and_returns_the_barrier_reached() {
+    let ir = Ir::parse(&region_function("ret i32 1"));
+    let v = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap();
+    unsafe { compiler::llvm::verify(ir.m).unwrap() };
+    assert_eq!(unsafe { llvm::name(v) }, "k.v8");
+    let text = ir.text();
+    let text = &text[text.find("define internal i32 @k.v8").unwrap()..];
+    assert!(text.contains("load <8 x float>, ptr %slot"), "{text}");
+    assert!(text.contains("store <8 x float>"), "{text}");
+    assert!(text.contains("ret i32 1"), "{text}");
+}
+
+#[test]
+fn a_region_whose_lanes_would_return_apart_is_declined() {
+    let ir = Ir::parse(&region_function("%r = trunc i64 %lid to i32\n  ret i32 %r"));
+    let err = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap_err();
+    assert!(err.contains("returned value"), "{err}");
+}

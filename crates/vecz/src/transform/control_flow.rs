@@ -1,0 +1,157 @@
+//! Control flow where lanes part: phis (a lane that left a divergent loop,
+//! or skipped a guarded block, keeps its value), the mask of the lanes
+//! still in each divergent loop, its exit test, a guarded block's branch,
+//! and the lanes a memory access is for.
+
+use super::Gen;
+use crate::analysis::divergence::Guard;
+use crate::analysis::shape::Shape;
+use crate::types::elements;
+use kernel_ir::cfg::Cfg;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+
+impl Gen {
+    pub(super) unsafe fn phi(&mut self, i: LLVMValueRef) {
+        let ty = LLVMTypeOf(i);
+        let shape = self.shape(i);
+        if shape != Shape::Varying {
+            let p = LLVMBuildPhi(self.b, ty, c"".as_ptr());
+            self.scalar.insert(i, p);
+        }
+        if shape != Shape::Uniform {
+            let p = LLVMBuildPhi(self.b, self.vec_type(ty), c"".as_ptr());
+            self.vector.insert(i, p);
+        }
+    }
+
+    pub(super) unsafe fn fill_phi(&mut self, i: LLVMValueRef) {
+        for k in 0..LLVMCountIncoming(i) {
+            let from = LLVMGetIncomingBlock(i, k);
+            let Some(&block) = self.ends.get(&from) else {
+                continue; // an unreachable predecessor
+            };
+            let value = LLVMGetIncomingValue(i, k);
+            LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+            let mut blocks = [block];
+            if let Some(&p) = self.scalar.get(&i) {
+                let mut vals = [self.scalar_of(value)];
+                LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+            if let Some(&p) = self.vector.get(&i) {
+                let mut v = self.vector_of(value);
+                let header = LLVMGetInstructionParent(i);
+                if let Some(l) = self
+                    .divergent
+                    .iter()
+                    .position(|l| l.header == header && l.latch == from)
+                    .filter(|_| self.shape(i) == Shape::Varying)
+                {
+                    // A lane that has left keeps its value (an affine
+                    // induction steps on: see `steps_uniformly_inside`).
+                    let stayed = self.spread(self.masks[l].1, elements(LLVMTypeOf(i)));
+                    v = LLVMBuildSelect(self.b, stayed, v, p, c"kept".as_ptr());
+                }
+                if let Some(g) = self.guards.iter().find(|g| g.block == from) {
+                    // The lanes that skipped the guarded block keep the
+                    // value they had at the guard.
+                    let guard = g.guard;
+                    let skipped = (0..LLVMCountIncoming(i))
+                        .find(|&k| LLVMGetIncomingBlock(i, k) == guard)
+                        .map(|k| LLVMGetIncomingValue(i, k));
+                    if let Some(before) = skipped {
+                        let ran = self.spread(self.guard_masks[&from], elements(LLVMTypeOf(i)));
+                        let before = self.vector_of(before);
+                        v = LLVMBuildSelect(self.b, ran, v, before, c"guarded".as_ptr());
+                    }
+                }
+                let mut vals = [v];
+                LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+        }
+    }
+
+    /// Each divergent loop's mask: every lane on entry, those that stayed
+    /// from the latch.
+    pub(super) unsafe fn fill_masks(&mut self, cfg: &Cfg) {
+        let i1 = LLVMInt1TypeInContext(self.ctx);
+        for (l, &(active, after)) in self.divergent.iter().zip(&self.masks) {
+            for &p in &cfg.preds[cfg.index[&l.header]] {
+                let from = cfg.blocks[p];
+                let Some(&block) = self.ends.get(&from) else {
+                    continue;
+                };
+                LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+                let mut vals = [if from == l.latch {
+                    after
+                } else {
+                    self.splat(LLVMConstInt(i1, 1, 0))
+                }];
+                let mut blocks = [block];
+                LLVMAddIncoming(active, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+            }
+        }
+    }
+
+    /// The exit test of divergent loop `l`: the lanes whose condition says
+    /// stay, of those still in the loop, go round again while there are any.
+    pub(super) unsafe fn exit_test(&mut self, i: LLVMValueRef, l: usize) {
+        let cond = self.vector_of(LLVMGetCondition(i));
+        let stay_on_true = self.divergent[l].body.contains(&LLVMGetSuccessor(i, 0));
+        let (inside, outside) = if stay_on_true { (0, 1) } else { (1, 0) };
+        let stay = if stay_on_true {
+            cond
+        } else {
+            LLVMBuildNot(self.b, cond, c"stay".as_ptr())
+        };
+        let after = LLVMBuildAnd(self.b, self.masks[l].0, stay, c"staying".as_ptr());
+        self.masks[l].1 = after;
+        let mut args = [after];
+        let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(after)], &mut args);
+        let to = |k| self.blocks[&LLVMGetSuccessor(i, k)];
+        LLVMBuildCondBr(self.b, any, to(inside), to(outside));
+    }
+
+    /// The varying branch of guard `g`: the guarded block runs, for the
+    /// lanes whose condition takes them there, if there are any.
+    pub(super) unsafe fn guard_branch(&mut self, i: LLVMValueRef, g: usize) {
+        let cond = self.vector_of(LLVMGetCondition(i));
+        let Guard {
+            block,
+            merge,
+            on_true,
+            ..
+        } = self.guards[g];
+        let lanes = if on_true {
+            cond
+        } else {
+            LLVMBuildNot(self.b, cond, c"guarded".as_ptr())
+        };
+        self.guard_masks.insert(block, lanes);
+        let mut args = [lanes];
+        let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(lanes)], &mut args);
+        LLVMBuildCondBr(self.b, any, self.blocks[&block], self.blocks[&merge]);
+    }
+
+    /// The lanes a memory access of `i` is for, when not all: in a
+    /// divergent loop, those in it (before the exit test) or those that
+    /// stayed (after it). Loads before the test need none: a lane that has
+    /// left reads again what it read in its last iteration.
+    pub(super) unsafe fn lanes_of(&self, i: LLVMValueRef, is_store: bool) -> Option<LLVMValueRef> {
+        let block = LLVMGetInstructionParent(i);
+        if let Some(&mask) = self.guard_masks.get(&block) {
+            return Some(mask);
+        }
+        let l = self
+            .divergent
+            .iter()
+            .position(|l| l.body.contains(&block))?;
+        if self.divergent[l].tail.contains(&block) {
+            Some(self.masks[l].1)
+        } else if is_store {
+            Some(self.masks[l].0)
+        } else {
+            None
+        }
+    }
+}
