@@ -275,12 +275,15 @@ unsafe fn vector_form(
     if !options.vectorize || !worth(k) {
         return None;
     }
-    // A private array indexed by the counter of a loop of a few constant
-    // iterations (`acc[r]` under `#pragma unroll`) is one value per element
-    // once that loop is unrolled; as memory, the vectorizer declines it.
-    if has_private_memory(k) {
-        let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
-        compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
+    // A loop of a few constant iterations (a filter's taps, `acc[r]` under
+    // `#pragma unroll`) is unrolled, as an optimizing front end would:
+    // its accesses become independent vector accesses rather than one
+    // tested at run time each iteration, and a private array it indexes
+    // one value per element (as memory, the vectorizer declines it).
+    let private = has_private_memory(k);
+    let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
+    compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
+    if private {
         if explaining {
             let left = if has_private_memory(k) {
                 "some"
