@@ -29,10 +29,11 @@
 //! left keeps its values (the header's phis take the new value only where
 //! the lane stays), and the loop's memory accesses are masked. The loop
 //! must have one exiting block, one latch, and no loop inside it. A block
-//! only some work-items run (`if (c) { .. }` without an else, outside
-//! loops) runs when any lane's `c` holds, its memory accesses masked and
-//! what it joins chosen lane by lane; a `printf` call (one, outside loops)
-//! is made lane after lane, for the lanes that reach it. Varying
+//! only some work-items run (`if (c) { .. }` without an else; in a loop
+//! lanes leave apart, for the lanes still in it) runs when any lane's `c`
+//! holds, its memory accesses masked and what it joins chosen lane by
+//! lane; a `printf` call (one, outside loops) and an atomic are made lane
+//! after lane, for the lanes that reach them. Varying
 //! values must be numbers, pointers or vectors of numbers. `run` says why
 //! it declines any other kernel, and the caller keeps the scalar path.
 //! Work-items are independent between barriers (and the kernel has none),
@@ -138,7 +139,7 @@ unsafe fn run_with(
         let mut grew = false;
         // A value that joins a guarded block's with its guard's differs
         // from lane to lane, as the guard does.
-        guards = guarded_blocks(&cfg, &shapes, &in_loops);
+        guards = guarded_blocks(&cfg, &shapes, &loops);
         for g in &guards {
             for p in phis(g.merge) {
                 if (0..LLVMCountIncoming(p)).any(|k| LLVMGetIncomingBlock(p, k) == g.block) {

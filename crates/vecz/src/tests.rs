@@ -623,3 +623,81 @@ fn a_region_whose_lanes_would_return_apart_is_declined() {
     let err = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap_err();
     assert!(err.contains("returned value"), "{err}");
 }
+
+/// `for (i = lid; i < n; i += 64) { b = in[i]; if (b != 0) atomic_add(&bins[b & 7], b); }`:
+/// a guarded block in a loop lanes leave apart, and an atomic in it whose
+/// lanes may name one bin.
+fn binned_sums() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %in, ptr %bins, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %head
+head:
+  %i = phi i64 [ %lid, %entry ], [ %i1, %join ]
+  %more = icmp ult i64 %i, %n
+  br i1 %more, label %body, label %done
+body:
+  %p = getelementptr i32, ptr %in, i64 %i
+  %b = load i32, ptr %p, align 4
+  %some = icmp ne i32 %b, 0
+  br i1 %some, label %then, label %join
+then:
+  %bin = and i32 %b, 7
+  %bin64 = zext i32 %bin to i64
+  %at = getelementptr i32, ptr %bins, i64 %bin64
+  %old = atomicrmw add ptr %at, i32 %b monotonic, align 4
+  br label %join
+join:
+  %i1 = add i64 %i, 64
+  br label %head
+done:
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_guarded_block_in_a_loop_lanes_leave_apart_runs_for_the_lanes_in_both() {
+    let v = vector_text(&binned_sums(), 4);
+    // The guard's lanes are those still in the loop whose value is not 0.
+    assert!(v.contains("and <4 x i1> %some, %staying"), "{v}");
+    assert!(v.contains("@llvm.vector.reduce.or.v4i1"), "{v}");
+}
+
+#[test]
+fn an_atomic_is_made_lane_after_lane_for_the_lanes_that_reach_it() {
+    let v = vector_text(&binned_sums(), 4);
+    // One atomic per lane, each behind its lane's bit of the guard.
+    assert_eq!(v.matches("atomicrmw add ptr").count(), 4, "{v}");
+    assert_eq!(
+        v.matches("= extractelement <4 x i1> %guarded").count(),
+        4,
+        "{v}"
+    );
+    assert!(v.contains("atomic.lane"), "{v}");
+    // An atomic of uniform operands is still each lane's own.
+    let uniform = format!(
+        "{HEAD}
+define void @k(ptr %count, ptr %in) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %loop
+loop:
+  %k = phi i32 [ 0, %entry ], [ %k1, %loop ]
+  %old = atomicrmw add ptr %count, i32 1 monotonic, align 4
+  %k1 = add i32 %k, 1
+  %again = icmp ult i32 %k1, 3
+  br i1 %again, label %loop, label %out
+out:
+  ret void
+}}"
+    );
+    let v = vector_text(&uniform, 4);
+    assert_eq!(
+        v.matches("atomicrmw add ptr %count, i32 1").count(),
+        4,
+        "{v}"
+    );
+}

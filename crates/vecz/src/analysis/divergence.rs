@@ -1,5 +1,5 @@
 //! Where lanes part: a block only some lanes run (a guarded block: `if
-//! (c) { .. }` without an else, `c` varying, outside loops) and a loop
+//! (c) { .. }` without an else, `c` varying, in a loop or not) and a loop
 //! work-items leave at different iterations (a divergent loop), found on
 //! the shapes of their conditions.
 
@@ -12,7 +12,7 @@ use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
 /// A block only some lanes run (`if (c) { .. }` with no else, `c`
-/// varying, outside loops): the vector form runs it when any lane's `c`
+/// varying; in a loop lanes leave apart, of the lanes still in it): the vector form runs it when any lane's `c`
 /// holds, its memory accesses and `printf` for those lanes alone, and a
 /// value it joins with its guard's is chosen lane by lane.
 pub(crate) struct Guard {
@@ -30,13 +30,20 @@ pub(crate) struct Guard {
 pub(crate) unsafe fn guarded_blocks(
     cfg: &Cfg,
     shapes: &HashMap<LLVMValueRef, Shape>,
-    in_loops: &HashSet<LLVMBasicBlockRef>,
+    loops: &[Loop],
 ) -> Vec<Guard> {
+    // Inside loops, the guard, its block and where they meet are of the
+    // same loops, and they meet before the loop goes round: the loop's
+    // own branches (its exits and latches) are not guards.
+    let same_loops = |a: usize, b: usize| {
+        loops.iter().all(|l| {
+            l.body.contains(&a) == l.body.contains(&b) && !(l.body.contains(&a) && b == l.header)
+        })
+    };
     let mut out = Vec::new();
     for (g, &bb) in cfg.blocks.iter().enumerate() {
         let t = LLVMGetBasicBlockTerminator(bb);
-        if in_loops.contains(&bb)
-            || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr
+        if LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr
             || LLVMIsConditional(t) == 0
             || !branch_varies(bb, shapes)
         {
@@ -47,6 +54,8 @@ pub(crate) unsafe fn guarded_blocks(
             let b = cfg.index[&block];
             let end = LLVMGetBasicBlockTerminator(block);
             if cfg.preds[b] == [g]
+                && same_loops(g, b)
+                && same_loops(g, cfg.index[&merge])
                 && LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr
                 && LLVMIsConditional(end) == 0
                 && LLVMGetSuccessor(end, 0) == merge

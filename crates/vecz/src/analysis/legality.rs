@@ -36,8 +36,11 @@ pub(crate) unsafe fn check(
     }
     match opcode {
         LLVMAlloca => return Err("private memory (an alloca)".into()),
-        LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg | LLVMInvoke | LLVMCallBr => {
+        LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg | LLVMInvoke | LLVMCallBr => {
             return Err(format!("an instruction it does not widen ({opcode:?})"))
+        }
+        LLVMAtomicRMW if !is_lane_type(ty) => {
+            return Err(format!("an atomic of type {}", type_name(ty)));
         }
         LLVMLoad | LLVMStore => {
             if LLVMGetVolatile(i) != 0 || LLVMIsAtomic(i) != 0 {

@@ -204,6 +204,8 @@ pub(crate) unsafe fn transfer(
             }
             out.unwrap_or(Uniform)
         }
+        // Each lane's atomic is its own, whatever its operands.
+        LLVMAtomicRMW | LLVMAtomicCmpXchg => Varying,
         _ if all_uniform(n) && opcode != LLVMCall => Uniform,
         LLVMAdd | LLVMSub | LLVMOr => match (s(0), s(1)) {
             _ if opcode == LLVMOr && LLVMGetIsDisjoint(i) == 0 => Varying,

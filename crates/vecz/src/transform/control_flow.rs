@@ -122,11 +122,15 @@ impl Gen {
             on_true,
             ..
         } = self.guards[g];
-        let lanes = if on_true {
+        let mut lanes = if on_true {
             cond
         } else {
             LLVMBuildNot(self.b, cond, c"guarded".as_ptr())
         };
+        // In a loop lanes leave apart, of the lanes still in it.
+        if let Some(in_loop) = self.lanes_of(i, true) {
+            lanes = LLVMBuildAnd(self.b, lanes, in_loop, c"guarded".as_ptr());
+        }
         self.guard_masks.insert(block, lanes);
         let mut args = [lanes];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(lanes)], &mut args);

@@ -2,12 +2,13 @@
 //! post-order, each instruction kept as a scalar (uniform values, affine
 //! bases), widened into a vector (affine and varying values) or both. The
 //! builder and its vector values are here; how each kind of instruction is
-//! widened: `packetize` (arithmetic, casts, calls), `local_ids`
-//! (comparisons of the local x id on lane numbers), `memory` (loads and
-//! stores), `control_flow` (phis, masks of divergent loops and guarded
+//! widened: `packetize` (arithmetic, casts, calls), `atomics` (lane
+//! after lane), `local_ids` (comparisons of the local x id on lane
+//! numbers), `memory` (loads and stores), `control_flow` (phis, masks of divergent loops and guarded
 //! blocks), `printf` (lane after lane), `sub_groups` (the sub-group
 //! functions across the lanes).
 
+mod atomics;
 mod control_flow;
 mod local_ids;
 mod memory;

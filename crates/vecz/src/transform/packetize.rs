@@ -56,6 +56,7 @@ impl Gen {
                 LLVMBuildAdd(self.b, self.splat(base), steps, c"lane_id".as_ptr())
             }
             LLVMCall => self.call(i)?,
+            LLVMAtomicRMW => self.atomic_rmw(i),
             LLVMLoad => self.load(i),
             LLVMICmp => match self.local_id_compare(i) {
                 Some(c) => c,
