@@ -3,7 +3,6 @@
 //! place (a histogram's bins), so no vector instruction stands for them.
 
 use super::Gen;
-use crate::analysis::shape::Shape;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
@@ -27,13 +26,7 @@ impl Gen {
             }
             let c = LLVMInstructionClone(i);
             for k in 0..2 {
-                let a = LLVMGetOperand(i, k);
-                let value = if self.shape(a) == Shape::Uniform {
-                    self.scalar_of(a)
-                } else {
-                    self.lane(self.vector_of(a), LLVMTypeOf(a), lane)
-                };
-                LLVMSetOperand(c, k, value);
+                LLVMSetOperand(c, k, self.lane_value(LLVMGetOperand(i, k), lane));
             }
             LLVMInsertIntoBuilder(self.b, c);
             let made_in = LLVMGetInsertBlock(self.b);

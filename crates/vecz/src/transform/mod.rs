@@ -150,6 +150,16 @@ impl Gen {
         self.shuffle(v, self.mask((0..k).map(|e| Some(lane * k + e))), "lane")
     }
 
+    /// Lane `lane`'s value of kernel value `a`: the scalar of a uniform
+    /// one, its elements of the vector otherwise.
+    unsafe fn lane_value(&self, a: LLVMValueRef, lane: u32) -> LLVMValueRef {
+        if self.shape(a) == Shape::Uniform {
+            self.scalar_of(a)
+        } else {
+            self.lane(self.vector_of(a), LLVMTypeOf(a), lane)
+        }
+    }
+
     /// `v` as the scalar kernel had it, in the vector function: the value
     /// itself for constants and globals, the copy (or base) otherwise.
     unsafe fn scalar_of(&self, v: LLVMValueRef) -> LLVMValueRef {

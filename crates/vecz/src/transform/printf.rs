@@ -2,7 +2,6 @@
 //! order, for the lanes that reach it.
 
 use super::Gen;
-use crate::analysis::shape::Shape;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
@@ -29,13 +28,7 @@ impl Gen {
             // The call itself, its id and attributes kept, on this lane's values.
             let c = LLVMInstructionClone(i);
             for k in 0..nargs {
-                let a = LLVMGetOperand(i, k);
-                let value = if self.shape(a) == Shape::Uniform {
-                    self.scalar_of(a)
-                } else {
-                    self.lane(self.vector_of(a), LLVMTypeOf(a), lane)
-                };
-                LLVMSetOperand(c, k, value);
+                LLVMSetOperand(c, k, self.lane_value(LLVMGetOperand(i, k), lane));
             }
             LLVMInsertIntoBuilder(self.b, c);
             LLVMBuildBr(self.b, next);
