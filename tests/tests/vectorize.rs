@@ -1110,3 +1110,45 @@ fn atomics_and_guards_in_loops_give_the_host_histogram() {
         "the regions are not vector code:\n{ir}"
     );
 }
+
+const ESCAPE_COUNTS: &str = r#"
+kernel void escape_counts(int max_iter, global const float *c, global int *out) {
+    int i = get_global_id(0);
+    float z = 0.0f, x = c[i];
+    int n = 0;
+    while (n < max_iter && fabs(z) <= 2.0f) {
+        z = fma(z, z, x);
+        n++;
+    }
+    out[i] = n;
+}
+"#;
+
+#[test]
+fn values_only_the_loop_reads_go_on_in_lanes_that_left_and_counts_stay_right() {
+    // z is read only inside the loop: lanes that left compute on without
+    // a select keeping theirs; the counts must still be each lane's own.
+    const N: usize = 256;
+    let c: Vec<f32> = (0..N).map(|i| -2.1 + i as f32 * 0.0105).collect();
+    let locals: [&[usize]; 3] = [&[1], &[16], &[128]];
+    let runs = run_each(
+        ESCAPE_COUNTS,
+        "escape_counts",
+        &[Arg::Int(60), Arg::In(bytes(&c)), Arg::Out(N * 4)],
+        &[N],
+        &locals,
+    );
+    assert_all_equal(&runs, &locals);
+    let got = ints(&runs[0][0]);
+    for (i, &x) in c.iter().enumerate() {
+        let (mut z, mut n) = (0.0f32, 0);
+        while n < 60 && z.abs() <= 2.0 {
+            z = z.mul_add(z, x);
+            n += 1;
+        }
+        assert_eq!(got[i], n, "item {i}");
+    }
+    left_apart(&got, 10);
+    let ir = work_group_ir("escape_counts");
+    assert!(ir.contains("staying"), "not a masked vector loop:\n{ir}");
+}

@@ -56,7 +56,9 @@ mod values;
 
 pub use analysis::shape::Shape;
 
-use analysis::divergence::{branch_varies, divergent_loops, exiting_blocks, guarded_blocks};
+use analysis::divergence::{
+    branch_varies, divergent_loops, exiting_blocks, guarded_blocks, unobserved_after_leaving,
+};
 use analysis::legality::check;
 use analysis::shape::{shape_of, shapes, steps_uniformly_inside};
 use compiler::llvm;
@@ -177,7 +179,12 @@ unsafe fn run_with(
             return Err("a returned value that differs between work-items".into());
         }
     }
+    let unkept = divergent
+        .iter()
+        .flat_map(|l| unobserved_after_leaving(l, &shapes))
+        .collect();
     let mut gen = Gen::new(m, kernel, width, shapes, divergent);
+    gen.unkept = unkept;
     gen.linear_id = linear_id;
     gen.guards = guards;
     let v = gen.v;

@@ -701,3 +701,43 @@ out:
         "{v}"
     );
 }
+
+#[test]
+fn a_value_no_lane_needs_after_leaving_takes_its_new_value_in_every_lane() {
+    // `while (n < 64 && z <= 4) { z = z * z + x; n++ } out = n`: z is
+    // read only in the loop, by arithmetic and the exit test.
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %in, ptr %out) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pi = getelementptr float, ptr %in, i64 %lid
+  %x = load float, ptr %pi, align 4
+  br label %head
+head:
+  %n = phi i32 [ 0, %entry ], [ %n1, %body ]
+  %z = phi float [ 0.0, %entry ], [ %z1, %body ]
+  %few = icmp slt i32 %n, 64
+  %small = fcmp ole float %z, 4.0
+  %go = and i1 %few, %small
+  br i1 %go, label %body, label %done
+body:
+  %z1 = call float @llvm.fmuladd.f32(float %z, float %z, float %x)
+  %n1 = add i32 %n, 1
+  br label %head
+done:
+  %po = getelementptr i32, ptr %out, i64 %lid
+  store i32 %n, ptr %po, align 4
+  ret void
+}}"
+        ),
+        4,
+    );
+    // The count, read after the loop, is kept where a lane left; z is not.
+    assert!(
+        v.contains("%kept = select <4 x i1> %staying, <4 x i32>"),
+        "{v}"
+    );
+    assert!(!v.contains("select <4 x i1> %staying, <4 x float>"), "{v}");
+}

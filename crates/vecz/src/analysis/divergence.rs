@@ -159,3 +159,57 @@ pub(crate) unsafe fn divergent_loops(
     }
     Ok(out)
 }
+
+/// The header phis of divergent loop `l` whose value no lane that has left
+/// the loop needs: nothing computed from them (through the loop's other
+/// phis too) is read after the loop, or reaches memory, a call or an
+/// atomic; only arithmetic, comparisons and the loop's own phis and exit
+/// test. Those phis take the new value in every lane, without a select
+/// of the lanes that stayed, which would put the exit test on the
+/// recurrence (`z = z * z + c` until `|z| > 2`).
+pub(crate) unsafe fn unobserved_after_leaving(
+    l: &DivergentLoop,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> HashSet<LLVMValueRef> {
+    use LLVMOpcode::*;
+    let mut out = HashSet::new();
+    for p in kernel_ir::cfg::phis(l.header) {
+        if shape_of(p, shapes) != Shape::Varying {
+            continue;
+        }
+        let mut seen = HashSet::from([p]);
+        let mut work = vec![p];
+        let mut unobserved = true;
+        'walk: while let Some(v) = work.pop() {
+            let mut u = LLVMGetFirstUse(v);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                u = LLVMGetNextUse(u);
+                let inside = LLVMIsAInstruction(user)
+                    .is_null()
+                    .then_some(false)
+                    .unwrap_or_else(|| l.body.contains(&LLVMGetInstructionParent(user)));
+                let pure = inside
+                    && match LLVMGetInstructionOpcode(user) {
+                        LLVMLoad | LLVMStore | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence
+                        | LLVMAlloca | LLVMInvoke | LLVMCallBr | LLVMVAArg => false,
+                        // Intrinsics without side effects (fma, fabs, ...).
+                        LLVMCall => crate::intrinsics::intrinsic_name(LLVMGetCalledValue(user))
+                            .is_some_and(|n| crate::intrinsics::lanewise(&n).is_some()),
+                        _ => true,
+                    };
+                if !pure {
+                    unobserved = false;
+                    break 'walk;
+                }
+                if seen.insert(user) {
+                    work.push(user);
+                }
+            }
+        }
+        if unobserved {
+            out.insert(p);
+        }
+    }
+    out
+}

@@ -45,7 +45,7 @@ impl Gen {
                     .divergent
                     .iter()
                     .position(|l| l.header == header && l.latch == from)
-                    .filter(|_| self.shape(i) == Shape::Varying)
+                    .filter(|_| self.shape(i) == Shape::Varying && !self.unkept.contains(&i))
                 {
                     // A lane that has left keeps its value (an affine
                     // induction steps on: see `steps_uniformly_inside`).

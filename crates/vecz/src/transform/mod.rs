@@ -26,7 +26,7 @@ use kernel_ir::form::copy_of;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::LLVMGetModuleDataLayout;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Builds the vector function.
 pub(crate) struct Gen {
@@ -54,6 +54,9 @@ pub(crate) struct Gen {
     guard_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
     /// A region function's linear-id parameter: lane 0's, in steps of 1.
     pub(crate) linear_id: Option<LLVMValueRef>,
+    /// Header phis of divergent loops whose value no lane that left needs
+    /// (`divergence::unobserved_after_leaving`): no select keeps it.
+    pub(crate) unkept: HashSet<LLVMValueRef>,
 }
 
 impl Drop for Gen {
@@ -93,6 +96,7 @@ impl Gen {
             guards: Vec::new(),
             guard_masks: HashMap::new(),
             linear_id: None,
+            unkept: HashSet::new(),
         }
     }
 
