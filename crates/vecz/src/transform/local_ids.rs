@@ -33,13 +33,8 @@ impl Gen {
         self.local_x_base(from).map(|_| self.scalar_of(v))
     }
 
-    /// A comparison of the local x id with a uniform value, made on the
-    /// lane numbers: `x + l < u` is `l < u - x`, the difference clamped
-    /// into `[-1, width]` once per run, so that the lanes compare as
-    /// 32-bit integers whatever the ids' type (`size_t lid < offset` would
-    /// otherwise compare 64-bit lanes, twice the registers, in every step
-    /// of a tree or a scan). Work-item ids never wrap: `x + l` is below
-    /// the local size.
+    /// `i` (an integer comparison) made on the lane numbers, if one side
+    /// is the local x id and the other uniform (see the module's doc).
     pub(super) unsafe fn local_id_compare(&self, i: LLVMValueRef) -> Option<LLVMValueRef> {
         use llvm_sys::LLVMIntPredicate::*;
         let (a, b) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
