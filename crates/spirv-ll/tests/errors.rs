@@ -1,9 +1,7 @@
 //! Every malformed module is an error naming the instruction at fault (its
 //! word offset and opcode) and the reason: never a panic, never a module.
 
-use llvm_sys::core::*;
-use std::collections::BTreeMap;
-use std::process::Command;
+mod common;
 
 const MINIMAL: &str = "
                OpCapability Addresses
@@ -27,45 +25,12 @@ const MINIMAL: &str = "
                OpFunctionEnd
 ";
 
-fn assemble(text: &str) -> Vec<u8> {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("spirv-ll-errors-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (asm, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
-    std::fs::write(&asm, text).unwrap();
-    let out = Command::new("spirv-as")
-        .args(["--target-env", "spv1.0", "-o"])
-        .arg(&spv)
-        .arg(&asm)
-        .output()
-        .expect("spirv-as (spirv-tools)");
-    assert!(
-        out.status.success(),
-        "spirv-as: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let b = std::fs::read(&spv).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    b
+fn translate(bytes: &[u8]) -> Result<(), spirv_ll::Error> {
+    common::translate_to_text(bytes).map(drop)
 }
 
-fn translate(bytes: &[u8]) -> Result<(), spirv_ll::Error> {
-    let spec = BTreeMap::new();
-    let opts = spirv_ll::Options {
-        triple: "x86_64-unknown-linux-gnu",
-        data_layout:
-            "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
-        spec_constants: &spec,
-        uniform_work_group_size: false,
-    };
-    // SAFETY: a context of this thread.
-    unsafe {
-        let ctx = LLVMContextCreate();
-        let r = spirv_ll::translate(ctx, bytes, &opts).map(|m| LLVMDisposeModule(m));
-        LLVMContextDispose(ctx);
-        r
-    }
+fn assemble(text: &str) -> Vec<u8> {
+    common::assemble(text, "spv1.0")
 }
 
 fn words(b: &[u8]) -> Vec<u32> {

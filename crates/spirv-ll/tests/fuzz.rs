@@ -2,6 +2,7 @@
 //! corpus modules are refused or translated, never a panic or a crash, and
 //! the corpus itself translates.
 
+mod common;
 #[path = "../fuzz/corpus.rs"]
 mod corpus;
 #[path = "../fuzz/mutate.rs"]
@@ -10,15 +11,7 @@ mod mutate;
 use llvm_sys::core::*;
 use std::collections::BTreeMap;
 
-fn options(spec: &BTreeMap<u32, Vec<u8>>) -> spirv_ll::Options<'_> {
-    spirv_ll::Options {
-        triple: "x86_64-unknown-linux-gnu",
-        data_layout:
-            "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
-        spec_constants: spec,
-        uniform_work_group_size: false,
-    }
-}
+use common::options;
 
 #[test]
 fn the_corpus_translates_and_its_mutations_never_crash() {

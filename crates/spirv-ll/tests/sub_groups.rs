@@ -4,57 +4,11 @@
 //! device does not offer, or a malformed operand, is an error naming the
 //! instruction.
 
-use llvm_sys::core::*;
-use std::collections::BTreeMap;
-use std::process::Command;
-
-fn assemble(text: &str) -> Vec<u8> {
-    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("spirv-ll-sg-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (asm, spv) = (dir.join("m.spvasm"), dir.join("m.spv"));
-    std::fs::write(&asm, text).unwrap();
-    let out = Command::new("spirv-as")
-        .args(["--target-env", "spv1.3", "-o"])
-        .arg(&spv)
-        .arg(&asm)
-        .output()
-        .expect("spirv-as (spirv-tools)");
-    assert!(
-        out.status.success(),
-        "spirv-as: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let b = std::fs::read(&spv).unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    b
-}
+mod common;
 
 /// The translated module's IR, or the error.
 fn translate(text: &str) -> Result<String, spirv_ll::Error> {
-    let bytes = assemble(text);
-    let spec = BTreeMap::new();
-    let opts = spirv_ll::Options {
-        triple: "x86_64-unknown-linux-gnu",
-        data_layout:
-            "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128",
-        spec_constants: &spec,
-        uniform_work_group_size: false,
-    };
-    // SAFETY: a context of this thread.
-    unsafe {
-        let ctx = LLVMContextCreate();
-        let r = spirv_ll::translate(ctx, &bytes, &opts).map(|m| {
-            let s = LLVMPrintModuleToString(m);
-            let ir = std::ffi::CStr::from_ptr(s).to_string_lossy().into_owned();
-            LLVMDisposeMessage(s);
-            LLVMDisposeModule(m);
-            ir
-        });
-        LLVMContextDispose(ctx);
-        r
-    }
+    common::translate_to_text(&common::assemble(text, "spv1.3"))
 }
 
 /// `name` mangled with the parameter codes `params` (`v` for none).
