@@ -397,3 +397,48 @@ __kernel void k(__global const float4* t, __global float* out, int n) {
         assert_eq!(e.read::<f32>(&out, 0, n), want, "local size {local}");
     }
 }
+
+#[test]
+fn a_barrier_loop_of_constant_trip_count_scans_as_the_host_does() {
+    // A Hillis-Steele scan ping-ponging between two local arrays: a loop
+    // of eight levels around a barrier, which the compiler unrolls into a
+    // region per level.
+    let src = r#"
+    #define WG 256
+    __attribute__((reqd_work_group_size(WG, 1, 1)))
+    __kernel void k(__global const uint* in, __global uint* out) {
+        __local uint buf[2][WG];
+        size_t lid = get_local_id(0);
+        int src = 0;
+        buf[0][lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t offset = 1; offset < WG; offset <<= 1) {
+            uint v = buf[src][lid];
+            if (lid >= offset)
+                v += buf[src][lid - offset];
+            buf[1 - src][lid] = v;
+            src = 1 - src;
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        out[get_global_id(0)] = buf[src][lid];
+    }"#;
+    let e = Env::new();
+    let (wg, groups) = (256usize, 8usize);
+    let n = wg * groups;
+    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let inb = e.buffer_from(&input);
+    let out = e.buffer_from(&vec![0u32; n]);
+    run_kernel(&e, src, "", &[&inb, &out], &[n], &[wg]);
+    let want: Vec<u32> = input
+        .chunks(wg)
+        .flat_map(|c| {
+            c.iter()
+                .scan(0u32, |s, &x| {
+                    *s = s.wrapping_add(x);
+                    Some(*s)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(e.read::<u32>(&out, 0, n), want);
+}

@@ -9,6 +9,7 @@ use compiler::disk_cache::KeyBuilder;
 use compiler::KernelInfo;
 use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
 use llvm_sys::prelude::*;
+use llvm_sys::target_machine::LLVMTargetMachineRef;
 use passes::{
     barriers, generic_pointers, image_arguments, image_formats, inline_all, jam_rows,
     local_atomics, local_memory, loop_barriers, mux_builtins, printf, program_globals,
@@ -78,14 +79,17 @@ pub struct WorkGroupFunction {
 
 /// Runs the passes: `m` then holds the work-group function for `kernel`
 /// at `spec`'s local size, and nothing else that is externally visible.
+/// `tm` is the machine the code is for, whose costs guide unrolling.
 ///
 /// # Safety
-/// `m` must be a live module whose context this thread owns.
+/// `m` must be a live module whose context this thread owns, and `tm` a
+/// live target machine.
 pub unsafe fn build_work_group_function(
     m: LLVMModuleRef,
     kernel: &KernelInfo,
     spec: compiler::Specialization,
     options: &PipelineOptions,
+    tm: LLVMTargetMachineRef,
 ) -> Result<WorkGroupFunction, String> {
     let vector_bytes = options.vector_bytes;
     let local_size = spec.local_size;
@@ -149,6 +153,15 @@ pub unsafe fn build_work_group_function(
     // by sub-group, lane after lane (`sub_group_loops`).
     let sub_groups = !sub_group_functions.is_empty();
     let work_group_barriers = !barrier_calls(k, Barrier::WorkGroup).is_empty();
+    if work_group_barriers && items > 1 {
+        // A loop of a few constant iterations around barriers (a tree
+        // reduction's levels) is unrolled, as an optimizing front end
+        // would: each level is then a region of its own whose bounds are
+        // constants, and the work-item loops skip the lanes it leaves out.
+        // The unroller's costs are the target's.
+        let passes = "function(loop(loop-rotate,loop-unroll-full),sroa,early-cse)";
+        compiler::llvm::run_passes(m, passes, tm)?;
+    }
     let vector = if work_group_barriers || generic {
         None
     } else if sub_groups {

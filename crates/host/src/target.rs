@@ -279,7 +279,7 @@ fn compile(
         let m = program.load(ctx.0)?;
         let result = (|| {
             let options = crate::pipeline::PipelineOptions::from_environment();
-            let wg = crate::pipeline::build_work_group_function(m, kernel, spec, &options)?;
+            let wg = crate::pipeline::build_work_group_function(m, kernel, spec, &options, tm.0)?;
             half_conversions(m, &target.features);
             set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.
