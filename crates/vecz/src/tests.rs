@@ -110,6 +110,10 @@ fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
     assert!(v.contains("@llvm.masked.load.v8f32"), "{v}");
     assert!(!v.contains("gather"), "{v}");
     assert!(!v.contains("select <8 x i1> %staying, <8 x i64>"), "{v}");
+    // `i` goes round as lane 0's value alone; its lanes, for the test,
+    // are made from it.
+    assert!(!v.contains("phi <8 x i64>"), "{v}");
+    assert!(v.contains("%lanes = add <8 x i64>"), "{v}");
     // The sum, read after the loop, is each lane's own.
     assert!(v.contains("%kept = select <8 x i1>"), "{v}");
 }

@@ -12,17 +12,47 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 
 impl Gen {
-    pub(super) unsafe fn phi(&mut self, i: LLVMValueRef) {
+    /// The phis of `i`; true where its lanes are to be made from its
+    /// scalar (`lanes_of_affine_phi`) once the block's phis are made.
+    pub(super) unsafe fn phi(&mut self, i: LLVMValueRef) -> bool {
         let ty = LLVMTypeOf(i);
         let shape = self.shape(i);
         if shape != Shape::Varying {
             let p = LLVMBuildPhi(self.b, ty, c"".as_ptr());
             self.scalar.insert(i, p);
         }
+        if let Shape::Affine(_) = shape {
+            // An integer induction (`i += get_global_size(0)`) goes round
+            // as lane 0's value alone: a vector of its lanes carried too
+            // would be a second recurrence, as wide as its type (64-bit
+            // lanes where the front end widened an `int`).
+            if LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind {
+                return true;
+            }
+        }
         if shape != Shape::Uniform {
             let p = LLVMBuildPhi(self.b, self.vec_type(ty), c"".as_ptr());
             self.vector.insert(i, p);
         }
+        false
+    }
+
+    /// The lanes of affine integer phi `i`: lane `l` is its scalar plus
+    /// `l` times its stride.
+    pub(super) unsafe fn lanes_of_affine_phi(&mut self, i: LLVMValueRef) {
+        let Shape::Affine(stride) = self.shape(i) else {
+            unreachable!("only affine phis are stepped")
+        };
+        let base = self.scalar[&i];
+        let ty = LLVMTypeOf(base);
+        let steps = LLVMBuildMul(
+            self.b,
+            self.steps(ty),
+            self.splat(LLVMConstInt(ty, stride as u64, 1)),
+            c"".as_ptr(),
+        );
+        let lanes = LLVMBuildAdd(self.b, self.splat(base), steps, c"lanes".as_ptr());
+        self.vector.insert(i, lanes);
     }
 
     pub(super) unsafe fn fill_phi(&mut self, i: LLVMValueRef) {
@@ -38,7 +68,9 @@ impl Gen {
                 let mut vals = [self.scalar_of(value)];
                 LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
             }
-            if let Some(&p) = self.vector.get(&i) {
+            // (An affine integer phi's lanes are no phi: made from its
+            // scalar.)
+            if let Some(&p) = self.vector.get(&i).filter(|&&p| !LLVMIsAPHINode(p).is_null()) {
                 let mut v = self.vector_of(value);
                 let header = LLVMGetInstructionParent(i);
                 if let Some(l) = self

@@ -243,11 +243,18 @@ impl Gen {
                 let mask = self.vec_type(LLVMInt1TypeInContext(self.ctx));
                 self.masks[l].0 = LLVMBuildPhi(self.b, mask, c"active".as_ptr());
             }
+            let mut stepped = Vec::new();
             for i in llvm::block_instructions(bb) {
                 if !LLVMIsAPHINode(i).is_null() {
-                    self.phi(i);
+                    if self.phi(i) {
+                        stepped.push(i);
+                    }
                     phis.push(i);
                 } else {
+                    // After the block's phis.
+                    for p in stepped.drain(..) {
+                        self.lanes_of_affine_phi(p);
+                    }
                     self.instruction(i)?;
                 }
             }
