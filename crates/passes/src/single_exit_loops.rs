@@ -49,6 +49,10 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
 /// A loop entered under a guard and tested only at its bottom.
 struct GuardedLoop {
     guard: LLVMBasicBlockRef,
+    /// The block the guard enters the loop through: the guard itself, or
+    /// a preheader of its own holding work that may run where it would
+    /// not have (`p + lid * 4` as an optimizer hoists it).
+    entry: LLVMBasicBlockRef,
     header: LLVMBasicBlockRef,
     latch: LLVMBasicBlockRef,
     exit: LLVMBasicBlockRef,
@@ -60,8 +64,22 @@ unsafe fn guarded_bottom_test(f: LLVMValueRef) -> Option<GuardedLoop> {
         let preds = &cfg.preds[l.header];
         let (inside, outside): (Vec<usize>, Vec<usize>) =
             preds.iter().partition(|p| l.body.contains(p));
-        let (&[t], &[g]) = (&inside[..], &outside[..]) else {
+        let (&[t], &[e]) = (&inside[..], &outside[..]) else {
             continue;
+        };
+        // A preheader between guard and loop: reached from the guard
+        // alone, and nothing in it that may not run when the guard skips.
+        let g = match (&cfg.preds[e][..], &cfg.succs[e][..]) {
+            (&[g], &[_])
+                if cfg.succs[g].len() == 2
+                    && llvm::block_instructions(cfg.blocks[e])
+                        .into_iter()
+                        .filter(|&i| LLVMIsATerminatorInst(i).is_null())
+                        .all(|i| speculatable(i)) =>
+            {
+                g
+            }
+            _ => e,
         };
         // Only the latch leaves, to where the guard skips to.
         let exits: Vec<usize> = l
@@ -81,6 +99,7 @@ unsafe fn guarded_bottom_test(f: LLVMValueRef) -> Option<GuardedLoop> {
         if exit_test(gt, exit).is_some() && exit_test(tt, exit).is_some() {
             return Some(GuardedLoop {
                 guard: cfg.blocks[g],
+                entry: cfg.blocks[e],
                 header: cfg.blocks[l.header],
                 latch: cfg.blocks[t],
                 exit,
@@ -149,12 +168,12 @@ unsafe fn test_at_top(l: GuardedLoop) {
                     .map(|k| LLVMGetIncomingValue(q, k))
             };
             LLVMTypeOf(q) == LLVMTypeOf(p)
-                && incoming(l.guard) == Some(vg)
+                && incoming(l.entry) == Some(vg)
                 && incoming(l.latch) == Some(vt)
         };
         let through = match moved.iter().copied().find(|&q| same(q)) {
             Some(q) => q,
-            None => phi_of(b, LLVMTypeOf(p), [(vg, l.guard), (vt, l.latch)], ""),
+            None => phi_of(b, LLVMTypeOf(p), [(vg, l.entry), (vt, l.latch)], ""),
         };
         let others: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
             .map(|k| (LLVMGetIncomingValue(p, k), LLVMGetIncomingBlock(p, k)))
@@ -186,11 +205,17 @@ unsafe fn test_at_top(l: GuardedLoop) {
     };
     let (sg, st) = (stay(b, gt), stay(b, tt));
     let i1 = LLVMInt1TypeInContext(ctx);
-    let go = phi_of(b, i1, [(sg, l.guard), (st, l.latch)], "go");
+    let go = phi_of(b, i1, [(sg, l.entry), (st, l.latch)], "go");
     LLVMBuildCondBr(b, go, l.header, l.exit);
-    for term in [gt, tt] {
+    // The guard goes on to its preheader, if it has one, and that to H.
+    let mut retarget = vec![(gt, l.entry), (tt, h)];
+    if l.entry != l.guard {
+        retarget.push((LLVMGetBasicBlockTerminator(l.entry), h));
+    }
+    for (term, to) in retarget {
+        let to = if to == l.guard { h } else { to };
         LLVMPositionBuilderBefore(b, term);
-        LLVMBuildBr(b, h);
+        LLVMBuildBr(b, to);
         LLVMInstructionEraseFromParent(term);
     }
     LLVMDisposeBuilder(b);
@@ -453,6 +478,49 @@ done:
         assert!(done.contains("%s = phi float [ %sum, %test ]"), "{text}");
         let header = &test[..test.find("\nloop:").unwrap()];
         assert_eq!(header.matches("phi float").count(), 1, "{text}");
+    }
+
+    /// The same loop over a pointer, whose start an optimizer computes in
+    /// a preheader of the guard's.
+    const GUARDED_WITH_PREHEADER: &str = r#"
+define float @k(ptr %in, i64 %gid, i64 %n) {
+entry:
+  %go = icmp ult i64 %gid, %n
+  br i1 %go, label %pre, label %done
+pre:
+  %start = getelementptr float, ptr %in, i64 %gid
+  br label %loop
+loop:
+  %p = phi ptr [ %start, %pre ], [ %p1, %loop ]
+  %i = phi i64 [ %gid, %pre ], [ %i1, %loop ]
+  %sum = phi float [ 0.0, %pre ], [ %sum1, %loop ]
+  %x = load float, ptr %p, align 4
+  %sum1 = fadd float %sum, %x
+  %p1 = getelementptr float, ptr %p, i64 64
+  %i1 = add i64 %i, 64
+  %more = icmp ult i64 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  %s = phi float [ 0.0, %entry ], [ %sum1, %loop ]
+  ret float %s
+}
+"#;
+
+    #[test]
+    fn a_guarded_loop_with_a_preheader_is_tested_at_its_top() {
+        let ir = Ir::parse(GUARDED_WITH_PREHEADER);
+        assert_eq!(unsafe { run(ir.function("k")) }, 1);
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // The guard goes through the preheader, whose start is computed
+        // either way, into the test.
+        assert!(text.contains("entry:\n  %go = icmp ult i64 %gid, %n\n  br label %pre"), "{text}");
+        assert!(text.contains("%start = getelementptr float, ptr %in, i64 %gid\n  br label %test"), "{text}");
+        let test = &text[text.find("\ntest:").expect(&text)..];
+        assert!(test.contains("%go1 = phi i1 [ %go, %pre ], [ %more, %loop ]"), "{text}");
+        assert!(test.contains("%sum = phi float [ 0.000000e+00, %pre ], [ %sum1, %loop ]"), "{text}");
+        let done = &text[text.find("\ndone:").unwrap()..];
+        assert!(done.contains("%s = phi float [ %sum, %test ]"), "{text}");
     }
 
     const ROTATED: &str = r#"
