@@ -425,7 +425,9 @@ fn a_barrier_loop_of_constant_trip_count_scans_as_the_host_does() {
     let e = Env::new();
     let (wg, groups) = (256usize, 8usize);
     let n = wg * groups;
-    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) >> 7).collect();
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect();
     let inb = e.buffer_from(&input);
     let out = e.buffer_from(&vec![0u32; n]);
     run_kernel(&e, src, "", &[&inb, &out], &[n], &[wg]);

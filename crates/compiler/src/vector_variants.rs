@@ -174,6 +174,44 @@ pub unsafe fn release(m: LLVMModuleRef) {
     release_if(m, |_| true);
 }
 
+/// Marks every variant a loop now calls to be inlined into it, once the
+/// loop vectorizer has made the calls: inlined, the constants of its
+/// polynomials are made once outside the loop and the calls of an
+/// unrolled loop overlap. Returns whether any is called.
+///
+/// # Safety
+/// `m` must be a live module.
+pub unsafe fn inline_called_variants(m: LLVMModuleRef) -> bool {
+    let ctx = LLVMGetModuleContext(m);
+    let kind = LLVMGetEnumAttributeKindForName(c"alwaysinline".as_ptr(), 12);
+    let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
+    let mut any = false;
+    for f in llvm::functions(m) {
+        if !llvm::name(f).starts_with("_ZGV_LLVM_") || LLVMIsDeclaration(f) != 0 {
+            continue;
+        }
+        // Only the uses outside `llvm.compiler.used` are calls.
+        let mut called = false;
+        let mut u = LLVMGetFirstUse(f);
+        while !u.is_null() {
+            if !LLVMIsACallInst(LLVMGetUser(u)).is_null() {
+                called = true;
+            }
+            u = LLVMGetNextUse(u);
+        }
+        if called {
+            LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, noinline);
+            LLVMAddAttributeAtIndex(
+                f,
+                LLVMAttributeFunctionIndex,
+                LLVMCreateEnumAttribute(ctx, kind, 0),
+            );
+            any = true;
+        }
+    }
+    any
+}
+
 /// Takes the variants of the functions nothing calls any more (a kernel
 /// of the program that calls none of them) out of `llvm.compiler.used`, so
 /// that the optimizer does not work on them for nothing.

@@ -308,6 +308,10 @@ fn compile(
                 "default<O3>"
             };
             llvm::run_passes(m, pipeline, tm.0)?;
+            if !codegen.opt_disable && compiler::vector_variants::inline_called_variants(m) {
+                let after = "always-inline,function(early-cse<memssa>,loop-mssa(licm),instcombine<no-verify-fixpoint>,simplifycfg)";
+                llvm::run_passes(m, after, tm.0)?;
+            }
             // The vector variants no loop called are dropped.
             compiler::vector_variants::release(m);
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;

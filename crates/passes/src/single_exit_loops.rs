@@ -514,11 +514,23 @@ done:
         let text = ir.text();
         // The guard goes through the preheader, whose start is computed
         // either way, into the test.
-        assert!(text.contains("entry:\n  %go = icmp ult i64 %gid, %n\n  br label %pre"), "{text}");
-        assert!(text.contains("%start = getelementptr float, ptr %in, i64 %gid\n  br label %test"), "{text}");
+        assert!(
+            text.contains("entry:\n  %go = icmp ult i64 %gid, %n\n  br label %pre"),
+            "{text}"
+        );
+        assert!(
+            text.contains("%start = getelementptr float, ptr %in, i64 %gid\n  br label %test"),
+            "{text}"
+        );
         let test = &text[text.find("\ntest:").expect(&text)..];
-        assert!(test.contains("%go1 = phi i1 [ %go, %pre ], [ %more, %loop ]"), "{text}");
-        assert!(test.contains("%sum = phi float [ 0.000000e+00, %pre ], [ %sum1, %loop ]"), "{text}");
+        assert!(
+            test.contains("%go1 = phi i1 [ %go, %pre ], [ %more, %loop ]"),
+            "{text}"
+        );
+        assert!(
+            test.contains("%sum = phi float [ 0.000000e+00, %pre ], [ %sum1, %loop ]"),
+            "{text}"
+        );
         let done = &text[text.find("\ndone:").unwrap()..];
         assert!(done.contains("%s = phi float [ %sum, %test ]"), "{text}");
     }

@@ -70,7 +70,11 @@ impl Gen {
             }
             // (An affine integer phi's lanes are no phi: made from its
             // scalar.)
-            if let Some(&p) = self.vector.get(&i).filter(|&&p| !LLVMIsAPHINode(p).is_null()) {
+            if let Some(&p) = self
+                .vector
+                .get(&i)
+                .filter(|&&p| !LLVMIsAPHINode(p).is_null())
+            {
                 let mut v = self.vector_of(value);
                 let header = LLVMGetInstructionParent(i);
                 if let Some(l) = self
