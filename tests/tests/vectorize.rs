@@ -451,6 +451,62 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
     );
 }
 
+/// An if/else whose arms both store, in a loop and in a loop work-items
+/// leave at different iterations: each arm runs for its own lanes.
+const IF_ELSE: &str = r#"
+kernel void if_else(int n, global const float *a, global float *b, global float *c,
+                    global int *out) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        float x = a[(i * 7 + j) % 256];
+        if (x > 0.5f) {
+            s += sqrt(x) * 3.0f;
+            b[i] = s;
+        } else {
+            s -= x * x;
+            c[i] = s * 2.0f;
+        }
+    }
+    int k = 0, m = i % 37;
+    while (k < m) {
+        if ((k ^ i) & 1) {
+            c[i] += (float)k;
+            k += 2;
+        } else {
+            b[i] -= (float)k;
+            k += 3;
+        }
+    }
+    out[i] = k + (s > 0.0f ? 1000 : 0);
+}
+"#;
+
+#[test]
+fn an_if_else_runs_each_arm_for_its_lanes_and_gives_the_same_bits() {
+    const N: usize = 120;
+    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let args = [
+        Arg::Int(24),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
+    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
+    let runs = run_each(IF_ELSE, "if_else", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    let k = ints(&runs[0][2]);
+    left_apart(&k.iter().map(|k| k % 1000).collect::<Vec<_>>(), 10);
+    // The kernel was vectorized: both arms' stores are masked.
+    let ir = work_group_ir("if_else");
+    assert!(
+        ir.contains("@llvm.masked.store"),
+        "no masked store in an arm:\n{ir}"
+    );
+    assert!(ir.contains("%arms"), "no choice between arms:\n{ir}");
+}
+
 #[test]
 fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
     dump_dir();

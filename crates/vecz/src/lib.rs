@@ -144,7 +144,7 @@ unsafe fn run_with(
         guards = guarded_blocks(&cfg, &shapes, &loops);
         for g in &guards {
             for p in phis(g.merge) {
-                if (0..LLVMCountIncoming(p)).any(|k| LLVMGetIncomingBlock(p, k) == g.block) {
+                if (0..LLVMCountIncoming(p)).any(|k| g.runs(LLVMGetIncomingBlock(p, k))) {
                     grew |= forced.insert(p);
                 }
             }

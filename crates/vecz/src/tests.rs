@@ -209,6 +209,82 @@ join:
 }
 
 #[test]
+fn an_if_else_runs_each_arm_for_its_lanes_and_the_join_chooses_by_arm() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %p, ptr %q) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %pa, align 4
+  %c = fcmp olt float %x, 0.0
+  br i1 %c, label %then, label %else
+then:
+  %neg = fneg float %x
+  %pq = getelementptr float, ptr %q, i64 %lid
+  store float %neg, ptr %pq, align 4
+  br label %join
+else:
+  %twice = fmul float %x, 2.0
+  store float %twice, ptr %pa, align 4
+  br label %join
+join:
+  %z = phi float [ %neg, %then ], [ %twice, %else ]
+  %pz = getelementptr float, ptr %q, i64 %lid
+  %old = load float, ptr %pz, align 4
+  %sum = fadd float %old, %z
+  store float %sum, ptr %pz, align 4
+  ret void
+}}"
+        ),
+        4,
+    );
+    // The then block runs if any lane's condition holds, the else block
+    // after it if any lane's does not, each storing for its own lanes ...
+    assert!(
+        v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %c)"),
+        "{v}"
+    );
+    assert!(
+        v.contains("%guarded = xor <4 x i1> %c, splat (i1 true)"),
+        "{v}"
+    );
+    assert!(
+        v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %guarded)"),
+        "{v}"
+    );
+    assert_eq!(
+        v.matches("call void @llvm.masked.store.v4f32").count(),
+        2,
+        "{v}"
+    );
+    assert!(v.contains("br i1 %2, label %then, label %else.test"), "{v}");
+    assert!(v.contains("br i1 %6, label %else, label %join"), "{v}");
+    // ... the then block goes on to the else test ...
+    let then = &v[v.find("\nthen:").expect(&v)..];
+    assert!(
+        then[..then.find("\n\n").unwrap()].contains("br label %else.test"),
+        "{v}"
+    );
+    // ... and the join takes each lane's value from its arm.
+    assert!(
+        v.contains("%from.then = phi <4 x float> [ %neg, %then ], [ zeroinitializer, %entry ]"),
+        "{v}"
+    );
+    assert!(
+        v.contains("%arms = select <4 x i1> %guarded, <4 x float> %twice, <4 x float> %from.then"),
+        "{v}"
+    );
+    assert!(
+        v.contains("phi <4 x float> [ %from.then, %else.test ], [ %arms, %else ]"),
+        "{v}"
+    );
+    // The unmasked store after the join is whole.
+    assert!(v.contains("store <4 x float> %sum"), "{v}");
+}
+
+#[test]
 fn printf_in_a_loop_or_twice_is_declined() {
     let head = format!(
         "{HEAD}
@@ -333,6 +409,7 @@ entry:
 
 #[test]
 fn a_branch_work_items_take_differently_is_declined() {
+    // An if/else whose then arm is two blocks.
     let ir = Ir::parse(&format!(
         "{HEAD}
 define void @k(ptr %p) {{
@@ -343,6 +420,9 @@ entry:
   br i1 %odd, label %then, label %else
 then:
   store float 1.0, ptr %q, align 4
+  br label %then.more
+then.more:
+  store float 3.0, ptr %q, align 4
   br label %out
 else:
   store float 2.0, ptr %q, align 4

@@ -11,10 +11,13 @@ use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
 use std::collections::{HashMap, HashSet};
 
-/// A block only some lanes run (`if (c) { .. }` with no else, `c`
-/// varying; in a loop lanes leave apart, of the lanes still in it): the vector form runs it when any lane's `c`
-/// holds, its memory accesses and `printf` for those lanes alone, and a
-/// value it joins with its guard's is chosen lane by lane.
+/// A block only some lanes run (`if (c) { .. }`, `c` varying; in a loop
+/// lanes leave apart, of the lanes still in it): the vector form runs it
+/// when any lane's `c` holds, its memory accesses and `printf` for those
+/// lanes alone, and a value it joins with its guard's is chosen lane by
+/// lane. With an else block (`if (c) { .. } else { .. }`, each arm one
+/// block), the else block runs after it, for the other lanes, when any
+/// takes it.
 pub(crate) struct Guard {
     /// The block ending in the varying branch.
     pub(crate) guard: LLVMBasicBlockRef,
@@ -24,6 +27,16 @@ pub(crate) struct Guard {
     pub(crate) merge: LLVMBasicBlockRef,
     /// Whether `block` is taken where the condition is true.
     pub(crate) on_true: bool,
+    /// The block the other lanes run, if the guard is an if/else: its only
+    /// predecessor is `guard`, and it and `block` alone reach `merge`.
+    pub(crate) other: Option<LLVMBasicBlockRef>,
+}
+
+impl Guard {
+    /// Whether `b` is a block of the guard's that only some lanes run.
+    pub(crate) fn runs(&self, b: LLVMBasicBlockRef) -> bool {
+        self.block == b || self.other == Some(b)
+    }
 }
 
 /// The guarded blocks of the kernel, given the shapes so far.
@@ -50,24 +63,56 @@ pub(crate) unsafe fn guarded_blocks(
             continue;
         }
         let (s0, s1) = (LLVMGetSuccessor(t, 0), LLVMGetSuccessor(t, 1));
-        for (block, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
+        // The block `block` goes on to, if it is reached from the guard
+        // alone, of the guard's loops, and ends in a plain branch.
+        let arm = |block: LLVMBasicBlockRef| {
             let b = cfg.index[&block];
             let end = LLVMGetBasicBlockTerminator(block);
-            if cfg.preds[b] == [g]
+            (cfg.preds[b] == [g]
                 && same_loops(g, b)
-                && same_loops(g, cfg.index[&merge])
                 && LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr
-                && LLVMIsConditional(end) == 0
-                && LLVMGetSuccessor(end, 0) == merge
-            {
+                && LLVMIsConditional(end) == 0)
+                .then(|| LLVMGetSuccessor(end, 0))
+        };
+        let mut found = false;
+        for (block, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
+            if arm(block) == Some(merge) && same_loops(g, cfg.index[&merge]) {
                 out.push(Guard {
                     guard: bb,
                     block,
                     merge,
                     on_true,
+                    other: None,
                 });
+                found = true;
                 break;
             }
+        }
+        // An if/else: both arms go on to one block, reached from them
+        // alone; neither arm has phis (it has one predecessor), which
+        // the vector form would reach from elsewhere.
+        match (arm(s0), arm(s1)) {
+            (Some(m0), Some(m1))
+                if !found
+                    && m0 == m1
+                    && m0 != s0
+                    && m0 != s1
+                    && m0 != bb
+                    && same_loops(g, cfg.index[&m0])
+                    && cfg.preds[cfg.index[&m0]].len() == 2
+                    && [s0, s1]
+                        .iter()
+                        .all(|&a| LLVMIsAPHINode(LLVMGetFirstInstruction(a)).is_null()) =>
+            {
+                out.push(Guard {
+                    guard: bb,
+                    block: s0,
+                    merge: m0,
+                    on_true: true,
+                    other: Some(s1),
+                });
+            }
+            _ => {}
         }
     }
     out

@@ -25,7 +25,7 @@ pub(crate) unsafe fn check(
 ) -> Result<(), String> {
     let block = LLVMGetInstructionParent(i);
     let in_divergent_loop = divergent.iter().any(|l| l.body.contains(&block));
-    let guarded = guards.iter().any(|g| g.block == block);
+    let guarded = guards.iter().any(|g| g.runs(block));
     use LLVMOpcode::*;
     let shape = shape_of(i, shapes);
     let opcode = LLVMGetInstructionOpcode(i);

@@ -56,6 +56,14 @@ impl Gen {
     }
 
     pub(super) unsafe fn fill_phi(&mut self, i: LLVMValueRef) {
+        let at = LLVMGetInstructionParent(i);
+        if let Some(g) = self
+            .guards
+            .iter()
+            .position(|g| g.merge == at && g.other.is_some())
+        {
+            return self.fill_if_else_phi(i, g);
+        }
         for k in 0..LLVMCountIncoming(i) {
             let from = LLVMGetIncomingBlock(i, k);
             let Some(&block) = self.ends.get(&from) else {
@@ -156,21 +164,72 @@ impl Gen {
             block,
             merge,
             on_true,
+            other,
             ..
         } = self.guards[g];
-        let mut lanes = if on_true {
-            cond
+        let (mut lanes, mut others) = if on_true {
+            (cond, LLVMBuildNot(self.b, cond, c"guarded".as_ptr()))
         } else {
-            LLVMBuildNot(self.b, cond, c"guarded".as_ptr())
+            (LLVMBuildNot(self.b, cond, c"guarded".as_ptr()), cond)
         };
         // In a loop lanes leave apart, of the lanes still in it.
         if let Some(in_loop) = self.lanes_of(i, true) {
             lanes = LLVMBuildAnd(self.b, lanes, in_loop, c"guarded".as_ptr());
+            others = LLVMBuildAnd(self.b, others, in_loop, c"guarded".as_ptr());
         }
         self.guard_masks.insert(block, lanes);
         let mut args = [lanes];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(lanes)], &mut args);
-        LLVMBuildCondBr(self.b, any, self.blocks[&block], self.blocks[&merge]);
+        let Some(other) = other else {
+            LLVMBuildCondBr(self.b, any, self.blocks[&block], self.blocks[&merge]);
+            return;
+        };
+        // An if/else: the guarded block, then a test of whether any lane
+        // takes the else block, then the else block.
+        self.guard_masks.insert(other, others);
+        let here = LLVMGetInsertBlock(self.b);
+        let check = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"else.test".as_ptr());
+        LLVMBuildCondBr(self.b, any, self.blocks[&block], check);
+        LLVMPositionBuilderAtEnd(self.b, check);
+        let mut args = [others];
+        let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(others)], &mut args);
+        LLVMBuildCondBr(self.b, any, self.blocks[&other], self.blocks[&merge]);
+        self.else_checks.insert(block, (here, check));
+        LLVMPositionBuilderAtEnd(self.b, here);
+    }
+
+    /// Fills phi `i` of the block an if/else of `g` meets at: each lane
+    /// takes what its arm brought. What the guarded block made reaches
+    /// the else test through a phi (zero where no lane ran it), and the
+    /// else block chooses between it and its own.
+    pub(super) unsafe fn fill_if_else_phi(&mut self, i: LLVMValueRef, g: usize) {
+        let Guard { block, other, .. } = self.guards[g];
+        let other = other.expect("an if/else");
+        let (guard_end, check) = self.else_checks[&block];
+        let incoming = |bb| {
+            (0..LLVMCountIncoming(i))
+                .find(|&k| LLVMGetIncomingBlock(i, k) == bb)
+                .map(|k| LLVMGetIncomingValue(i, k))
+                .expect("the merge is reached from both arms")
+        };
+        let p = self.vector[&i];
+        let ty = LLVMTypeOf(p);
+        let then_end = self.ends[&block];
+        LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(then_end));
+        let from_then = self.vector_of(incoming(block));
+        LLVMPositionBuilderBefore(self.b, LLVMGetFirstInstruction(check));
+        let then_value = LLVMBuildPhi(self.b, ty, c"from.then".as_ptr());
+        let mut vals = [from_then, LLVMConstNull(ty)];
+        let mut blocks = [then_end, guard_end];
+        LLVMAddIncoming(then_value, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+        let else_end = self.ends[&other];
+        LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(else_end));
+        let from_else = self.vector_of(incoming(other));
+        let ran = self.spread(self.guard_masks[&other], elements(LLVMTypeOf(i)));
+        let chosen = LLVMBuildSelect(self.b, ran, from_else, then_value, c"arms".as_ptr());
+        let mut vals = [then_value, chosen];
+        let mut blocks = [check, else_end];
+        LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
     }
 
     /// The lanes a memory access of `i` is for, when not all: in a

@@ -52,6 +52,10 @@ pub(crate) struct Gen {
     pub(crate) guards: Vec<Guard>,
     /// The lanes that run each guarded block (by the kernel's block).
     guard_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
+    /// For the guarded block of each if/else: where its guard's branch
+    /// is, and the block that tests whether any lane takes the else block,
+    /// which the guarded block goes on to.
+    else_checks: HashMap<LLVMBasicBlockRef, (LLVMBasicBlockRef, LLVMBasicBlockRef)>,
     /// A region function's linear-id parameter: lane 0's, in steps of 1.
     pub(crate) linear_id: Option<LLVMValueRef>,
     /// Header phis of divergent loops whose value no lane that left needs
@@ -95,6 +99,7 @@ impl Gen {
             divergent,
             guards: Vec::new(),
             guard_masks: HashMap::new(),
+            else_checks: HashMap::new(),
             linear_id: None,
             unkept: HashSet::new(),
         }

@@ -33,6 +33,11 @@ impl Gen {
                 self.guard_branch(i, g);
                 return Ok(());
             }
+            // An if/else's guarded block goes on to the else test.
+            if let Some(&(_, check)) = self.else_checks.get(&block) {
+                LLVMBuildBr(self.b, check);
+                return Ok(());
+            }
         }
         if opcode == LLVMCall {
             if let Some(sg) = llvm::called_function(i).and_then(|f| sub_group_calls::classify(f)) {
