@@ -467,3 +467,55 @@ fn a_loop_calling_double_tgamma_and_lgamma_is_vectorized() {
         ],
     );
 }
+
+/// sin and cos of one value (float8 lanes, and a double loop through the
+/// vector variants) share the reduction and the polynomials: their common
+/// path is the same pure code, the huge-argument path comes after it.
+#[test]
+fn sin_and_cos_of_one_value_share_their_reduction() {
+    dump_dir();
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+               __kernel void sc8(__global const float8* a, __global float8* o) {\n\
+               size_t i = get_global_id(0); o[i] = sin(a[i]) * cos(a[i]);\n}\n\
+               __kernel void scd(__global const double* a, __global double* o) {\n\
+               size_t i = get_global_id(0); o[i] = sin(a[i]) * cos(a[i]);\n}\n";
+    let e = Env::new();
+    if !has_fp64() {
+        return;
+    }
+    const N: usize = 1024;
+    let a: Vec<f32> = (0..N * 8).map(|i| i as f32 * 0.37 - 1500.0).collect();
+    let ad: Vec<f64> = (0..N).map(|i| i as f64 * 0.37 - 150.0).collect();
+    let (_p, k8) = e.kernel(src, "sc8");
+    let bufs = [e.buffer_from(&a), e.buffer(N * 32)];
+    e.run_with(&k8, &bufs, &[N], None);
+    let o = e.read::<f32>(&bufs[1], 0, N * 8);
+    for i in [0, 77, 4095, 8191] {
+        let x = a[i] as f64;
+        assert!((o[i] as f64 - x.sin() * x.cos()).abs() < 1e-6, "sc8[{i}]");
+    }
+    let (_q, kd) = e.kernel(src, "scd");
+    let bufs = [e.buffer_from(&ad), e.buffer(N * 8)];
+    e.run_with(&kd, &bufs, &[N], None);
+    let o = e.read::<f64>(&bufs[1], 0, N);
+    for i in [0, 77, 1023] {
+        assert!((o[i] - ad[i].sin() * ad[i].cos()).abs() < 1e-15, "scd[{i}]");
+    }
+    for kernel in ["sc8", "scd"] {
+        let ir = optimized_ir(kernel);
+        // Each vector of x is rounded to its multiple of pi/2 once, for
+        // the two functions' huge-argument paths (one each).
+        let calls = |callee: &str| {
+            ir.lines()
+                .filter(|l| l.contains("call") && l.contains(callee))
+                .count()
+        };
+        let (rint, huge) = (calls("@llvm.rint.v"), calls("@reduce_lanes"));
+        assert!(rint > 0, "{kernel}: no vector reduction:\n{ir}");
+        assert_eq!(
+            2 * rint,
+            huge,
+            "{kernel}: {rint} reductions for {huge} huge paths:\n{ir}"
+        );
+    }
+}

@@ -387,11 +387,9 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
 // x = j pi/2 + rh + rl, q = j mod 4 as L. Below TRIG_BIG: x - j PIO2_1 is
 // exact (FMA, and the result has at most 53 significant bits); the rest is
 // carried in two parts, so that r keeps its relative accuracy near
-// multiples of pi/2. Lanes at or above TRIG_BIG (and not finite ones) are
-// reduced by reduce_lanes, on a path taken only when some lane needs it.
-// s = sin(rh + rl) and c = cos(rh + rl).
+// multiples of pi/2. s = sin(rh + rl) and c = cos(rh + rl).
 #define TRIG_BODY(N, F, L, x)                                                 \
-  F s, c;                                                                     \
+  F s, c, rh_, rl_;                                                           \
   L q;                                                                        \
   {                                                                           \
     F j_ = RINT((x) * TWO_OVER_PI);                                           \
@@ -402,9 +400,21 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
     F bb_ = t_ - r1_;                                                         \
     F e_ = (r1_ - (t_ - bb_)) + (-w_ - bb_);                                  \
     F l_ = FMA(-j_, (F)PIO2_3, e_ - we_);                                     \
-    F rh_ = t_ + l_;                                                          \
-    F rl_ = (t_ - rh_) + l_;                                                  \
-    q = AS(L, j_ + MAGIC);                                                    \
+    rh_ = t_ + l_;                                                            \
+    rl_ = (t_ - rh_) + l_;                                                    \
+    q = AS(L, j_ + MAGIC) & 3;                                                \
+    SIN_COS_2(F, rh_, rl_, s, c)                                              \
+  }
+
+// sin, cos and tan: VALUE (of s, c and the quadrant q) from TRIG_BODY,
+// computed again where some lane is at or above TRIG_BIG (or not finite)
+// on the lanes' exact reduction by reduce_lanes, on a path taken only
+// then. The common path is the same pure code in each, so that sin(x)
+// and cos(x) of one x share it.
+#define TRIG_FUNCTION(N, F, L, x, VALUE)                                      \
+  ({                                                                          \
+    TRIG_BODY(N, F, L, x)                                                     \
+    F v_ = VALUE;                                                             \
     if (ANY(N, !(ABS(x) < TRIG_BIG))) {                                       \
       /* Through memory: the lanes go to one loop outside. */                 \
       double xs_[16], hs_[16], ls_[16];                                       \
@@ -417,10 +427,23 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
       __builtin_memcpy(&rh_, hs_, sizeof(F));                                 \
       __builtin_memcpy(&rl_, ls_, sizeof(F));                                 \
       __builtin_memcpy(&q, qs_, sizeof(L));                                   \
+      q &= 3;                                                                 \
+      SIN_COS_2(F, rh_, rl_, s, c)                                            \
+      v_ = VALUE;                                                             \
     }                                                                         \
-    q &= 3;                                                                   \
-    SIN_COS_2(F, rh_, rl_, s, c)                                              \
-  }
+    v_;                                                                       \
+  })
+
+// sin(q pi/2 + r), cos(q pi/2 + r) and tan(q pi/2 + r) from s = sin(r) and
+// c = cos(r); tan(r + pi/2) = -cos(r) / sin(r).
+#define SIN_OF_QUADRANT(q, s, c)                                              \
+  (((q) & 2) != 0 ? -(((q) & 1) != 0 ? (c) : (s))                             \
+                  : (((q) & 1) != 0 ? (c) : (s)))
+#define COS_OF_QUADRANT(q, s, c)                                              \
+  ((((q) + 1) & 2) != 0 ? -(((q) & 1) != 0 ? (s) : (c))                       \
+                        : (((q) & 1) != 0 ? (s) : (c)))
+#define TAN_OF_QUADRANT(q, s, c)                                              \
+  ((((q) & 1) != 0 ? -(c) : (s)) / (((q) & 1) != 0 ? (s) : (c)))
 
 // s = sin(rh + rl), c = cos(rh + rl) for |rh| <= pi/4, rl tiny against rh.
 #define SIN_COS_2(F, rh, rl, s, c)                                            \
@@ -801,29 +824,19 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
   KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(N, F, L, x)                                                        \
-    F v = (q & 1) != 0 ? c : s;                                               \
-    v = (q & 2) != 0 ? -v : v;                                                \
-    v = x == 0.0 ? x : v; /* the reduction makes -0 into +0 */                \
-    return v;                                                                 \
+    F v = TRIG_FUNCTION(N, F, L, x, SIN_OF_QUADRANT(q, s, c));                \
+    return x == 0.0 ? x : v; /* the reduction makes -0 into +0 */             \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD cos(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(N, F, L, x)                                                        \
-    F v = (q & 1) != 0 ? s : c;                                               \
-    v = ((q + 1) & 2) != 0 ? -v : v;                                          \
-    return v;                                                                 \
+    return TRIG_FUNCTION(N, F, L, x, COS_OF_QUADRANT(q, s, c));               \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD tan(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    TRIG_BODY(N, F, L, x)                                                        \
-    /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
-    L odd = (q & 1) != 0;                                                     \
-    F v = (odd ? -c : s) / (odd ? s : c);                                     \
-    v = x == 0.0 ? x : v;                                                     \
-    return v;                                                                 \
+    F v = TRIG_FUNCTION(N, F, L, x, TAN_OF_QUADRANT(q, s, c));                \
+    return x == 0.0 ? x : v;                                                  \
   }
 
 WIDTHS(DOUBLE_FUNCS, 0)

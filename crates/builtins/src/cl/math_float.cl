@@ -224,7 +224,8 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
   r = (x) == 0.0f ? -INFINITY : r;                                            \
   r = (x) < 0.0f ? NAN : r;
 
-// Reduction for sin, cos, tan: x = j pi/2 + r.
+// Reduction for sin, cos, tan: x = j pi/2 + r, exact enough below
+// TRIG_BIG.
 #define TRIG_REDUCE(N, F, I, x, r, j)                                         \
   F r;                                                                        \
   I j;                                                                        \
@@ -235,19 +236,53 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
     r = FMA(-jf_, (F)PIO2_3, r);                                              \
     /* Clamped: a NaN or infinite x must not reach the conversion. */         \
     j = CONV(N, I, MIN(MAX(jf_, (F)-0x1p24f), (F)0x1p24f));                   \
-    I big_ = !(ABS(x) < TRIG_BIG);                                            \
-    if (ANY(N, big_)) {                                                       \
-      /* Through memory: the lanes go to one loop outside. */                 \
-      float xs_[16], rs_[16];                                                 \
-      int js_[16];                                                            \
-      __builtin_memcpy(xs_, &(x), sizeof(F));                                 \
-      __builtin_memcpy(rs_, &r, sizeof(F));                                   \
-      __builtin_memcpy(js_, &j, sizeof(I));                                   \
-      reduce_lanes(xs_, rs_, js_, LANES(N));                                  \
-      __builtin_memcpy(&r, rs_, sizeof(F));                                   \
-      __builtin_memcpy(&j, js_, sizeof(I));                                   \
-    }                                                                         \
   }
+
+// The lanes of x at or above TRIG_BIG (and not finite ones) reduced
+// exactly into r and j; the others keep theirs.
+#define TRIG_REDUCE_HUGE(N, F, I, x, r, j)                                    \
+  {                                                                           \
+    /* Through memory: the lanes go to one loop outside. */                   \
+    float xs_[16], rs_[16];                                                   \
+    int js_[16];                                                              \
+    __builtin_memcpy(xs_, &(x), sizeof(F));                                   \
+    __builtin_memcpy(rs_, &r, sizeof(F));                                     \
+    __builtin_memcpy(js_, &j, sizeof(I));                                     \
+    reduce_lanes(xs_, rs_, js_, LANES(N));                                    \
+    __builtin_memcpy(&r, rs_, sizeof(F));                                     \
+    __builtin_memcpy(&j, js_, sizeof(I));                                     \
+  }
+
+// sin, cos and tan: VALUE (of r, r2, s = sin(r), c = cos(r) and the
+// quadrant j) from the reduction below TRIG_BIG, computed again on the
+// exact reduction where some lane is above. The common path is the same
+// pure code in each, so that sin(x) and cos(x) of one x share it.
+#define TRIG_FUNCTION(N, F, I, x, VALUE)                                      \
+  ({                                                                          \
+    TRIG_REDUCE(N, F, I, x, r, j)                                             \
+    F r2 = r * r;                                                             \
+    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
+    F v_ = VALUE;                                                             \
+    if (ANY(N, !(ABS(x) < TRIG_BIG))) {                                       \
+      TRIG_REDUCE_HUGE(N, F, I, x, r, j)                                      \
+      r2 = r * r;                                                             \
+      s = SIN_POLY(F, r, r2);                                                 \
+      c = COS_POLY(F, r2);                                                    \
+      v_ = VALUE;                                                             \
+    }                                                                         \
+    v_;                                                                       \
+  })
+
+// sin(j pi/2 + r), cos(j pi/2 + r) and tan(j pi/2 + r) from s = sin(r) and
+// c = cos(r); tan(r + pi/2) = -cos(r) / sin(r).
+#define SIN_OF_QUADRANT(j, s, c)                                              \
+  (((j) & 2) != 0 ? -(((j) & 1) != 0 ? (c) : (s))                             \
+                  : (((j) & 1) != 0 ? (c) : (s)))
+#define COS_OF_QUADRANT(j, s, c)                                              \
+  ((((j) + 1) & 2) != 0 ? -(((j) & 1) != 0 ? (s) : (c))                       \
+                        : (((j) & 1) != 0 ? (s) : (c)))
+#define TAN_OF_QUADRANT(j, s, c)                                         \
+  ((((j) & 1) != 0 ? -(c) : (s)) / (((j) & 1) != 0 ? (s) : (c)))
 
 // s = sin(r), c = cos(r) for |r| <= pi/4.
 #define SIN_POLY(F, r, r2) FMA((r2) * (r), SIN_S(F, r2), r)
@@ -538,31 +573,18 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
   KEEP_CALL(N) float##N OVERLOAD sin(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
-    TRIG_REDUCE(N, F, I, x, r, j)                                             \
-    F r2 = r * r;                                                             \
-    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
-    F v = (j & 1) != 0 ? c : s;                                               \
-    v = (j & 2) != 0 ? -v : v;                                                \
+    F v = TRIG_FUNCTION(N, F, I, x, SIN_OF_QUADRANT(j, s, c));                \
     return x == 0.0f ? x : v; /* the reduction makes -0 into +0 */            \
   }                                                                           \
   KEEP_CALL(N) float##N OVERLOAD cos(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
-    TRIG_REDUCE(N, F, I, x, r, j)                                             \
-    F r2 = r * r;                                                             \
-    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
-    F v = (j & 1) != 0 ? s : c;                                               \
-    return ((j + 1) & 2) != 0 ? -v : v;                                       \
+    return TRIG_FUNCTION(N, F, I, x, COS_OF_QUADRANT(j, s, c));               \
   }                                                                           \
   KEEP_CALL(N) float##N OVERLOAD tan(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
-    TRIG_REDUCE(N, F, I, x, r, j)                                             \
-    F r2 = r * r;                                                             \
-    F s = SIN_POLY(F, r, r2), c = COS_POLY(F, r2);                            \
-    /* tan(r + pi/2) = -cos(r) / sin(r) */                                    \
-    I odd = (j & 1) != 0;                                                     \
-    F v = (odd ? -c : s) / (odd ? s : c);                                     \
+    F v = TRIG_FUNCTION(N, F, I, x, TAN_OF_QUADRANT(j, s, c));             \
     return x == 0.0f ? x : v;                                                 \
   }                                                                           \
   float##N OVERLOAD erfc(float##N x) {                                        \
