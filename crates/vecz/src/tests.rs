@@ -825,3 +825,46 @@ done:
     );
     assert!(!v.contains("select <4 x i1> %staying, <4 x float>"), "{v}");
 }
+
+#[test]
+fn a_value_that_goes_round_only_into_a_kept_phi_takes_its_new_value_in_every_lane() {
+    // `while (n < 64 && z <= 4) { .. }` as an optimizer and
+    // `single_exit_loops` leave it: the count a lane leaves with is a phi
+    // of its own, `e`, chosen by the exit test from `z`, and the test is
+    // a phi too. `e` is kept where a lane left; `z`, which reaches only
+    // header phis on the way round, is not.
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %in, ptr %out) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pi = getelementptr float, ptr %in, i64 %lid
+  %x = load float, ptr %pi, align 4
+  br label %head
+head:
+  %n = phi i32 [ 0, %entry ], [ %n1, %body ]
+  %z = phi float [ 0.0, %entry ], [ %z1, %body ]
+  %e = phi i32 [ 0, %entry ], [ %e1, %body ]
+  %go = phi i1 [ true, %entry ], [ %stay, %body ]
+  br i1 %go, label %body, label %done
+body:
+  %big = fcmp ugt float %z, 4.0
+  %z1 = call float @llvm.fmuladd.f32(float %z, float %z, float %x)
+  %n1 = add i32 %n, 1
+  %e1 = select i1 %big, i32 %n, i32 64
+  %last = icmp eq i32 %n1, 64
+  %leave = or i1 %big, %last
+  %stay = xor i1 %leave, true
+  br label %head
+done:
+  %po = getelementptr i32, ptr %out, i64 %lid
+  store i32 %e, ptr %po, align 4
+  ret void
+}}"
+        ),
+        4,
+    );
+    assert!(v.contains("select <4 x i1> %staying, <4 x i32> %e1"), "{v}");
+    assert!(!v.contains("select <4 x i1> %staying, <4 x float>"), "{v}");
+}

@@ -206,10 +206,11 @@ pub(crate) unsafe fn divergent_loops(
 }
 
 /// The header phis of divergent loop `l` whose value no lane that has left
-/// the loop needs: nothing computed from them (through the loop's other
-/// phis too) is read after the loop, or reaches memory, a call or an
-/// atomic; only arithmetic, comparisons and the loop's own phis and exit
-/// test. Those phis take the new value in every lane, without a select
+/// the loop needs: nothing computed from them is read after the loop, or
+/// reaches memory, a call or an atomic; only arithmetic, comparisons, the
+/// exit test and the loop's header phis (what a lane that left takes round
+/// into another one is never read: that phi keeps the lane's value, or is
+/// one of these). Those phis take the new value in every lane, without a select
 /// of the lanes that stayed, which would put the exit test on the
 /// recurrence (`z = z * z + c` until `|z| > 2`).
 pub(crate) unsafe fn unobserved_after_leaving(
@@ -246,6 +247,13 @@ pub(crate) unsafe fn unobserved_after_leaving(
                 if !pure {
                     unobserved = false;
                     break 'walk;
+                }
+                // Another header phi of the loop: a lane that has left
+                // keeps its value of it (a select of the lanes that stayed)
+                // or needs none (it is of these phis too), so what it
+                // takes from this one on the way round is never read.
+                if !LLVMIsAPHINode(user).is_null() && LLVMGetInstructionParent(user) == l.header {
+                    continue;
                 }
                 if seen.insert(user) {
                     work.push(user);
