@@ -31,6 +31,7 @@ extern "C" {
         calls: *mut LLVMValueRef,
         n: usize,
         keep_rolled: i32,
+        interleave: u32,
     );
     fn ferrocl_link_needed(
         dest: LLVMModuleRef,
@@ -45,14 +46,27 @@ extern "C" {
 /// gets inlined from them): `llvm.loop.parallel_accesses` over a new access
 /// group, so the loop vectorizer needs no alias checks. `keep_rolled` adds
 /// `llvm.loop.unroll.disable`, so that the loop reaches the vectorizer
-/// whole rather than fully unrolled first.
+/// whole rather than fully unrolled first; an `interleave` above 0 is the
+/// vector iterations the vectorizer interleaves
+/// (`llvm.loop.interleave.count`).
 ///
 /// # Safety
 /// `latch` must be a loop's latch branch and `calls` instructions of the
 /// same function, in a context this thread owns.
-pub unsafe fn mark_parallel_loop(latch: LLVMValueRef, calls: &[LLVMValueRef], keep_rolled: bool) {
+pub unsafe fn mark_parallel_loop(
+    latch: LLVMValueRef,
+    calls: &[LLVMValueRef],
+    keep_rolled: bool,
+    interleave: u32,
+) {
     let mut calls = calls.to_vec();
-    ferrocl_mark_parallel_loop(latch, calls.as_mut_ptr(), calls.len(), keep_rolled as i32);
+    ferrocl_mark_parallel_loop(
+        latch,
+        calls.as_mut_ptr(),
+        calls.len(),
+        keep_rolled as i32,
+        interleave,
+    );
 }
 
 /// Links into `dest` only what it uses of the library `bitcode` (and what

@@ -11,6 +11,7 @@
 #include <llvm-c/Core.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Linker/Linker.h>
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
@@ -174,10 +175,12 @@ int ferrocl_link_needed(LLVMModuleRef dest, const char *data, size_t len,
 // between iterations for the memory accesses of `calls`: they get one new
 // access group (the inliner hands it on to every access it inlines from
 // them), and the loop lists it in llvm.loop.parallel_accesses. With
-// `keep_rolled`, the loop also says llvm.loop.unroll.disable. The C API
-// cannot make the distinct nodes this takes.
+// `keep_rolled`, the loop also says llvm.loop.unroll.disable; with an
+// `interleave` above 0, llvm.loop.interleave.count. The C API cannot make
+// the distinct nodes this takes.
 void ferrocl_mark_parallel_loop(LLVMValueRef latch, LLVMValueRef *calls,
-                                size_t num_calls, int keep_rolled) {
+                                size_t num_calls, int keep_rolled,
+                                unsigned interleave) {
   auto *branch = llvm::cast<llvm::Instruction>(llvm::unwrap(latch));
   llvm::LLVMContext &ctx = branch->getContext();
   llvm::MDNode *group = llvm::MDNode::getDistinct(ctx, {});
@@ -201,6 +204,13 @@ void ferrocl_mark_parallel_loop(LLVMValueRef latch, LLVMValueRef *calls,
         llvm::MDString::get(ctx, "llvm.loop.vectorize.followup_all"),
         llvm::MDNode::get(ctx, progress)};
     ops.push_back(llvm::MDNode::get(ctx, followup));
+  }
+  if (interleave > 0) {
+    llvm::Metadata *count[] = {
+        llvm::MDString::get(ctx, "llvm.loop.interleave.count"),
+        llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+            llvm::Type::getInt32Ty(ctx), interleave))};
+    ops.push_back(llvm::MDNode::get(ctx, count));
   }
   llvm::MDNode *loop = llvm::MDNode::getDistinct(ctx, ops);
   loop->replaceOperandWith(0, loop);

@@ -107,6 +107,8 @@ pub unsafe fn build_work_group_function(
     if k.is_null() {
         return Err(format!("kernel {} not found", kernel.name));
     }
+    // A kernel of math functions, told before they are inlined.
+    let computing = kernel_ir::builtin_kinds::calls_transcendental(k);
     // Where the block of program-scope variables has each, before any
     // variable is dropped.
     let globals = program_globals::offsets(m);
@@ -203,9 +205,13 @@ pub unsafe fn build_work_group_function(
         (Some(r), Some(width)) => region_vector_form(m, r, width, options),
         _ => vector,
     };
-    // LLVM's loop vectorizer does not widen non-temporal stores.
+    // LLVM's loop vectorizer does not widen non-temporal stores; where it
+    // widens a kernel of math functions, it interleaves two vectors of
+    // work-items.
     let x_loop = if streaming {
         work_item_loops::XLoop::Unrollable
+    } else if computing && vector.is_none() && regions.is_none() {
+        work_item_loops::XLoop::Compute
     } else {
         work_item_loops::XLoop::Rolled
     };

@@ -24,6 +24,65 @@ pub fn is_local_id(name: &str) -> bool {
     name == names::GET_LOCAL_ID
 }
 
+/// Whether `name` (mangled) is one of the OpenCL C math functions whose
+/// bodies are long chains of arithmetic: exponentials, logarithms, powers,
+/// roots, the trigonometric, hyperbolic, error and gamma functions.
+pub fn is_transcendental(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("_Z") else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let Ok(len) = rest[..digits].parse::<usize>() else {
+        return false;
+    };
+    let Some(base) = rest.get(digits..digits + len) else {
+        return false;
+    };
+    matches!(
+        base,
+        "exp"
+            | "exp2"
+            | "exp10"
+            | "expm1"
+            | "log"
+            | "log2"
+            | "log10"
+            | "log1p"
+            | "pow"
+            | "powr"
+            | "pown"
+            | "rootn"
+            | "cbrt"
+            | "hypot"
+            | "sin"
+            | "cos"
+            | "tan"
+            | "sincos"
+            | "asin"
+            | "acos"
+            | "atan"
+            | "atan2"
+            | "sinpi"
+            | "cospi"
+            | "tanpi"
+            | "asinpi"
+            | "acospi"
+            | "atanpi"
+            | "atan2pi"
+            | "sinh"
+            | "cosh"
+            | "tanh"
+            | "asinh"
+            | "acosh"
+            | "atanh"
+            | "erf"
+            | "erfc"
+            | "tgamma"
+            | "lgamma"
+            | "lgamma_r"
+    )
+}
+
 /// Whether `name` is the work-group collectives' scratch, where their
 /// work-items combine their values one work-item after the other.
 pub fn is_work_group_scratch(name: &str) -> bool {
@@ -88,4 +147,49 @@ pub unsafe fn barrier_calls(function: LLVMValueRef, kind: Barrier) -> Vec<LLVMVa
         .into_iter()
         .filter(|&i| llvm::called_function(i).is_some_and(|f| is_barrier(f, kind)))
         .collect()
+}
+
+/// Whether `function` calls a math function `is_transcendental` names,
+/// itself or through the functions it calls.
+///
+/// # Safety
+/// `function` must be a live function.
+pub unsafe fn calls_transcendental(function: LLVMValueRef) -> bool {
+    let mut seen = std::collections::HashSet::from([function]);
+    let mut work = vec![function];
+    while let Some(f) = work.pop() {
+        for i in llvm::instructions(f) {
+            let Some(callee) = llvm::called_function(i) else {
+                continue;
+            };
+            if is_transcendental(&llvm::name(callee)) {
+                return true;
+            }
+            if llvm_sys::core::LLVMIsDeclaration(callee) == 0 && seen.insert(callee) {
+                work.push(callee);
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_transcendental;
+
+    #[test]
+    fn transcendental_functions_are_told_by_their_mangled_names() {
+        for name in [
+            "_Z3expf",
+            "_Z3logDv4_f",
+            "_Z3sind",
+            "_Z5atan2ff",
+            "_Z8lgamma_rfPi",
+        ] {
+            assert!(is_transcendental(name), "{name}");
+        }
+        for name in ["_Z4sqrtf", "_Z3fmafff", "_Z4fabsf", "exp", "_Z99x", "_Z3ex"] {
+            assert!(!is_transcendental(name), "{name}");
+        }
+    }
 }

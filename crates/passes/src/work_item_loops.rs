@@ -33,6 +33,11 @@ pub enum XLoop {
     /// Left to the unroller: for a loop the vectorizer will not take (its
     /// stores are non-temporal), unrolling is what amortizes the loop.
     Unrollable,
+    /// Kept rolled, and two vector iterations interleaved: a kernel of
+    /// math functions is long chains of dependent arithmetic, which one
+    /// iteration at a time leaves the CPU waiting on (LLVM's cost model
+    /// interleaves none, for the body's size).
+    Compute,
 }
 
 /// A kernel's vector form (`vecz`) and how to call it.
@@ -437,7 +442,12 @@ unsafe fn x_loop(
     let linear = LLVMBuildAdd(b, scaled, id, c"linear_id".as_ptr());
     let call = body(b, linear);
     let branch = loop_latch(b, wg, ids, (head, block, id), range.step, range.to);
-    clang_frontend::mark_parallel_loop(branch, &[call], x_loop == XLoop::Rolled);
+    let (rolled, interleave) = match x_loop {
+        XLoop::Rolled => (true, 0),
+        XLoop::Unrollable => (false, 0),
+        XLoop::Compute => (true, 2),
+    };
+    clang_frontend::mark_parallel_loop(branch, &[call], rolled, interleave);
 }
 
 /// Opens the loop over dimension `d` starting at `from`: its block and id.
@@ -646,6 +656,16 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let text = ir.text();
         assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
         assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
+        assert!(!text.contains("llvm.loop.interleave.count"), "{text}");
+        // A kernel of math functions: rolled, two vectors interleaved.
+        let ir = Ir::parse(KERNEL);
+        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Compute, None, 16).unwrap() };
+        let text = ir.text();
+        assert!(text.contains("!\"llvm.loop.unroll.disable\""), "{text}");
+        assert!(
+            text.contains("!{!\"llvm.loop.interleave.count\", i32 2}"),
+            "{text}"
+        );
     }
 
     #[test]
