@@ -114,7 +114,10 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
             LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
             let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
             LLVMPositionBuilderAtEnd(builder, entry);
-            let x = LLVMGetParam(f, 0);
+            // Lanes the loop masks off come as poison, and the library's
+            // form branches on every lane (its rare path): frozen, they
+            // are some value, and the branch is defined.
+            let x = LLVMBuildFreeze(builder, LLVMGetParam(f, 0), c"lanes".as_ptr());
             let lib_ty = LLVMGlobalGetValueType(lib);
             // The argument as the library's form takes it: the vector
             // itself, or (wider than 16 bytes) a copy in memory.
