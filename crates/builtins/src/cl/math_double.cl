@@ -434,17 +434,6 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
     v_;                                                                       \
   })
 
-// sin(q pi/2 + r), cos(q pi/2 + r) and tan(q pi/2 + r) from s = sin(r) and
-// c = cos(r); tan(r + pi/2) = -cos(r) / sin(r).
-#define SIN_OF_QUADRANT(q, s, c)                                              \
-  (((q) & 2) != 0 ? -(((q) & 1) != 0 ? (c) : (s))                             \
-                  : (((q) & 1) != 0 ? (c) : (s)))
-#define COS_OF_QUADRANT(q, s, c)                                              \
-  ((((q) + 1) & 2) != 0 ? -(((q) & 1) != 0 ? (s) : (c))                       \
-                        : (((q) & 1) != 0 ? (s) : (c)))
-#define TAN_OF_QUADRANT(q, s, c)                                              \
-  ((((q) & 1) != 0 ? -(c) : (s)) / (((q) & 1) != 0 ? (s) : (c)))
-
 // s = sin(rh + rl), c = cos(rh + rl) for |rh| <= pi/4, rl tiny against rh.
 #define SIN_COS_2(F, rh, rl, s, c)                                            \
   {                                                                           \

@@ -273,17 +273,6 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
     v_;                                                                       \
   })
 
-// sin(j pi/2 + r), cos(j pi/2 + r) and tan(j pi/2 + r) from s = sin(r) and
-// c = cos(r); tan(r + pi/2) = -cos(r) / sin(r).
-#define SIN_OF_QUADRANT(j, s, c)                                              \
-  (((j) & 2) != 0 ? -(((j) & 1) != 0 ? (c) : (s))                             \
-                  : (((j) & 1) != 0 ? (c) : (s)))
-#define COS_OF_QUADRANT(j, s, c)                                              \
-  ((((j) + 1) & 2) != 0 ? -(((j) & 1) != 0 ? (s) : (c))                       \
-                        : (((j) & 1) != 0 ? (s) : (c)))
-#define TAN_OF_QUADRANT(j, s, c)                                         \
-  ((((j) & 1) != 0 ? -(c) : (s)) / (((j) & 1) != 0 ? (s) : (c)))
-
 // s = sin(r), c = cos(r) for |r| <= pi/4.
 #define SIN_POLY(F, r, r2) FMA((r2) * (r), SIN_S(F, r2), r)
 #define COS_POLY(F, r2)                                                       \
@@ -584,7 +573,7 @@ __attribute__((noinline, cold)) static void reduce_lanes(const float *x,
   KEEP_CALL(N) float##N OVERLOAD tan(float##N x) {                            \
     typedef float##N F;                                                       \
     typedef int##N I;                                                         \
-    F v = TRIG_FUNCTION(N, F, I, x, TAN_OF_QUADRANT(j, s, c));             \
+    F v = TRIG_FUNCTION(N, F, I, x, TAN_OF_QUADRANT(j, s, c));                \
     return x == 0.0f ? x : v;                                                 \
   }                                                                           \
   float##N OVERLOAD erfc(float##N x) {                                        \

@@ -102,4 +102,15 @@
   SINCOS_AS(T, N, __local)                                                    \
   SINCOS_GENERIC(T, N)
 
+// sin(q pi/2 + r), cos(q pi/2 + r) and tan(q pi/2 + r) from s = sin(r) and
+// c = cos(r); tan(r + pi/2) = -cos(r) / sin(r).
+#define SIN_OF_QUADRANT(q, s, c)                                              \
+  (((q) & 2) != 0 ? -(((q) & 1) != 0 ? (c) : (s))                             \
+                  : (((q) & 1) != 0 ? (c) : (s)))
+#define COS_OF_QUADRANT(q, s, c)                                              \
+  ((((q) + 1) & 2) != 0 ? -(((q) & 1) != 0 ? (s) : (c))                       \
+                        : (((q) & 1) != 0 ? (s) : (c)))
+#define TAN_OF_QUADRANT(q, s, c)                                              \
+  ((((q) & 1) != 0 ? -(c) : (s)) / (((q) & 1) != 0 ? (s) : (c)))
+
 #endif
