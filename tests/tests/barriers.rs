@@ -444,3 +444,38 @@ fn a_barrier_loop_of_constant_trip_count_scans_as_the_host_does() {
         .collect();
     assert_eq!(e.read::<u32>(&out, 0, n), want);
 }
+
+#[test]
+fn levels_of_a_tree_reduction_run_only_the_work_items_they_test_for() {
+    // The levels of constant width are regions that start `if (lid < s)`:
+    // the work-items from s on are not run at all. Groups narrower and
+    // wider than the levels give the host's sums.
+    let src = r#"
+    __kernel void k(__global const int* in, __global int* out) {
+        __local int part[128];
+        size_t lid = get_local_id(0), n = get_local_size(0);
+        for (size_t i = lid; i < 128; i += n)
+            part[i] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        part[lid] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (size_t s = 64; s > 0; s >>= 1) {
+            if (lid < s)
+                part[lid] += part[lid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            out[get_group_id(0)] = part[0];
+    }"#;
+    let e = Env::new();
+    for wg in [128usize, 96, 40, 16, 1] {
+        let groups = 12;
+        let n = wg * groups;
+        let input: Vec<i32> = (0..n as i32).map(|i| (i * 53) % 997 - 400).collect();
+        let inb = e.buffer_from(&input);
+        let out = e.buffer_from(&vec![0i32; groups]);
+        run_kernel(&e, src, "", &[&inb, &out], &[n], &[wg]);
+        let want: Vec<i32> = input.chunks(wg).map(|c| c.iter().sum()).collect();
+        assert_eq!(e.read::<i32>(&out, 0, groups), want, "groups of {wg}");
+    }
+}

@@ -64,6 +64,83 @@ impl Regions {
     }
 }
 
+/// The x ids from which region `id` of region function `f` does nothing:
+/// the region starts by testing the local x id against a constant
+/// (`if (lid < s)` at a level of a tree reduction) and, past it, goes
+/// straight to a block that only returns. `None` where it starts
+/// otherwise, or where no x id would do anything.
+///
+/// # Safety
+/// `f` must be a region function made by [`run`].
+pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
+    use llvm_sys::LLVMIntPredicate::*;
+    let switch = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(f));
+    if id == 0 || LLVMGetInstructionOpcode(switch) != LLVMOpcode::LLVMSwitch {
+        return None;
+    }
+    let start = (1..LLVMGetNumSuccessors(switch))
+        .find(|&k| LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) == id as u64)
+        .map(|k| LLVMGetSuccessor(switch, k))?;
+    let branch = LLVMGetBasicBlockTerminator(start);
+    if LLVMGetInstructionOpcode(branch) != LLVMOpcode::LLVMBr || LLVMIsConditional(branch) == 0 {
+        return None;
+    }
+    let test = LLVMGetCondition(branch);
+    // Nothing else happens before the test: the x id, its casts, the test.
+    let x_id = |v: LLVMValueRef| {
+        let mut v = v;
+        while !LLVMIsACastInst(v).is_null() {
+            v = LLVMGetOperand(v, 0);
+        }
+        builtin_kinds::callee_name(v).is_some_and(|n| builtin_kinds::is_local_id(&n))
+            && builtin_kinds::constant_dimension(v) == Some(0)
+    };
+    let only_the_test = llvm::block_instructions(start)
+        .into_iter()
+        .all(|i| i == branch || i == test || !LLVMIsACastInst(i).is_null() || x_id(i));
+    if !only_the_test || LLVMIsAICmpInst(test).is_null() {
+        return None;
+    }
+    // `x pred c`, whichever side the constant is on.
+    let (a, c) = (LLVMGetOperand(test, 0), LLVMGetOperand(test, 1));
+    let (pred, c) = match (x_id(a), LLVMIsAConstantInt(c).is_null()) {
+        (true, false) => (LLVMGetICmpPredicate(test), c),
+        _ if x_id(c) && !LLVMIsAConstantInt(a).is_null() => {
+            let swapped = match LLVMGetICmpPredicate(test) {
+                LLVMIntULT => LLVMIntUGT,
+                LLVMIntULE => LLVMIntUGE,
+                LLVMIntUGT => LLVMIntULT,
+                LLVMIntUGE => LLVMIntULE,
+                LLVMIntSLT => LLVMIntSGT,
+                LLVMIntSLE => LLVMIntSGE,
+                LLVMIntSGT => LLVMIntSLT,
+                LLVMIntSGE => LLVMIntSLE,
+                _ => return None,
+            };
+            (swapped, a)
+        }
+        _ => return None,
+    };
+    let c = LLVMConstIntGetSExtValue(c);
+    // A block that only returns (the next barrier's number).
+    let returns = |bb: LLVMBasicBlockRef| {
+        let first = LLVMGetFirstInstruction(bb);
+        LLVMGetInstructionOpcode(first) == LLVMOpcode::LLVMRet
+    };
+    let (on_true, on_false) = (LLVMGetSuccessor(branch, 0), LLVMGetSuccessor(branch, 1));
+    let bound = match (returns(on_true), returns(on_false), pred) {
+        // Work while x < c (x <= c); past it, the return.
+        (false, true, LLVMIntULT | LLVMIntSLT) => c,
+        (false, true, LLVMIntULE | LLVMIntSLE) => c.checked_add(1)?,
+        // The return from x >= c (x > c) on.
+        (true, false, LLVMIntUGE | LLVMIntSGE) => c,
+        (true, false, LLVMIntUGT | LLVMIntSGT) => c.checked_add(1)?,
+        _ => return None,
+    };
+    // Unsigned tests of a negative constant are of huge ones: no bound.
+    (bound > 0).then_some(bound as u64)
+}
+
 /// Splits `kernel` (already holding everything it calls, inlined) into
 /// barrier regions for work-groups of `items` work-items. Returns `None`,
 /// leaving the kernel alone, when it reaches no barrier. The kernel itself
@@ -768,6 +845,89 @@ mod tests {
             compiler::llvm::verify(ir.m).unwrap_or_else(|e| panic!("{e}\n{}", ir.text()));
             r
         }
+    }
+
+    #[test]
+    fn a_region_starting_with_a_test_of_the_x_id_is_bounded_by_it() {
+        // The levels of a tree reduction, in the forms a test takes, and
+        // regions that do something before their test or past it.
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_local_id(i32)
+define void @k(ptr addrspace(3) %p, ptr %q) {
+entry:
+  call void @__mux_work_group_barrier(i32 1)
+  %a = call i64 @__mux_get_local_id(i32 0)
+  %a32 = trunc i64 %a to i32
+  %ta = icmp slt i32 %a32, 128
+  br i1 %ta, label %work1, label %next1
+work1:
+  store i32 1, ptr addrspace(3) %p
+  br label %next1
+next1:
+  call void @__mux_work_group_barrier(i32 1)
+  %b = call i64 @__mux_get_local_id(i32 0)
+  %tb = icmp ugt i64 64, %b
+  br i1 %tb, label %work2, label %next2
+work2:
+  store i32 2, ptr addrspace(3) %p
+  br label %next2
+next2:
+  call void @__mux_work_group_barrier(i32 1)
+  %c = call i64 @__mux_get_local_id(i32 0)
+  %tc = icmp uge i64 %c, 16
+  br i1 %tc, label %next3, label %work3
+work3:
+  store i32 3, ptr addrspace(3) %p
+  br label %next3
+next3:
+  call void @__mux_work_group_barrier(i32 1)
+  store i32 4, ptr %q
+  %d = call i64 @__mux_get_local_id(i32 0)
+  %td = icmp ult i64 %d, 8
+  br i1 %td, label %work4, label %next4
+work4:
+  store i32 5, ptr addrspace(3) %p
+  br label %next4
+next4:
+  call void @__mux_work_group_barrier(i32 1)
+  %e = call i64 @__mux_get_local_id(i32 1)
+  %te = icmp ult i64 %e, 1
+  br i1 %te, label %work5, label %next5
+work5:
+  store i32 6, ptr addrspace(3) %p
+  br label %next5
+next5:
+  call void @__mux_work_group_barrier(i32 1)
+  %f = call i64 @__mux_get_local_id(i32 0)
+  %f32 = trunc i64 %f to i32
+  %tf = icmp sle i32 %f32, -1
+  br i1 %tf, label %work6, label %next6
+work6:
+  store i32 7, ptr addrspace(3) %p
+  br label %next6
+next6:
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 256);
+        let bounds: Vec<Option<u64>> = (0..r.count)
+            .map(|id| unsafe { x_bound(r.function, id) })
+            .collect();
+        assert_eq!(
+            bounds,
+            [
+                None,      // the start of the kernel
+                Some(128), // lid < 128, signed, on a truncated id
+                Some(64),  // 64 > lid
+                Some(16),  // the return from lid >= 16 on
+                None,      // a store before the test
+                None,      // a test of the y id
+                None,      // no x id does anything
+            ]
+        );
     }
 
     #[test]

@@ -234,7 +234,7 @@ pub unsafe fn run(
     };
     match regions {
         None => match vector {
-            Some(v) => vector_item_loops(b, wg, &ids, v, |b, f, _| {
+            Some(v) => vector_item_loops(b, wg, &ids, v, usize::MAX, |b, f, _| {
                 call_kernel(b, f, &mut call_args.clone())
             }),
             None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
@@ -317,11 +317,17 @@ pub unsafe fn run(
                     LLVMBuildStore(b, reached, next);
                     reached
                 };
+                // The x ids a region starting `if (lid < s)` leaves out
+                // are not run: they would only return.
+                let bound = crate::barriers::x_bound(r.function, id)
+                    .map_or(local_size[0], |c| (c as usize).min(local_size[0]));
                 match vector {
                     // The vector form runs runs of work-items of the
                     // region, its linear id the first's.
-                    Some(v) => vector_item_loops(b, wg, &ids, v, call_region),
-                    None => item_loops(b, wg, &ids, |b, linear_id| call_region(b, k, linear_id)),
+                    Some(v) => vector_item_loops(b, wg, &ids, v, bound, call_region),
+                    None => bounded_item_loops(b, wg, &ids, bound, |b, linear_id| {
+                        call_region(b, k, linear_id)
+                    }),
                 }
                 if bytes > 0 {
                     // What the region wrote of its staged values is what the
@@ -382,6 +388,24 @@ unsafe fn item_loops(
         let x = XRange {
             from: 0,
             to: ids.bounds[0],
+            step: 1,
+        };
+        x_loop(b, wg, ids, x, yz, ids.x_loop, body);
+    });
+}
+
+/// `item_loops`, with x ids from `bound` on left out.
+unsafe fn bounded_item_loops(
+    b: LLVMBuilderRef,
+    wg: LLVMValueRef,
+    ids: &Ids,
+    bound: usize,
+    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
+) {
+    outer_loops(b, wg, ids, 1, |b, yz| {
+        let x = XRange {
+            from: 0,
+            to: LLVMConstInt(ids.i64t, bound as u64, 0),
             step: 1,
         };
         x_loop(b, wg, ids, x, yz, ids.x_loop, body);
@@ -497,18 +521,21 @@ unsafe fn loop_latch(
 
 /// The work-items of a kernel (or of a barrier region) when it has a
 /// vector form: in each group of `rows` rows, the x ids in runs of `width`
-/// through it, then the rest one at a time through `rest`. `call` calls
-/// one of the two for the work-item of a linear id (the run's first).
+/// through it, then the rest one at a time through `rest`; those from
+/// `bound` on, which do nothing, are not run (a run that `bound` splits
+/// is: the vector form leaves its lanes past it out). `call` calls one of
+/// the two for the work-item of a linear id (the run's first).
 unsafe fn vector_item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
     v: VectorForm,
+    bound: usize,
     call: impl Fn(LLVMBuilderRef, LLVMValueRef, LLVMValueRef) -> LLVMValueRef,
 ) {
     let (vector, width, kernel) = (v.function, v.width, v.rest);
-    let lx = ids.local_size[0];
-    let whole = lx / width * width;
+    let lx = ids.local_size[0].min(bound);
+    let whole = (ids.local_size[0] / width * width).min(lx.div_ceil(width) * width);
     outer_loops(b, wg, ids, v.rows, |b, yz| {
         if whole > 0 {
             let runs = XRange {
