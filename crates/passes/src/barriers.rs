@@ -86,7 +86,6 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
         return None;
     }
     let test = LLVMGetCondition(branch);
-    // Nothing else happens before the test: the x id, its casts, the test.
     let x_id = |v: LLVMValueRef| {
         let mut v = v;
         while !LLVMIsACastInst(v).is_null() {
@@ -95,10 +94,22 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
         builtin_kinds::callee_name(v).is_some_and(|n| builtin_kinds::is_local_id(&n))
             && builtin_kinds::constant_dimension(v) == Some(0)
     };
-    let only_the_test = llvm::block_instructions(start)
+    // Nothing before the test has an effect a work-item left out would
+    // miss: queries, loads (of its storage slots) and arithmetic only.
+    let effect_free = |i: LLVMValueRef| {
+        use LLVMOpcode::*;
+        match LLVMGetInstructionOpcode(i) {
+            LLVMStore | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg | LLVMAlloca
+            | LLVMInvoke | LLVMCallBr => false,
+            LLVMCall => builtin_kinds::callee_name(i).is_some_and(|n| builtin_kinds::is_query(&n)),
+            LLVMLoad => LLVMGetVolatile(i) == 0 && LLVMIsAtomic(i) == 0,
+            _ => true,
+        }
+    };
+    let no_effect = llvm::block_instructions(start)
         .into_iter()
-        .all(|i| i == branch || i == test || !LLVMIsACastInst(i).is_null() || x_id(i));
-    if !only_the_test || LLVMIsAICmpInst(test).is_null() {
+        .all(|i| i == branch || effect_free(i));
+    if !no_effect || LLVMIsAICmpInst(test).is_null() {
         return None;
     }
     // `x pred c`, whichever side the constant is on.
@@ -132,6 +143,9 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
         // Work while x < c (x <= c); past it, the return.
         (false, true, LLVMIntULT | LLVMIntSLT) => c,
         (false, true, LLVMIntULE | LLVMIntSLE) => c.checked_add(1)?,
+        // `if (lid == 0)`: the first work-item alone.
+        (false, true, LLVMIntEQ) if c == 0 => 1,
+        (true, false, LLVMIntNE) if c == 0 => 1,
         // The return from x >= c (x > c) on.
         (true, false, LLVMIntUGE | LLVMIntSGE) => c,
         (true, false, LLVMIntUGT | LLVMIntSGT) => c.checked_add(1)?,
@@ -868,10 +882,11 @@ work1:
 next1:
   call void @__mux_work_group_barrier(i32 1)
   %b = call i64 @__mux_get_local_id(i32 0)
+  %loaded = load i32, ptr %q
   %tb = icmp ugt i64 64, %b
   br i1 %tb, label %work2, label %next2
 work2:
-  store i32 2, ptr addrspace(3) %p
+  store i32 %loaded, ptr addrspace(3) %p
   br label %next2
 next2:
   call void @__mux_work_group_barrier(i32 1)
@@ -900,6 +915,14 @@ work5:
   br label %next5
 next5:
   call void @__mux_work_group_barrier(i32 1)
+  %g = call i64 @__mux_get_local_id(i32 0)
+  %tg = icmp eq i64 %g, 0
+  br i1 %tg, label %work7, label %next7
+work7:
+  store i32 8, ptr %q
+  br label %next7
+next7:
+  call void @__mux_work_group_barrier(i32 1)
   %f = call i64 @__mux_get_local_id(i32 0)
   %f32 = trunc i64 %f to i32
   %tf = icmp sle i32 %f32, -1
@@ -921,10 +944,11 @@ next6:
             [
                 None,      // the start of the kernel
                 Some(128), // lid < 128, signed, on a truncated id
-                Some(64),  // 64 > lid
+                Some(64),  // 64 > lid, after a load
                 Some(16),  // the return from lid >= 16 on
                 None,      // a store before the test
                 None,      // a test of the y id
+                Some(1),   // lid == 0
                 None,      // no x id does anything
             ]
         );
