@@ -7,6 +7,8 @@
 //!   the local id, a barrier, a work-group collective), by its callee's
 //!   name, and [`sub_group_calls`]: which sub-group function it is;
 //! - [`build`]: addresses and loads at byte offsets;
+//! - [`compare`]: integer comparisons (a predicate with its operands
+//!   swapped);
 //! - [`form`]: an empty function to hold another form of a kernel, kept
 //!   only if it verifies;
 //! - [`abi`]: what the passes, the vectorizer and the runtime must agree
@@ -17,6 +19,7 @@ pub mod abi;
 pub mod build;
 pub mod builtin_kinds;
 pub mod cfg;
+pub mod compare;
 pub mod form;
 pub mod loops;
 pub mod sub_group_calls;

@@ -117,18 +117,7 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
     let (pred, c) = match (x_id(a), LLVMIsAConstantInt(c).is_null()) {
         (true, false) => (LLVMGetICmpPredicate(test), c),
         _ if x_id(c) && !LLVMIsAConstantInt(a).is_null() => {
-            let swapped = match LLVMGetICmpPredicate(test) {
-                LLVMIntULT => LLVMIntUGT,
-                LLVMIntULE => LLVMIntUGE,
-                LLVMIntUGT => LLVMIntULT,
-                LLVMIntUGE => LLVMIntULE,
-                LLVMIntSLT => LLVMIntSGT,
-                LLVMIntSLE => LLVMIntSGE,
-                LLVMIntSGT => LLVMIntSLT,
-                LLVMIntSGE => LLVMIntSLE,
-                _ => return None,
-            };
-            (swapped, a)
+            (kernel_ir::compare::swapped(LLVMGetICmpPredicate(test)), a)
         }
         _ => return None,
     };

@@ -42,18 +42,7 @@ impl Gen {
         let (x, u, pred) = if let Some(x) = self.local_x_base(a) {
             (x, b, pred)
         } else if let Some(x) = self.local_x_base(b) {
-            let swapped = match pred {
-                LLVMIntULT => LLVMIntUGT,
-                LLVMIntULE => LLVMIntUGE,
-                LLVMIntUGT => LLVMIntULT,
-                LLVMIntUGE => LLVMIntULE,
-                LLVMIntSLT => LLVMIntSGT,
-                LLVMIntSLE => LLVMIntSGE,
-                LLVMIntSGT => LLVMIntSLT,
-                LLVMIntSGE => LLVMIntSLE,
-                same => same,
-            };
-            (x, a, swapped)
+            (x, a, kernel_ir::compare::swapped(pred))
         } else {
             return None;
         };
