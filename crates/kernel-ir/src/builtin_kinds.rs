@@ -24,18 +24,21 @@ pub fn is_local_id(name: &str) -> bool {
     name == names::GET_LOCAL_ID
 }
 
+/// The OpenCL C name and the mangled parameter types of a builtin's
+/// mangled `name` (`_Z3expf`: `exp`, `f`).
+pub fn demangle(name: &str) -> Option<(&str, &str)> {
+    let rest = name.strip_prefix("_Z")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    let body = rest.get(digits..digits + len)?;
+    Some((body, &rest[digits + len..]))
+}
+
 /// Whether `name` (mangled) is one of the OpenCL C math functions whose
 /// bodies are long chains of arithmetic: exponentials, logarithms, powers,
 /// roots, the trigonometric, hyperbolic, error and gamma functions.
 pub fn is_transcendental(name: &str) -> bool {
-    let Some(rest) = name.strip_prefix("_Z") else {
-        return false;
-    };
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let Ok(len) = rest[..digits].parse::<usize>() else {
-        return false;
-    };
-    let Some(base) = rest.get(digits..digits + len) else {
+    let Some((base, _)) = demangle(name) else {
         return false;
     };
     matches!(

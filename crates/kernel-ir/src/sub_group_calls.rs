@@ -6,7 +6,7 @@
 //! instructions (`vecz`), so these calls stay calls until the vector form
 //! is made (`passes::inline_all::run_keeping_sub_group_calls`).
 
-use crate::builtin_kinds::{is_barrier, Barrier};
+use crate::builtin_kinds::{demangle, is_barrier, Barrier};
 use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -63,15 +63,6 @@ impl SubGroupCall {
                 | Collective::Barrier
         )
     }
-}
-
-/// The OpenCL C name and the mangled parameter types of `name`.
-fn demangle(name: &str) -> Option<(&str, &str)> {
-    let rest = name.strip_prefix("_Z")?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let len: usize = rest[..digits].parse().ok()?;
-    let body = rest.get(digits..digits + len)?;
-    Some((body, &rest[digits + len..]))
 }
 
 /// The element of a mangled scalar parameter list's first type.

@@ -237,7 +237,9 @@ pub unsafe fn run(
             Some(v) => vector_item_loops(b, wg, &ids, v, usize::MAX, |b, f, _| {
                 call_kernel(b, f, &mut call_args.clone())
             }),
-            None => item_loops(b, wg, &ids, |b, _| call_kernel(b, k, &mut call_args)),
+            None => item_loops(b, wg, &ids, ids.bounds[0], |b, _| {
+                call_kernel(b, k, &mut call_args)
+            }),
         },
         Some(r) if r.has_sub_group_barriers() && vector.is_some() => {
             let v = vector.expect("matched");
@@ -325,9 +327,12 @@ pub unsafe fn run(
                     // The vector form runs runs of work-items of the
                     // region, its linear id the first's.
                     Some(v) => vector_item_loops(b, wg, &ids, v, bound, call_region),
-                    None => bounded_item_loops(b, wg, &ids, bound, |b, linear_id| {
-                        call_region(b, k, linear_id)
-                    }),
+                    None => {
+                        let x_to = LLVMConstInt(i64t, bound as u64, 0);
+                        item_loops(b, wg, &ids, x_to, |b, linear_id| {
+                            call_region(b, k, linear_id)
+                        })
+                    }
                 }
                 if bytes > 0 {
                     // What the region wrote of its staged values is what the
@@ -374,38 +379,22 @@ struct Ids {
 }
 
 /// Nested counted loops over z, y and x (innermost) from the builder's
-/// position; `body` runs for each work-item with its linear local id and
-/// returns its calls of the kernel. Work-items are independent between
-/// barriers, so the x loop is declared parallel for those calls' memory
-/// accesses. The builder ends after the loops.
+/// position, x up to `x_to` (the local size, or where a region's work-items
+/// stop doing anything); `body` runs for each work-item with its linear
+/// local id and returns its calls of the kernel. Work-items are independent
+/// between barriers, so the x loop is declared parallel for those calls'
+/// memory accesses. The builder ends after the loops.
 unsafe fn item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
+    x_to: LLVMValueRef,
     body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
 ) {
     outer_loops(b, wg, ids, 1, |b, yz| {
         let x = XRange {
             from: 0,
-            to: ids.bounds[0],
-            step: 1,
-        };
-        x_loop(b, wg, ids, x, yz, ids.x_loop, body);
-    });
-}
-
-/// `item_loops`, with x ids from `bound` on left out.
-unsafe fn bounded_item_loops(
-    b: LLVMBuilderRef,
-    wg: LLVMValueRef,
-    ids: &Ids,
-    bound: usize,
-    body: impl FnOnce(LLVMBuilderRef, LLVMValueRef) -> LLVMValueRef,
-) {
-    outer_loops(b, wg, ids, 1, |b, yz| {
-        let x = XRange {
-            from: 0,
-            to: LLVMConstInt(ids.i64t, bound as u64, 0),
+            to: x_to,
             step: 1,
         };
         x_loop(b, wg, ids, x, yz, ids.x_loop, body);

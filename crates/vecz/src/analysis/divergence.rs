@@ -74,27 +74,27 @@ pub(crate) unsafe fn guarded_blocks(
                 && LLVMIsConditional(end) == 0)
                 .then(|| LLVMGetSuccessor(end, 0))
         };
-        let mut found = false;
-        for (block, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
-            if arm(block) == Some(merge) && same_loops(g, cfg.index[&merge]) {
-                out.push(Guard {
-                    guard: bb,
-                    block,
-                    merge,
-                    on_true,
-                    other: None,
-                });
-                found = true;
-                break;
-            }
+        let triangle = [(s0, s1, true), (s1, s0, false)]
+            .into_iter()
+            .find(|&(block, merge, _)| {
+                arm(block) == Some(merge) && same_loops(g, cfg.index[&merge])
+            });
+        if let Some((block, merge, on_true)) = triangle {
+            out.push(Guard {
+                guard: bb,
+                block,
+                merge,
+                on_true,
+                other: None,
+            });
+            continue;
         }
         // An if/else: both arms go on to one block, reached from them
         // alone; neither arm has phis (it has one predecessor), which
         // the vector form would reach from elsewhere.
         match (arm(s0), arm(s1)) {
             (Some(m0), Some(m1))
-                if !found
-                    && m0 == m1
+                if m0 == m1
                     && m0 != s0
                     && m0 != s1
                     && m0 != bb
