@@ -75,19 +75,28 @@ pub mod mux {
 
 /// The float and double functions that stay calls until the loop vectorizer has run:
 /// their scalar form has a rare path (the exact reduction of huge
-/// arguments) that would keep a loop calling them inline from vectorizing,
-/// so the compiler names their vector forms in the scalar function's
-/// `vector-function-abi-variant` attribute, and the vectorizer calls those.
-/// Every other math function is branch-free and is inlined.
+/// arguments, exp's arguments near overflow and underflow) that would keep
+/// a loop calling them inline from vectorizing, or have it computed for
+/// every lane, so the compiler names their vector forms in the scalar
+/// function's `vector-function-abi-variant` attribute, and the vectorizer
+/// calls those. Every other math function is branch-free and is inlined.
 pub mod vector_calls {
-    /// The OpenCL C names.
-    pub const NAMES: &[&str] = &["sin", "cos", "tan"];
-    /// Their element types, as mangled: float and double.
+    /// The OpenCL C names, each with the element types (as mangled: 'f'
+    /// float, 'd' double) whose forms stay calls.
+    pub const NAMES: &[(&str, &[char])] = &[
+        ("sin", &['f', 'd']),
+        ("cos", &['f', 'd']),
+        ("tan", &['f', 'd']),
+        ("exp", &['d']),
+    ];
+    /// Every element type of any of them.
     pub const TYPES: &[char] = &['f', 'd'];
     /// The widths the vectorizer may call.
     pub const WIDTHS: &[u32] = &[4, 8, 16];
     /// Library functions whose float or double forms call some of them: a
-    /// program calling one needs the vector forms of those too.
+    /// program calling one needs the vector forms of those too, of the
+    /// caller's type, or of double where the called function stays a call
+    /// in double only (a float function computed in double).
     pub const CALLED_BY: &[(&str, &[&str])] = &[
         ("sincos", &["sin", "cos"]),
         ("native_sin", &["sin"]),
@@ -96,7 +105,22 @@ pub mod vector_calls {
         ("half_sin", &["sin"]),
         ("half_cos", &["cos"]),
         ("half_tan", &["tan"]),
+        ("tgamma", &["exp"]),
     ];
+
+    /// Every function that stays a call, with its element type.
+    pub fn all() -> impl Iterator<Item = (&'static str, char)> {
+        NAMES
+            .iter()
+            .flat_map(|&(n, tys)| tys.iter().map(move |&ty| (n, ty)))
+    }
+
+    fn types_of(name: &str) -> &'static [char] {
+        NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(&[], |(_, tys)| tys)
+    }
 
     /// The mangled name of `name(float)` (`ty` 'f') or `name(double)` ('d');
     /// also how the name of any of its overloads with a first parameter of
@@ -108,21 +132,46 @@ pub mod vector_calls {
     /// Which of [`NAMES`], of which type, a program that calls `mangled` (a
     /// function of the library) calls, directly or through the library.
     pub fn needed_by(mangled: &str) -> impl Iterator<Item = (&'static str, char)> + '_ {
-        TYPES.iter().flat_map(move |&ty| {
-            let direct = NAMES
-                .iter()
-                .copied()
-                .filter(move |n| mangled == scalar(n, ty));
-            let through = CALLED_BY
+        let direct = all().filter(move |&(n, ty)| mangled == scalar(n, ty));
+        let through = TYPES.iter().flat_map(move |&ty| {
+            CALLED_BY
                 .iter()
                 .filter(move |(caller, _)| mangled.starts_with(&scalar(caller, ty)))
-                .flat_map(|(_, called)| called.iter().copied());
-            direct.chain(through).map(move |n| (n, ty))
-        })
+                .flat_map(|(_, called)| called.iter().copied())
+                .filter_map(move |n| {
+                    let tys = types_of(n);
+                    let t = if tys.contains(&ty) { ty } else { 'd' };
+                    tys.contains(&t).then_some((n, t))
+                })
+        });
+        direct.chain(through)
     }
 
     /// The mangled name of `name(floatN)` (`ty` 'f') or `name(doubleN)`.
     pub fn vector(name: &str, width: u32, ty: char) -> String {
         format!("_Z{}{name}Dv{width}_{ty}", name.len())
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::needed_by;
+
+        fn needed(mangled: &str) -> Vec<(&'static str, char)> {
+            let mut v: Vec<_> = needed_by(mangled).collect();
+            v.sort_unstable();
+            v
+        }
+
+        #[test]
+        fn a_program_needs_the_vector_forms_of_what_it_calls_directly_or_through_the_library() {
+            assert_eq!(needed("_Z3sinf"), [("sin", 'f')]);
+            assert_eq!(needed("_Z3expd"), [("exp", 'd')]);
+            // float exp is branch-free: inlined, no vector form needed.
+            assert!(needed("_Z3expf").is_empty());
+            assert_eq!(needed("_Z6sincosdPd"), [("cos", 'd'), ("sin", 'd')]);
+            // float tgamma is computed in double, through double exp.
+            assert_eq!(needed("_Z6tgammaf"), [("exp", 'd')]);
+            assert!(needed("_Z4sqrtd").is_empty());
+        }
     }
 }

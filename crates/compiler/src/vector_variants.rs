@@ -11,7 +11,7 @@
 //! `llvm.compiler.used` until the optimizer has run ([`release`]).
 
 use crate::llvm::{self, cstr};
-use builtins::vector_calls::{self, NAMES, TYPES, WIDTHS};
+use builtins::vector_calls::{self, WIDTHS};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
@@ -87,10 +87,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
     let builder = LLVMCreateBuilderInContext(ctx);
     let mut used = Vec::new();
     let mut result = Ok(());
-    let all = NAMES
-        .iter()
-        .flat_map(|&n| TYPES.iter().map(move |&ty| (n, ty)));
-    'names: for (name, ty) in all {
+    'names: for (name, ty) in vector_calls::all() {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);
         let Some(scalar_fn) = function(m, &scalar) else {
@@ -222,9 +219,8 @@ pub unsafe fn inline_called_variants(m: LLVMModuleRef) -> bool {
 /// # Safety
 /// `m` must be a live module.
 pub unsafe fn release_unused(m: LLVMModuleRef) {
-    let called: Vec<String> = NAMES
-        .iter()
-        .flat_map(|&n| TYPES.iter().map(move |&ty| vector_calls::scalar(n, ty)))
+    let called: Vec<String> = vector_calls::all()
+        .map(|(n, ty)| vector_calls::scalar(n, ty))
         .filter(|s| function(m, s).is_some_and(|f| !LLVMGetFirstUse(f).is_null()))
         .collect();
     release_if(m, |variant| {

@@ -13,16 +13,25 @@
 // - exp, exp2, exp10, expm1 [3 ulp]: Cody-Waite reduction by ln2 (log10 2)
 //   whose first step is exact through FMA, a polynomial for e^r (2^r, 10^r)
 //   with its leading coefficient in two parts, and 2^k applied as two exact
-//   factors so that overflow and denormal results round once.
+//   factors so that overflow and denormal results round once. exp below
+//   708 in magnitude makes 2^k one factor by adding k to the exponent
+//   field, without the clamp; a vector with a lane beyond takes the rare
+//   path, so exp stays a call the loop vectorizer widens, as sin does.
 // - log, log2, log10, log1p [3, 3, 3, 2 ulp]: x = m 2^e with m in [sqrt2/2,
 //   sqrt2), f = m - 1 exact, log(1+f) = f - f^2/2 + s (f^2/2 + z P(z)) with
 //   s = f/(2+f), z = s^2 (the series of 2 atanh(s)); e and f times the
 //   constants (ln2, log2(e), log10(2), log10(e)) in two parts, summed
-//   exactly. log1p adds the rounding error of 1 + x divided by 1 + x.
-// - sin, cos, tan, sincos [4, 4, 5, 4 ulp]: x - j pi/2 with pi/2 in three
-//   doubles, the first step exact through FMA and the remainder carried in
-//   two parts (|x| < 2^30); polynomials for sin and cos on [-pi/4, pi/4]
-//   with the low part as a first-order correction, tan as their quotient.
+//   exactly; log as e ln2 with ln2 in two parts, the first exact times e,
+//   plus f and the small terms, summed smallest first. log1p adds the
+//   rounding error of 1 + x divided by 1 + x.
+// - sin, cos, tan, sincos [4, 4, 5, 4 ulp]: sin and cos below 2^20 as x - h
+//   pi with pi in three doubles (h an integer for sin, half an odd one for
+//   cos; the first step exact) and one odd polynomial on [-pi/2, pi/2],
+//   its sign flipped for odd h. tan, and sin and cos from 2^20: x - j pi/2
+//   with pi/2 in three doubles, the first step exact through FMA and the
+//   remainder carried in two parts (|x| < 2^30); polynomials for sin and
+//   cos on [-pi/4, pi/4] with the low part as a first-order correction,
+//   tan as their quotient.
 //   Larger arguments are reduced exactly (Payne-Hanek: x 2/pi mod 4 from
 //   192 bits of 2/pi chosen by the exponent, in 64-bit integer products,
 //   the fraction times pi/2 in two doubles), one lane at a time, on a rare
@@ -79,9 +88,9 @@
 //   - x R(x^2)); above, erfc(a) = t e^(-a^2 + P(t)) with t = 2/(2 + a) in
 //   two parts, a^2 in two parts and the exponent summed as for pow (erf:
 //   1 - erfc; erfc(-a) = 2 - erfc(a)); 0 from 27.3 on.
-// Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.93, exp2 0.79,
-// exp10 1.02, expm1 1.69, log 0.72, log2 0.72, log10 0.74, log1p 0.69,
-// sin 0.67, cos 0.69, tan 1.80, sincos 0.69, sinh 1.50, cosh 1.36,
+// Measured (builtins_math, 10^5 inputs each, max ulp): exp 0.94, exp2 0.79,
+// exp10 1.02, expm1 1.83, log 0.77, log2 0.72, log10 0.74, log1p 0.69,
+// sin 1.71, cos 1.91, tan 1.80, sincos 1.91, sinh 1.53, cosh 1.38,
 // tanh 2.22; pow 0.94, powr 0.94, pown 0.96, rootn 0.96, cbrt 0.50,
 // hypot 0.67, asinh 0.78, acosh 0.67, atanh 0.86, asin 0.60, acos 0.56,
 // asinpi 0.65, acospi 0.55, atan 0.58, atanpi 0.63, atan2 0.89,
@@ -96,7 +105,10 @@
 // relative error where the function has no zero in the interval) of the
 // function on the reduced interval, rounded to double; those of erfc are
 // in t - ERFC_TM, centred on the interval, which keeps Horner's scheme
-// well conditioned.
+// well conditioned. The polynomials of exp and log, and sin's above its two
+// leading terms, are evaluated by Estrin's scheme (math_poly.h): their
+// vector loops wait on the chain of FMAs, which that halves. sin's are
+// Taylor's.
 #include "gentype.h"
 #include "math_poly.h"
 
@@ -106,6 +118,10 @@
 // Constants: a double and the double nearest what it misses.
 #define LN2 0x1.62e42fefa39efp-1
 #define LN2_LO 0x1.abc9e3b39803fp-56
+// ln2 in two parts, the first of 42 bits: e LN2_A is exact for every
+// exponent e.
+#define LN2_A 0x1.62e42fefa3800p-1
+#define LN2_B 0x1.ef35793c76730p-45
 #define LOG2E 0x1.71547652b82fep+0
 #define LOG2E_LO 0x1.777d0ffda0d24p-56
 #define LOG10E 0x1.bcb7b1526e50ep-2
@@ -135,6 +151,14 @@
 // its first step exact).
 #define TRIG_BIG 0x1p30
 
+// pi in three parts, the first of 33 bits: below TRIG_FAST, h pi with h
+// a multiple of 1/2 (|h| < 2^19) has h PI_A exact, and x - h PI_A too
+// (Sterbenz, or h = 0, or |x| < 1 where only r's absolute error counts).
+#define PI_A 0x1.921fb54400000p+1
+#define PI_B 0x1.0b4611a626331p-33
+#define PI_C 0x1.1701b839a2520p-87
+#define TRIG_FAST 0x1p20
+
 // 1.5 2^52: an integral double k (|k| < 2^51) plus this has k in its low
 // bits.
 #define MAGIC 0x1.8p52
@@ -144,7 +168,7 @@
 
 // e^r = 1 + r + r^2 Q(r) on [-ln2/2, ln2/2].
 #define EXP_Q(F, r)                                                           \
-  H10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                       \
+  E10(F, r, 0x1.0000000000000p-1, 0x1.5555555555557p-3,                       \
       0x1.5555555555558p-5, 0x1.11111111100dfp-7, 0x1.6c16c16c15200p-10,      \
       0x1.a01a01abe64cap-13, 0x1.a01a01acf958ap-16, 0x1.71de0237018c2p-19,    \
       0x1.27e4ccd18836fp-22, 0x1.af4dde20984adp-26, 0x1.1f8b461fde090p-29)
@@ -164,7 +188,7 @@
 // log(1+f) = 2 atanh(s) with s = f / (2 + f): 2 atanh(s) = 2s + s z P(z),
 // z = s^2, on |s| <= (sqrt2 - 1) / (sqrt2 + 1).
 #define LOG_P(F, z)                                                           \
-  H7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
+  E7(F, z, 0x1.5555555555555p-1, 0x1.9999999999a39p-2, 0x1.2492492476940p-2,  \
      0x1.c71c7201b3924p-3, 0x1.745cf8e234212p-3, 0x1.3b1c3c0c37be2p-3,        \
      0x1.0fbdf041819d5p-3, 0x1.0c09e55876effp-3)
 
@@ -229,6 +253,18 @@
   H5(F, z, 0x1.5555555555555p-5, -0x1.6c16c16c16967p-10,                      \
      0x1.a01a019f4ec88p-16, -0x1.27e4fa17f5af3p-22, 0x1.1eeb6902c2dddp-29,    \
      -0x1.907db3e83ba6ap-37)
+
+// sin(r) = r + r^3 S(r^2) on |r| <= pi/2: Taylor's coefficients up to
+// r^21 (the next term is below 2^-59 there). The two leading terms by
+// Horner's scheme, which keeps the error of the sum small where z is
+// large; the rest by Estrin's.
+#define SIN_HALF_PI_S(F, z)                                                   \
+  FMA(FMA(E7(F, z, -0x1.a01a01a01a01ap-13, 0x1.71de3a556c734p-19,             \
+             -0x1.ae64567f544e4p-26, 0x1.6124613a86d09p-33,                   \
+             -0x1.ae7f3e733b81fp-41, 0x1.952c77030ad4ap-49,                   \
+             -0x1.2f49b46814157p-57, 0x1.71b8ef6dcf572p-66),                  \
+          z, (F)0x1.1111111111111p-7),                                        \
+      z, (F)-0x1.5555555555555p-3)
 
 // sinh(a) = a + a^3 S(a^2) on [0, 1].
 #define SINH_S(F, z)                                                          \
@@ -405,6 +441,23 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
     q = AS(L, j_ + MAGIC) & 3;                                                \
     SIN_COS_2(F, rh_, rl_, s, c)                                              \
   }
+
+// The common path of sin and cos (|x| < TRIG_FAST): x = h pi + r with
+// |r| <= pi/2, h integral (sin) or half an odd integer (cos), r from the
+// three parts of pi with one rounding each after the exact first, and
+// sin(x) = (-1)^h sin(r), cos(x) = (-1)^(h + 1/2) sin(r): one polynomial,
+// no choice of quadrant. ODD is h's parity bit as the sign bit.
+#define SIN_FAST(F, L, x, h, ODD)                                             \
+  ({                                                                          \
+    F r_ = FMA(-(h), (F)PI_A, x);                                             \
+    r_ = FMA(-(h), (F)PI_B, r_);                                              \
+    r_ = FMA(-(h), (F)PI_C, r_);                                              \
+    F z_ = r_ * r_;                                                           \
+    F s_ = FMA(r_ * z_, SIN_HALF_PI_S(F, z_), r_);                            \
+    /* within [-1, 1] where r is near +-pi/2 (NaN x goes the rare path) */    \
+    s_ = MIN(MAX(s_, (F)-1.0), (F)1.0);                                       \
+    AS(F, AS(L, s_) ^ (ODD));                                                 \
+  })
 
 // sin, cos and tan: VALUE (of s, c and the quadrant q) from TRIG_BODY,
 // computed again where some lane is at or above TRIG_BIG (or not finite)
@@ -689,9 +742,10 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
   r = (x) == 0.0 ? -INFINITY : r;                                             \
   r = (x) < 0.0 ? NAN : r;
 
-// The scalar sin, cos and tan stay calls (the compiler names their vector
-// forms as their vector variants, which the loop vectorizer widens them
-// into): inlined, their rare path would keep a loop from vectorizing.
+// The scalar sin, cos, tan and exp stay calls (the compiler names their
+// vector forms as their vector variants, which the loop vectorizer widens
+// them into): inlined, their rare path would keep a loop from vectorizing,
+// or be computed for every lane.
 #define KEEP_CALL(N) KEEP_CALL_##N
 #define KEEP_CALL_ __attribute__((noinline))
 #define KEEP_CALL_2
@@ -704,13 +758,24 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
 // The functions, one body per width N.
 
 #define DOUBLE_FUNCS(N, unused)                                               \
-  double##N OVERLOAD exp(double##N x) {                                       \
+  KEEP_CALL(N) double##N OVERLOAD exp(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    EXP_REDUCE(F, x, -746.0, 710.0)                                           \
+    /* Below 708 in magnitude: no clamp, and 2^k one factor (k in [-1021, */  \
+    /* 1021]) made by adding k to its exponent field */                       \
+    F k = RINT(x * LOG2E);                                                    \
+    F r = FMA(-k, (F)LN2, x); /* exact */                                     \
+    r = FMA(-k, (F)LN2_LO, r);                                                \
     F p = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                   \
-    F v = SCALE(L, F, p, k);                                                  \
-    return x == x ? v : x;                                                    \
+    F v = p * AS(F, AS(L, k + (MAGIC + 1023.0)) << 52);                       \
+    if (ANY(N, !(ABS(x) < 708.0))) {                                          \
+      EXP_REDUCE(F, x, -746.0, 710.0)                                         \
+      F pw = 1.0 + FMA(r * r, EXP_Q(F, r), r);                                \
+      F w = SCALE(L, F, pw, k);                                               \
+      w = x == x ? w : x;                                                     \
+      v = ABS(x) < 708.0 ? v : w;                                             \
+    }                                                                         \
+    return v;                                                                 \
   }                                                                           \
   double##N OVERLOAD exp2(double##N x) {                                      \
     typedef double##N F;                                                      \
@@ -748,7 +813,9 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
     LOG_SPLIT(F, L, x, f, e)                                                  \
-    F r = LOG_COMBINE(F, e, f, LOG1P_LO(F, f), LN2, LN2_LO, 1.0, 0.0);        \
+    /* e ln2 + log(1 + f): the exact e LN2_A plus the rest, smallest */      \
+    /* first; under 1 ulp without carrying the sum's error */                 \
+    F r = e * LN2_A + (f + FMA(e, (F)LN2_B, LOG1P_LO(F, f)));                 \
     LOG_SPECIALS(x, r)                                                        \
     return r;                                                                 \
   }                                                                           \
@@ -813,13 +880,24 @@ __attribute__((noinline, cold)) static void reduce_lanes(const double *x,
   KEEP_CALL(N) double##N OVERLOAD sin(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    F v = TRIG_FUNCTION(N, F, L, x, SIN_OF_QUADRANT(q, s, c));                \
+    F k = RINT(x * INVPI);                                                    \
+    F v = SIN_FAST(F, L, x, k, AS(L, k + MAGIC) << 63);                       \
+    if (ANY(N, !(ABS(x) < TRIG_FAST))) {                                      \
+      F w = TRIG_FUNCTION(N, F, L, x, SIN_OF_QUADRANT(q, s, c));              \
+      v = ABS(x) < TRIG_FAST ? v : w;                                         \
+    }                                                                         \
     return x == 0.0 ? x : v; /* the reduction makes -0 into +0 */             \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD cos(double##N x) {                          \
     typedef double##N F;                                                      \
     typedef long##N L;                                                        \
-    return TRIG_FUNCTION(N, F, L, x, COS_OF_QUADRANT(q, s, c));               \
+    F k = RINT(FMA(x, (F)INVPI, (F)-0.5));                                    \
+    F v = SIN_FAST(F, L, x, k + 0.5, ~AS(L, k + MAGIC) << 63);                \
+    if (ANY(N, !(ABS(x) < TRIG_FAST))) {                                      \
+      F w = TRIG_FUNCTION(N, F, L, x, COS_OF_QUADRANT(q, s, c));              \
+      v = ABS(x) < TRIG_FAST ? v : w;                                         \
+    }                                                                         \
+    return v;                                                                 \
   }                                                                           \
   KEEP_CALL(N) double##N OVERLOAD tan(double##N x) {                          \
     typedef double##N F;                                                      \

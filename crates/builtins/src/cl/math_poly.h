@@ -113,4 +113,36 @@
 #define TAN_OF_QUADRANT(q, s, c)                                              \
   ((((q) & 1) != 0 ? -(c) : (s)) / (((q) & 1) != 0 ? (s) : (c)))
 
+// Estrin's scheme: the same polynomials as H7, H9 and H10 with the terms
+// paired (c0 + c1 x, c2 + c3 x, ...) and the pairs combined by x^2, x^4,
+// x^8: about half the chain of dependent FMAs of Horner's, for the
+// functions whose vector loops wait on that chain.
+#define E_PAIR(F, x, a, b) FMA((F)(b), x, (F)(a))
+#define E7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
+  ({                                                                          \
+    F ex_ = (x);                                                              \
+    F ex2_ = ex_ * ex_;                                                       \
+    E_LOW8(F, ex_, ex2_, ex2_ * ex2_, c0, c1, c2, c3, c4, c5, c6, c7);        \
+  })
+// c0 + ... + c7 x^7 from x, x^2 and x^4.
+#define E_LOW8(F, x, x2, x4, c0, c1, c2, c3, c4, c5, c6, c7)                  \
+  FMA(FMA(E_PAIR(F, x, c6, c7), x2, E_PAIR(F, x, c4, c5)), x4,                \
+      FMA(E_PAIR(F, x, c2, c3), x2, E_PAIR(F, x, c0, c1)))
+#define E9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
+  ({                                                                          \
+    F ex_ = (x);                                                              \
+    F ex2_ = ex_ * ex_;                                                       \
+    F ex4_ = ex2_ * ex2_;                                                     \
+    FMA(E_PAIR(F, ex_, c8, c9), ex4_ * ex4_,                                  \
+        E_LOW8(F, ex_, ex2_, ex4_, c0, c1, c2, c3, c4, c5, c6, c7));          \
+  })
+#define E10(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10)                \
+  ({                                                                          \
+    F ex_ = (x);                                                              \
+    F ex2_ = ex_ * ex_;                                                       \
+    F ex4_ = ex2_ * ex2_;                                                     \
+    FMA(FMA((F)(c10), ex2_, E_PAIR(F, ex_, c8, c9)), ex4_ * ex4_,             \
+        E_LOW8(F, ex_, ex2_, ex4_, c0, c1, c2, c3, c4, c5, c6, c7));          \
+  })
+
 #endif
