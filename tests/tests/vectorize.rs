@@ -535,6 +535,45 @@ fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
     assert!(vector_stream, "no streaming store of whole vectors:\n{ir}");
 }
 
+/// Which stores bypass the cache: those to a buffer of at least half the
+/// cache, where the kernel's buffers together exceed it (a transpose of a
+/// matrix the size of the cache streams its output; an output that fits
+/// beside a large input, or a kernel whose buffers all fit, stays cached).
+#[test]
+fn stores_stream_past_the_cache_where_the_buffers_exceed_it() {
+    dump_dir();
+    let e = Env::new();
+    let cache = ok(
+        device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
+        "cache size",
+    )
+    .u64() as usize;
+    // (kernel, bytes read, bytes written, streams)
+    let cases = [
+        ("stream_half", cache / 2 + (1 << 16), cache / 2, true),
+        ("stream_small_out", 2 * cache, cache / 4, false),
+        ("stream_fits", cache / 2, cache / 2, false),
+    ];
+    for (name, in_bytes, out_bytes, streams) in cases {
+        let src = format!(
+            "kernel void {name}(global const float *a, global float *b, uint n) {{\n\
+             size_t i = get_global_id(0); b[i] = a[i % n] * 2.0f; }}"
+        );
+        let (_p, k) = e.kernel(&src, name);
+        let (n_in, n_out) = (in_bytes / 4, out_bytes / 4);
+        let a: Vec<f32> = (0..n_in).map(|i| (i % 1000) as f32).collect();
+        let (ma, mb) = (e.buffer_from(&a), e.buffer(out_bytes));
+        ok(set_mem(k.get(), 0, &ma), "a");
+        ok(set_mem(k.get(), 1, &mb), "b");
+        ok(set_arg(k.get(), 2, &(n_in as u32)), "n");
+        e.run(&k, &[n_out], Some(&[256]));
+        let b = e.read::<f32>(&mb, 0, n_out);
+        assert!((0..n_out).all(|i| b[i] == a[i % n_in] * 2.0), "{name}: wrong copy");
+        let ir = work_group_ir(name);
+        assert_eq!(ir.contains("!nontemporal"), streams, "{name}:\n{ir}");
+    }
+}
+
 const PACKETS: &str = r#"
 kernel void packets(int n, global const float8 *a, global const uchar4 *px,
                     global const float3 *p3, global const int *perm, global float8 *out,

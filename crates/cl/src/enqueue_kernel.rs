@@ -157,9 +157,10 @@ struct Packed {
     local: usize,
     /// The memory objects the arguments name.
     keep: Vec<Arc<ClObject<crate::memory::Mem>>>,
-    /// Bit `i`: argument `i` is a buffer larger than the device's cache
-    /// (`cache_bytes`): what a kernel writes there cannot stay cached
-    /// anyway, so its stores to it may bypass the cache.
+    /// Bit `i`: argument `i` is a buffer of at least half the device's
+    /// cache (`cache_bytes`), and the kernel's buffers together exceed it:
+    /// what the kernel writes there cannot stay cached anyway, so its stores
+    /// to it may bypass the cache.
     streaming: u64,
     /// The formats of the first image arguments.
     images: [Option<compiler::ImageFormat>; compiler::MAX_SPECIALIZED_IMAGES],
@@ -188,6 +189,7 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
     let mut local = 0usize;
     let mut keep = Vec::new();
     let mut streaming = 0u64;
+    let mut buffer_bytes = 0u64;
     let mut images = [None; compiler::MAX_SPECIALIZED_IMAGES];
     let mut image_count = 0;
     for (i, (v, off)) in args.iter().zip(offsets).enumerate() {
@@ -201,9 +203,10 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
                 };
                 let address = m.as_ref().map_or(0, |m| m.buffer.device_address());
                 if let Some(m) = m {
-                    if i < 64 && m.size as u64 > cache_bytes {
+                    if i < 64 && m.size as u64 * 2 >= cache_bytes {
                         streaming |= 1 << i;
                     }
+                    buffer_bytes += m.size as u64;
                     keep.push(m);
                 }
                 word = address.to_ne_bytes();
@@ -246,6 +249,9 @@ fn pack(k: &Kernel, cache_bytes: u64) -> Result<Packed, cl_int> {
         unsafe {
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), block.as_ptr().add(off), bytes.len())
         };
+    }
+    if buffer_bytes <= cache_bytes {
+        streaming = 0;
     }
     Ok(Packed {
         block: Arc::new(block),

@@ -143,8 +143,9 @@ pub struct Specialization {
     /// The local size of the range: larger than `local_size` in a dimension
     /// where it runs the last, smaller work-group of a non-uniform range.
     pub enqueued_local_size: [usize; 3],
-    /// Bit `i`: argument `i` is a buffer larger than the device's cache,
-    /// so what the kernel only writes there may bypass the cache.
+    /// Bit `i`: argument `i` is a buffer of half the device's cache or more,
+    /// and the kernel's buffers together exceed the cache, so what the
+    /// kernel only writes there may bypass the cache.
     pub streaming: u64,
     /// The formats of the first image arguments, so that the image
     /// functions' branches on the format fold.

@@ -1,6 +1,7 @@
-//! Streaming stores. A buffer larger than the device's cache cannot stay
-//! cached once a kernel has written it, so storing to it through the cache
-//! only costs a read of every line first (and evicts what could stay).
+//! Streaming stores. A buffer of half the device's cache or more, written
+//! by a kernel whose buffers together exceed the cache, cannot stay cached
+//! once the kernel has written it, so storing to it through the cache only
+//! costs a read of every line first (and evicts what could stay).
 //! Stores to such a buffer (the arguments in the specialization's mask)
 //! are marked `!nontemporal` when the kernel never reads that buffer; the
 //! code generator then writes around the cache. Such stores are weakly
