@@ -451,6 +451,48 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
     );
 }
 
+/// A loop left by its own test or by a `break` before its increment, work-items
+/// leaving at different iterations by either.
+const BREAK_LOOP: &str = r#"
+kernel void break_loop(int n, global const float *a, global float *s_out, global int *j_out) {
+    int i = get_global_id(0);
+    float x = a[i % 256] - 0.3f;
+    float s = 0.0f;
+    int j;
+    for (j = 0; j < n; j++) {
+        s += x * (float)j;
+        if (s > 20.0f || s < -5.0f)
+            break;
+    }
+    s_out[i] = s;
+    j_out[i] = j;
+}
+"#;
+
+#[test]
+fn a_loop_left_by_a_break_is_vectorized_and_gives_the_same_bits() {
+    const N: usize = 120;
+    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let args = [
+        Arg::Int(40),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
+    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
+    let runs = run_each(BREAK_LOOP, "break_loop", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    let j = ints(&runs[0][1]);
+    // Left by the break at many iterations, and by the loop's test.
+    left_apart(&j, 10);
+    assert!(j.contains(&40), "{j:?}");
+    let ir = work_group_ir("break_loop");
+    assert!(
+        ir.contains("@llvm.vector.reduce.or"),
+        "no test of any lane left:\n{ir}"
+    );
+}
+
 /// An if/else whose arms both store, in a loop and in a loop work-items
 /// leave at different iterations: each arm runs for its own lanes.
 const IF_ELSE: &str = r#"

@@ -13,6 +13,12 @@
 //! instructions LLVM may speculate. `H` then ends `br (c1 | c2), X, H`; the
 //! phis of `X` choose by `c1` what each edge brought.
 //!
+//! A loop of three blocks, `H` and `B` as above and a latch `L` reached
+//! from `B` alone, holding only instructions LLVM may speculate and going
+//! round (a `for` loop's increment after a `break`'s test), first has `L`'s
+//! work moved to the end of `B`, which then goes round itself: the shape
+//! above.
+//!
 //! The rotation of a loop tested only at its top (`for (i = gid; i < n;
 //! i += size)`) leaves a guard `G` ending `br g, L, X` before the loop and
 //! its latch `T` ending `br c, L, X`: a loop tested only at its bottom. A
@@ -37,6 +43,9 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
     loop {
         if let Some((h, b)) = candidate(f) {
             fold(h, b);
+        } else if let Some((b, l)) = pure_latch(f) {
+            merge_latch(b, l);
+            continue;
         } else if let Some(g) = guarded_bottom_test(f) {
             test_at_top(g);
         } else {
@@ -265,6 +274,90 @@ unsafe fn speculatable(i: LLVMValueRef) -> bool {
         }),
         _ => false,
     }
+}
+
+/// A loop `H`, `B`, `L`: `H` and `B` leave to the same block, `L` is
+/// reached from `B` alone, goes round, and holds only speculatable work.
+unsafe fn pure_latch(f: LLVMValueRef) -> Option<(LLVMBasicBlockRef, LLVMBasicBlockRef)> {
+    let cfg = Cfg::of(f);
+    for l in natural_loops(&cfg) {
+        if l.body.len() != 3 {
+            continue;
+        }
+        let h = l.header;
+        let inside = |b: usize| cfg.succs[b].iter().copied().find(|s| l.body.contains(s));
+        let outside = |b: usize| cfg.succs[b].iter().copied().find(|s| !l.body.contains(s));
+        let (Some(b), Some(x)) = (inside(h), outside(h)) else {
+            continue;
+        };
+        let Some(t) = inside(b).filter(|&t| t != h && t != b) else {
+            continue;
+        };
+        let exit = cfg.blocks[x];
+        let (ht, bt, tt) = (
+            LLVMGetBasicBlockTerminator(cfg.blocks[h]),
+            LLVMGetBasicBlockTerminator(cfg.blocks[b]),
+            LLVMGetBasicBlockTerminator(cfg.blocks[t]),
+        );
+        let pure = llvm::block_instructions(cfg.blocks[t])
+            .into_iter()
+            .filter(|&i| i != tt)
+            .all(|i| LLVMIsAPHINode(i).is_null() && speculatable(i));
+        if cfg.preds[b] == [h]
+            && cfg.preds[t] == [b]
+            && cfg.succs[t] == [h]
+            && outside(b) == Some(x)
+            && exit_test(ht, exit).is_some()
+            && exit_test(bt, exit).is_some()
+            && pure
+        {
+            return Some((cfg.blocks[b], cfg.blocks[t]));
+        }
+    }
+    None
+}
+
+/// `l`'s work moved to the end of `b`, which goes round in its place.
+unsafe fn merge_latch(b: LLVMBasicBlockRef, l: LLVMBasicBlockRef) {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(b)));
+    let builder = LLVMCreateBuilderInContext(ctx);
+    let bt = LLVMGetBasicBlockTerminator(b);
+    let lt = LLVMGetBasicBlockTerminator(l);
+    let h = LLVMGetSuccessor(lt, 0);
+    for i in llvm::block_instructions(l) {
+        if i == lt {
+            break;
+        }
+        let name = std::ffi::CString::new(llvm::name(i)).unwrap_or_default();
+        LLVMInstructionRemoveFromParent(i);
+        LLVMPositionBuilderBefore(builder, bt);
+        LLVMInsertIntoBuilderWithName(builder, i, name.as_ptr());
+    }
+    // B's branch goes round where it went to L.
+    let (s0, s1) = (LLVMGetSuccessor(bt, 0), LLVMGetSuccessor(bt, 1));
+    let round = |s| if s == l { h } else { s };
+    LLVMPositionBuilderBefore(builder, bt);
+    LLVMBuildCondBr(builder, LLVMGetCondition(bt), round(s0), round(s1));
+    LLVMInstructionEraseFromParent(bt);
+    // The header's phis: what came round from L comes from B.
+    for phi in llvm::block_instructions(h) {
+        if LLVMIsAPHINode(phi).is_null() {
+            break;
+        }
+        let incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..LLVMCountIncoming(phi))
+            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
+            .map(|(v, bb)| (v, if bb == l { b } else { bb }))
+            .collect();
+        LLVMPositionBuilderBefore(builder, phi);
+        let new = LLVMBuildPhi(builder, LLVMTypeOf(phi), c"".as_ptr());
+        for (v, bb) in incoming {
+            let (mut vs, mut bs) = ([v], [bb]);
+            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+        }
+        replace_phi(phi, new);
+    }
+    LLVMDeleteBasicBlock(l);
+    LLVMDisposeBuilder(builder);
 }
 
 unsafe fn candidate(f: LLVMValueRef) -> Option<(LLVMBasicBlockRef, LLVMBasicBlockRef)> {
@@ -574,6 +667,60 @@ done:
             "{text}"
         );
         unsafe { llvm::verify(ir.m) }.unwrap();
+    }
+
+    /// `for (j = 0; j < n; j++) { s += x * j; if (s > 1000) break; }`: the
+    /// header's test, the body's, and the increment in a latch of its own.
+    const BREAK: &str = r#"
+declare float @llvm.fmuladd.f32(float, float, float)
+define void @k(i32 %n, float %x, ptr %out) {
+entry:
+  br label %head
+head:
+  %j = phi i32 [ 0, %entry ], [ %j1, %inc ]
+  %s = phi float [ 0.0, %entry ], [ %s1, %inc ]
+  %more = icmp slt i32 %j, %n
+  br i1 %more, label %body, label %done
+body:
+  %jf = sitofp i32 %j to float
+  %s1 = call float @llvm.fmuladd.f32(float %x, float %jf, float %s)
+  %big = fcmp ogt float %s1, 1000.0
+  br i1 %big, label %done, label %inc
+inc:
+  %j1 = add nsw i32 %j, 1
+  br label %head
+done:
+  %r = phi float [ %s, %head ], [ %s1, %body ]
+  store float %r, ptr %out
+  ret void
+}
+"#;
+
+    #[test]
+    fn a_loop_left_by_a_break_before_its_increment_is_left_once() {
+        let ir = Ir::parse(BREAK);
+        assert_eq!(unsafe { run(ir.function("k")) }, 1);
+        unsafe { llvm::verify(ir.m) }.unwrap();
+        let text = ir.text();
+        assert!(!text.contains("\nbody:") && !text.contains("\ninc:"), "{text}");
+        // One test: the header's (negated: it stays on true) or the break's.
+        assert!(text.contains("%leave = or i1"), "{text}");
+        assert!(text.contains("br i1 %leave, label %done, label %head"), "{text}");
+        // The increment goes round with the sum; the exit takes the sum
+        // the header had where its test left, else the new one.
+        assert!(text.contains("[ %j1, %head ]") && text.contains("[ %s1, %head ]"), "{text}");
+        assert!(text.contains("float %s, float %s1"), "{text}");
+    }
+
+    #[test]
+    fn a_latch_with_a_side_effect_after_a_break_is_left_alone() {
+        let ir = Ir::parse(&BREAK.replace(
+            "  %j1 = add nsw i32 %j, 1\n",
+            "  %j1 = add nsw i32 %j, 1\n  store float %s1, ptr %out\n",
+        ));
+        let before = ir.text();
+        assert_eq!(unsafe { run(ir.function("k")) }, 0);
+        assert_eq!(ir.text(), before);
     }
 
     #[test]
