@@ -493,6 +493,53 @@ fn a_loop_left_by_a_break_is_vectorized_and_gives_the_same_bits() {
     );
 }
 
+/// Regions under a varying guard: an early return before a loop, and an
+/// `if` around a loop work-items leave at different iterations.
+const REGIONS: &str = r#"
+kernel void regions(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    if (i % 5 == 3)
+        return;
+    float s = 0.0f;
+    for (int j = 0; j < n; j++)
+        s += a[(i + j) & 255] * (float)j;
+    o[i] = s;
+    if (a[i & 255] > 0.4f) {
+        int k = 0;
+        while (k < i % 13) {
+            o[i] += (float)k;
+            k++;
+        }
+        cnt[i] = k;
+    }
+}
+"#;
+
+#[test]
+fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
+    const N: usize = 120;
+    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let args = [
+        Arg::Int(9),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
+    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
+    let runs = run_each(REGIONS, "regions", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    let k = ints(&runs[0][1]);
+    // Work-items left the inner loop at many counts; the others kept the
+    // buffer's bytes.
+    left_apart(&k, 10);
+    assert!(k.contains(&i32::from_ne_bytes([0xa5; 4])), "{k:?}");
+    let ir = work_group_ir("regions");
+    assert!(
+        ir.contains("@llvm.vector.reduce.or") && ir.contains("@llvm.masked.store"),
+        "not vectorized with masks:\n{ir}"
+    );
+}
+
 /// An if/else whose arms both store, in a loop and in a loop work-items
 /// leave at different iterations: each arm runs for its own lanes.
 const IF_ELSE: &str = r#"

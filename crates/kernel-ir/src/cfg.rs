@@ -97,7 +97,10 @@ pub unsafe fn reinsert(b: LLVMBuilderRef, i: LLVMValueRef) {
 
 /// Rebuilds `phi` with incoming block `from` replaced by `to` (the C API
 /// cannot set a phi's incoming block).
-unsafe fn retarget_phi(
+///
+/// # Safety
+/// `phi` must be a live phi, `b` a builder of its context.
+pub unsafe fn retarget_phi(
     b: LLVMBuilderRef,
     phi: LLVMValueRef,
     from: LLVMBasicBlockRef,

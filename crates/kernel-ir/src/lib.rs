@@ -3,6 +3,7 @@
 //! - [`cfg`]: a function's blocks, edges, dominators and phis, and a block
 //!   split after an instruction;
 //! - [`loops`]: its natural loops;
+//! - [`regions`]: a region under a branch left from one block;
 //! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
 //!   the local id, a barrier, a work-group collective), by its callee's
 //!   name, and [`sub_group_calls`]: which sub-group function it is;
@@ -22,6 +23,7 @@ pub mod cfg;
 pub mod compare;
 pub mod form;
 pub mod loops;
+pub mod regions;
 pub mod sub_group_calls;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

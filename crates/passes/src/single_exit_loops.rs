@@ -340,21 +340,8 @@ unsafe fn merge_latch(b: LLVMBasicBlockRef, l: LLVMBasicBlockRef) {
     LLVMBuildCondBr(builder, LLVMGetCondition(bt), round(s0), round(s1));
     LLVMInstructionEraseFromParent(bt);
     // The header's phis: what came round from L comes from B.
-    for phi in llvm::block_instructions(h) {
-        if LLVMIsAPHINode(phi).is_null() {
-            break;
-        }
-        let incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..LLVMCountIncoming(phi))
-            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
-            .map(|(v, bb)| (v, if bb == l { b } else { bb }))
-            .collect();
-        LLVMPositionBuilderBefore(builder, phi);
-        let new = LLVMBuildPhi(builder, LLVMTypeOf(phi), c"".as_ptr());
-        for (v, bb) in incoming {
-            let (mut vs, mut bs) = ([v], [bb]);
-            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-        }
-        replace_phi(phi, new);
+    for phi in kernel_ir::cfg::phis(h) {
+        kernel_ir::cfg::retarget_phi(builder, phi, l, b);
     }
     LLVMDeleteBasicBlock(l);
     LLVMDisposeBuilder(builder);

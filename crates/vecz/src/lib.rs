@@ -111,6 +111,10 @@ unsafe fn run_with(
     width: u32,
     linear_id: Option<LLVMValueRef>,
 ) -> Result<LLVMValueRef, String> {
+    // A region a guard lets some lanes into is left from one block, which
+    // goes to where the guard skips to (the kernel's own form keeps its
+    // meaning; only empty blocks are added).
+    kernel_ir::regions::one_exit_per_region(kernel);
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
     let insts: Vec<LLVMValueRef> = order

@@ -868,3 +868,45 @@ done:
     assert!(v.contains("select <4 x i1> %staying, <4 x i32> %e1"), "{v}");
     assert!(!v.contains("select <4 x i1> %staying, <4 x float>"), "{v}");
 }
+
+/// `if (lid >= n) return;` before a loop each work-item leaves after `lid`
+/// iterations, and a store after it: a region under a varying guard.
+fn early_return_before_a_loop() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %a, ptr %o, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %skip = icmp uge i64 %lid, %n
+  br i1 %skip, label %done, label %head
+head:
+  %j = phi i64 [ 0, %entry ], [ %j1, %head ]
+  %s = phi float [ 0.0, %entry ], [ %s1, %head ]
+  %p = getelementptr float, ptr %a, i64 %j
+  %x = load float, ptr %p, align 4
+  %s1 = fadd float %s, %x
+  %j1 = add i64 %j, 1
+  %more = icmp ult i64 %j1, %lid
+  br i1 %more, label %head, label %after
+after:
+  %q = getelementptr float, ptr %o, i64 %lid
+  store float %s1, ptr %q, align 4
+  br label %done
+done:
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_region_under_a_varying_guard_runs_for_the_lanes_it_lets_in() {
+    let v = vector_text(&early_return_before_a_loop(), 4);
+    // The region runs when any lane is let in; the loop in it starts from
+    // those lanes, and the store after it is for them alone.
+    assert!(v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %guarded)"), "{v}");
+    assert!(v.contains("%active = phi <4 x i1> [ %guarded, %entry ]"), "{v}");
+    assert!(
+        v.contains("@llvm.masked.store.v4f32.p0(<4 x float> %") && v.contains(", <4 x i1> %guarded)"),
+        "{v}"
+    );
+}

@@ -1,5 +1,6 @@
 //! Where lanes part: a block only some lanes run (a guarded block: `if
-//! (c) { .. }` without an else, `c` varying, in a loop or not) and a loop
+//! (c) { .. }` without an else, `c` varying, in a loop or not; the arms of
+//! an if/else; a region of blocks under such a guard) and a loop
 //! work-items leave at different iterations (a divergent loop), found on
 //! the shapes of their conditions.
 
@@ -17,7 +18,11 @@ use std::collections::{HashMap, HashSet};
 /// lanes alone, and a value it joins with its guard's is chosen lane by
 /// lane. With an else block (`if (c) { .. } else { .. }`, each arm one
 /// block), the else block runs after it, for the other lanes, when any
-/// takes it.
+/// takes it. The guarded part may also be a region of blocks entered from
+/// the guard alone and left from one block to where the guard skips to
+/// (`if (gid >= n) return;` before a loop, an `if` around an `if`): its
+/// blocks run for the lanes of the guard, its inner guards and loops for
+/// some of those.
 pub(crate) struct Guard {
     /// The block ending in the varying branch.
     pub(crate) guard: LLVMBasicBlockRef,
@@ -30,12 +35,17 @@ pub(crate) struct Guard {
     /// The block the other lanes run, if the guard is an if/else: its only
     /// predecessor is `guard`, and it and `block` alone reach `merge`.
     pub(crate) other: Option<LLVMBasicBlockRef>,
+    /// The block of the guarded part that goes on to `merge`: `block`
+    /// itself, or a region's last.
+    pub(crate) exit: LLVMBasicBlockRef,
+    /// Every block only some lanes run: `block`, `other`, or a region's.
+    pub(crate) region: HashSet<LLVMBasicBlockRef>,
 }
 
 impl Guard {
     /// Whether `b` is a block of the guard's that only some lanes run.
     pub(crate) fn runs(&self, b: LLVMBasicBlockRef) -> bool {
-        self.block == b || self.other == Some(b)
+        self.region.contains(&b)
     }
 }
 
@@ -86,7 +96,13 @@ pub(crate) unsafe fn guarded_blocks(
                 merge,
                 on_true,
                 other: None,
+                exit: block,
+                region: HashSet::from([block]),
             });
+            continue;
+        }
+        if let Some(guard) = region_guard(cfg, g, loops, &same_loops) {
+            out.push(guard);
             continue;
         }
         // An if/else: both arms go on to one block, reached from them
@@ -110,12 +126,82 @@ pub(crate) unsafe fn guarded_blocks(
                     merge: m0,
                     on_true: true,
                     other: Some(s1),
+                    exit: s0,
+                    region: HashSet::from([s0, s1]),
                 });
             }
             _ => {}
         }
     }
     out
+}
+
+/// The guard of block `g` (ending in a varying conditional branch) over a
+/// region: one successor, the entry, reached from outside the region from
+/// `g` alone (it may head a loop), and the blocks it dominates, left only
+/// to the other successor (the merge) and from one block alone, by a plain
+/// branch; the merge reached from `g` and that block alone. Loops are
+/// wholly inside the region or around all of it and the merge.
+unsafe fn region_guard(
+    cfg: &Cfg,
+    g: usize,
+    loops: &[Loop],
+    same_loops: &dyn Fn(usize, usize) -> bool,
+) -> Option<Guard> {
+    let t = LLVMGetBasicBlockTerminator(cfg.blocks[g]);
+    let (s0, s1) = (LLVMGetSuccessor(t, 0), LLVMGetSuccessor(t, 1));
+    for (entry, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
+        let (e, m) = (cfg.index[&entry], cfg.index[&merge]);
+        if e == m || !same_loops(g, m) {
+            continue;
+        }
+        let region: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| cfg.dom[b][e]).collect();
+        let from_outside: Vec<usize> = cfg.preds[e]
+            .iter()
+            .copied()
+            .filter(|p| !region.contains(p))
+            .collect();
+        if from_outside != [g] || region.contains(&m) || region.contains(&g) {
+            continue;
+        }
+        let leaves_only_to_merge = region
+            .iter()
+            .all(|&b| cfg.succs[b].iter().all(|s| *s == m || region.contains(s)));
+        let exits: Vec<usize> = region
+            .iter()
+            .copied()
+            .filter(|&b| cfg.succs[b].contains(&m))
+            .collect();
+        let [x] = exits[..] else { continue };
+        let end = LLVMGetBasicBlockTerminator(cfg.blocks[x]);
+        let plain = LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr && LLVMIsConditional(end) == 0;
+        let mut merge_preds = cfg.preds[m].clone();
+        merge_preds.sort_unstable();
+        let mut want = vec![g, x];
+        want.sort_unstable();
+        // A loop that reaches into the region lies wholly inside it, or
+        // around the guard, the region and the merge.
+        let loops_inside = loops.iter().all(|l| {
+            if l.body.contains(&g) {
+                region.iter().all(|b| l.body.contains(b))
+            } else {
+                !l.body.iter().any(|b| region.contains(b))
+                    || l.body.iter().all(|b| region.contains(b))
+            }
+        });
+        if leaves_only_to_merge && plain && merge_preds == want && loops_inside {
+            return Some(Guard {
+                guard: cfg.blocks[g],
+                block: entry,
+                merge,
+                on_true,
+                other: None,
+                exit: cfg.blocks[x],
+                region: region.iter().map(|&b| cfg.blocks[b]).collect(),
+            });
+        }
+    }
+    None
 }
 
 /// A loop that work-items leave at different iterations.

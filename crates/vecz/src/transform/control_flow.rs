@@ -96,15 +96,19 @@ impl Gen {
                     let stayed = self.spread(self.masks[l].1, elements(LLVMTypeOf(i)));
                     v = LLVMBuildSelect(self.b, stayed, v, p, c"kept".as_ptr());
                 }
-                if let Some(g) = self.guards.iter().find(|g| g.block == from) {
+                if let Some(g) = self
+                    .guards
+                    .iter()
+                    .find(|g| g.exit == from && g.other.is_none())
+                {
                     // The lanes that skipped the guarded block keep the
                     // value they had at the guard.
-                    let guard = g.guard;
+                    let (guard, block) = (g.guard, g.block);
                     let skipped = (0..LLVMCountIncoming(i))
                         .find(|&k| LLVMGetIncomingBlock(i, k) == guard)
                         .map(|k| LLVMGetIncomingValue(i, k));
                     if let Some(before) = skipped {
-                        let ran = self.spread(self.guard_masks[&from], elements(LLVMTypeOf(i)));
+                        let ran = self.spread(self.guard_masks[&block], elements(LLVMTypeOf(i)));
                         let before = self.vector_of(before);
                         v = LLVMBuildSelect(self.b, ran, v, before, c"guarded".as_ptr());
                     }
@@ -126,8 +130,17 @@ impl Gen {
                     continue;
                 };
                 LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+                // Every lane enters, or, inside a guarded region, the
+                // region's (a region may start at the loop).
+                let region = self
+                    .guards
+                    .iter()
+                    .find(|g| g.guard == from && g.block == l.header)
+                    .map(|g| self.region_masks[&g.block]);
                 let mut vals = [if from == l.latch {
                     after
+                } else if let Some(m) = region.or_else(|| self.guard_masks.get(&from).copied()) {
+                    m
                 } else {
                     self.splat(LLVMConstInt(i1, 1, 0))
                 }];
@@ -167,17 +180,32 @@ impl Gen {
             other,
             ..
         } = self.guards[g];
+        let region = self.guards[g].region.clone();
         let (mut lanes, mut others) = if on_true {
             (cond, LLVMBuildNot(self.b, cond, c"guarded".as_ptr()))
         } else {
             (LLVMBuildNot(self.b, cond, c"guarded".as_ptr()), cond)
         };
-        // In a loop lanes leave apart, of the lanes still in it.
+        // In a loop lanes leave apart, of the lanes still in it; in a
+        // guarded region, of the region's.
         if let Some(in_loop) = self.lanes_of(i, true) {
             lanes = LLVMBuildAnd(self.b, lanes, in_loop, c"guarded".as_ptr());
             others = LLVMBuildAnd(self.b, others, in_loop, c"guarded".as_ptr());
         }
-        self.guard_masks.insert(block, lanes);
+        // A region's blocks run for its lanes, but for those of its
+        // divergent loops, which start from them (`fill_masks`), and of
+        // its inner guards, made after.
+        let in_inner_loop = |b| {
+            self.divergent
+                .iter()
+                .any(|l| region.contains(&l.header) && l.body.contains(&b))
+        };
+        for &b in &region {
+            if other != Some(b) && !in_inner_loop(b) {
+                self.guard_masks.insert(b, lanes);
+            }
+        }
+        self.region_masks.insert(block, lanes);
         let mut args = [lanes];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(lanes)], &mut args);
         let Some(other) = other else {

@@ -52,6 +52,9 @@ pub(crate) struct Gen {
     pub(crate) guards: Vec<Guard>,
     /// The lanes that run each guarded block (by the kernel's block).
     guard_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
+    /// The lanes of each guard, by the block it guards (for a region
+    /// starting at a divergent loop, whose blocks have the loop's masks).
+    region_masks: HashMap<LLVMBasicBlockRef, LLVMValueRef>,
     /// For the guarded block of each if/else: where its guard's branch
     /// is, and the block that tests whether any lane takes the else block,
     /// which the guarded block goes on to.
@@ -99,6 +102,7 @@ impl Gen {
             divergent,
             guards: Vec::new(),
             guard_masks: HashMap::new(),
+            region_masks: HashMap::new(),
             else_checks: HashMap::new(),
             linear_id: None,
             unkept: HashSet::new(),

@@ -1,0 +1,186 @@
+//! Regions under a branch, each left through one block. A block `e`
+//! entered from its branching predecessor `g` alone, with the blocks it
+//! dominates (its region), may leave to `g`'s other successor `m` from
+//! several blocks: the front end's one return block, reached from an early
+//! return, from inside an `if` and from the end. A new block between them
+//! and `m` makes the region left from one block, and the blocks before it
+//! regions of their own in turn (a chain of early returns becomes nested
+//! regions): the shape in which the vectorizer runs a region for the lanes
+//! its guard lets in.
+
+use crate::cfg::{phis, Cfg};
+use compiler::llvm;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode;
+
+/// Gives every region of `f` left from several blocks a block of its own
+/// they go to first; returns how many it made.
+///
+/// # Safety
+/// `f` must be a function defined in a live module.
+pub unsafe fn one_exit_per_region(f: LLVMValueRef) -> usize {
+    let mut made = 0;
+    // Each split changes the graph; every split takes one region's
+    // several exits to one, so this ends (the bound is a safety net).
+    let limit = 4 * crate::cfg::blocks(f).len();
+    while made < limit {
+        let Some((exits, merge)) = region_with_exits(&Cfg::of(f)) else {
+            break;
+        };
+        join_exits(&exits, merge);
+        made += 1;
+    }
+    made
+}
+
+/// A region left to its guard's other successor from several blocks: those
+/// blocks, and that successor.
+unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBasicBlockRef)> {
+    for (g, &bb) in cfg.blocks.iter().enumerate() {
+        let t = LLVMGetBasicBlockTerminator(bb);
+        if t.is_null()
+            || LLVMGetInstructionOpcode(t) != LLVMOpcode::LLVMBr
+            || LLVMIsConditional(t) == 0
+        {
+            continue;
+        }
+        let (s0, s1) = (cfg.index[&LLVMGetSuccessor(t, 0)], cfg.index[&LLVMGetSuccessor(t, 1)]);
+        for (e, m) in [(s0, s1), (s1, s0)] {
+            if e == m {
+                continue;
+            }
+            let inside = |b: usize| cfg.dom[b][e];
+            if inside(m) || inside(g) || cfg.preds[e].iter().any(|&p| p != g && !inside(p)) {
+                continue;
+            }
+            let region: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| inside(b)).collect();
+            if !region
+                .iter()
+                .all(|&b| cfg.succs[b].iter().all(|&s| s == m || inside(s)))
+            {
+                continue;
+            }
+            let exits: Vec<LLVMBasicBlockRef> = region
+                .iter()
+                .filter(|&&b| cfg.succs[b].contains(&m))
+                .map(|&b| cfg.blocks[b])
+                .collect();
+            if exits.len() >= 2 {
+                return Some((exits, cfg.blocks[m]));
+            }
+        }
+    }
+    None
+}
+
+/// A new block before `merge` that every edge from `exits` goes to; the
+/// phis of `merge` take what those brought through phis of it.
+unsafe fn join_exits(exits: &[LLVMBasicBlockRef], merge: LLVMBasicBlockRef) {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(merge)));
+    let b = LLVMCreateBuilderInContext(ctx);
+    let join = LLVMInsertBasicBlockInContext(ctx, merge, c"region.exit".as_ptr());
+    for phi in phis(merge) {
+        let n = LLVMCountIncoming(phi);
+        let incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
+            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
+            .collect();
+        let (from_exits, others): (Vec<_>, Vec<_>) =
+            incoming.into_iter().partition(|(_, bb)| exits.contains(bb));
+        LLVMPositionBuilderAtEnd(b, join);
+        let joined = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
+        for (v, bb) in from_exits {
+            let (mut vs, mut bs) = ([v], [bb]);
+            LLVMAddIncoming(joined, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+        }
+        LLVMPositionBuilderBefore(b, phi);
+        let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
+        for (v, bb) in others.into_iter().chain([(joined, join)]) {
+            let (mut vs, mut bs) = ([v], [bb]);
+            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
+        }
+        let name = llvm::name(phi);
+        LLVMReplaceAllUsesWith(phi, new);
+        LLVMInstructionEraseFromParent(phi);
+        LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
+    }
+    LLVMPositionBuilderAtEnd(b, join);
+    LLVMBuildBr(b, merge);
+    for &x in exits {
+        let t = LLVMGetBasicBlockTerminator(x);
+        for k in 0..LLVMGetNumSuccessors(t) {
+            if LLVMGetSuccessor(t, k) == merge {
+                LLVMSetSuccessor(t, k, join);
+            }
+        }
+    }
+    LLVMDisposeBuilder(b);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::Ir;
+
+    /// `if (i % 5 == 3) return; s = ..; if (x > 0.4) { t[i] = s; } o[i] =
+    /// s;` as the front end leaves it, and an early return from inside the
+    /// second `if`: the return block is reached from three places.
+    const RETURNS: &str = r#"
+define void @k(i32 %i, float %x, ptr %o, ptr %t) {
+entry:
+  %r = srem i32 %i, 5
+  %skip = icmp eq i32 %r, 3
+  br i1 %skip, label %ret, label %body
+body:
+  %s = fmul float %x, 2.0
+  %big = fcmp ogt float %x, 0.5
+  br i1 %big, label %then, label %end
+then:
+  store float %s, ptr %t
+  %huge = fcmp ogt float %x, 10.0
+  br i1 %huge, label %ret, label %end
+end:
+  %v = phi float [ %s, %body ], [ %x, %then ]
+  store float %v, ptr %o
+  br label %ret
+ret:
+  %w = phi float [ 0.0, %entry ], [ %s, %then ], [ %v, %end ]
+  store float %w, ptr %t
+  ret void
+}
+"#;
+
+    #[test]
+    fn a_region_left_from_several_blocks_is_left_from_one() {
+        let ir = Ir::parse(RETURNS);
+        let made = unsafe { one_exit_per_region(ir.function("k")) };
+        unsafe { llvm::verify(ir.m) }.unwrap();
+        let text = ir.text();
+        assert_eq!(made, 1, "{text}");
+        // The body's region (from `then` and `end`) goes to a block of its
+        // own first, whose phi takes what they brought.
+        let join = &text[text.find("\nregion.exit:").expect(&text)..];
+        assert!(
+            join.contains("phi float [ %s, %then ], [ %v, %end ]"),
+            "{text}"
+        );
+        assert!(text.contains("br i1 %huge, label %region.exit, label %end"), "{text}");
+        assert!(text.contains("store float %v, ptr %o, align 4\n  br label %region.exit"), "{text}");
+        let ret = &text[text.find("\nret:").unwrap()..];
+        assert!(ret.contains("%w = phi float [ 0.000000e+00, %entry ], [ %"), "{text}");
+        assert!(ret.contains(", %region.exit ]"), "{text}");
+        // A second run finds nothing left.
+        assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 0);
+    }
+
+    #[test]
+    fn a_region_left_from_one_block_is_left_alone() {
+        let ir = Ir::parse(&RETURNS.replace("br i1 %huge, label %ret, label %end", "br label %end").replace(
+            "[ %s, %then ], [ %v, %end ]",
+            "[ %v, %end ]",
+        ));
+        let before = ir.text();
+        assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 0);
+        assert_eq!(ir.text(), before);
+    }
+}
