@@ -515,6 +515,55 @@ kernel void regions(int n, global const float *a, global float *o, global int *c
 }
 "#;
 
+/// An if/else whose then part holds an if/else and whose else part is a
+/// loop work-items leave at different iterations, in a loop.
+const IF_ELSE_REGIONS: &str = r#"
+kernel void if_else_regions(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float r = 0.0f;
+    for (int t = 0; t < n; t++) {
+        float x = a[(i * 3 + t) & 255] - 0.5f;
+        if (x > 0.0f) {
+            if ((i + t) % 3 == 0) {
+                r += x * 3.0f;
+                o[i] = r;
+            } else {
+                r -= 1.0f;
+            }
+        } else {
+            int j = 0;
+            while (j < (i + t) % 7) {
+                r += x;
+                j++;
+            }
+            cnt[i] += j;
+        }
+    }
+    o[i] += r;
+}
+"#;
+
+#[test]
+fn an_if_else_of_regions_is_vectorized_and_gives_the_same_bits() {
+    const N: usize = 120;
+    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let args = [
+        Arg::Int(12),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
+    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
+    let runs = run_each(IF_ELSE_REGIONS, "if_else_regions", &args, &[N], &locals);
+    assert_all_equal(&runs, &locals);
+    left_apart(&ints(&runs[0][1]), 10);
+    let ir = work_group_ir("if_else_regions");
+    assert!(
+        ir.contains("else.test") && ir.contains("@llvm.masked.store"),
+        "not vectorized with masks:\n{ir}"
+    );
+}
+
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
     const N: usize = 120;

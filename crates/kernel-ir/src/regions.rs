@@ -1,12 +1,13 @@
 //! Regions under a branch, each left through one block. A block `e`
 //! entered from its branching predecessor `g` alone, with the blocks it
-//! dominates (its region), may leave to `g`'s other successor `m` from
-//! several blocks: the front end's one return block, reached from an early
-//! return, from inside an `if` and from the end. A new block between them
-//! and `m` makes the region left from one block, and the blocks before it
-//! regions of their own in turn (a chain of early returns becomes nested
-//! regions): the shape in which the vectorizer runs a region for the lanes
-//! its guard lets in.
+//! dominates (its region), may leave to one block `m` (`g`'s other
+//! successor, or where an if/else meets) from several blocks: the front
+//! end's one return block, reached from an early return, from inside an
+//! `if` and from the end, or from one that leaves by a test (a loop's
+//! exit). A new block between them and `m` makes the region left from one
+//! block by a plain branch, and the blocks before it regions of their own
+//! in turn (a chain of early returns becomes nested regions): the shape
+//! in which the vectorizer runs a region for the lanes its guard lets in.
 
 use crate::cfg::{phis, Cfg};
 use compiler::llvm;
@@ -34,8 +35,8 @@ pub unsafe fn one_exit_per_region(f: LLVMValueRef) -> usize {
     made
 }
 
-/// A region left to its guard's other successor from several blocks: those
-/// blocks, and that successor.
+/// A region left to one block from several of its blocks: those blocks,
+/// and the one they leave to.
 unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBasicBlockRef)> {
     for (g, &bb) in cfg.blocks.iter().enumerate() {
         let t = LLVMGetBasicBlockTerminator(bb);
@@ -46,19 +47,26 @@ unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBa
             continue;
         }
         let (s0, s1) = (cfg.index[&LLVMGetSuccessor(t, 0)], cfg.index[&LLVMGetSuccessor(t, 1)]);
-        for (e, m) in [(s0, s1), (s1, s0)] {
-            if e == m {
+        for e in [s0, s1] {
+            if s0 == s1 {
                 continue;
             }
             let inside = |b: usize| cfg.dom[b][e];
-            if inside(m) || inside(g) || cfg.preds[e].iter().any(|&p| p != g && !inside(p)) {
+            if inside(g) || cfg.preds[e].iter().any(|&p| p != g && !inside(p)) {
                 continue;
             }
             let region: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| inside(b)).collect();
-            if !region
+            let mut leaves_to: Vec<usize> = region
                 .iter()
-                .all(|&b| cfg.succs[b].iter().all(|&s| s == m || inside(s)))
-            {
+                .flat_map(|&b| cfg.succs[b].iter().copied())
+                .filter(|&s| !inside(s))
+                .collect();
+            leaves_to.sort_unstable();
+            leaves_to.dedup();
+            // One block outside, not one the region goes round to (a loop
+            // header around it).
+            let [m] = leaves_to[..] else { continue };
+            if cfg.dom[g][m] {
                 continue;
             }
             let exits: Vec<LLVMBasicBlockRef> = region
@@ -66,7 +74,10 @@ unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBa
                 .filter(|&&b| cfg.succs[b].contains(&m))
                 .map(|&b| cfg.blocks[b])
                 .collect();
-            if exits.len() >= 2 {
+            // Several blocks, or one that leaves by a test (a loop's exit):
+            // a block of its own then leaves by a plain branch.
+            let tested = |x: LLVMBasicBlockRef| LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(x)) > 1;
+            if exits.len() >= 2 || exits.iter().any(|&x| tested(x)) {
                 return Some((exits, cfg.blocks[m]));
             }
         }
@@ -171,6 +182,78 @@ ret:
         assert!(ret.contains(", %region.exit ]"), "{text}");
         // A second run finds nothing left.
         assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 0);
+    }
+
+    /// `r = x > 0 ? (b > 5 ? 3x : x - 1) : -x`, as branches: the then part
+    /// meets the else part from two blocks.
+    const IF_ELSE: &str = r#"
+define float @k(float %x, i32 %b) {
+entry:
+  %pos = fcmp ogt float %x, 0.0
+  br i1 %pos, label %then, label %else
+then:
+  %big = icmp sgt i32 %b, 5
+  br i1 %big, label %three, label %less
+three:
+  %t = fmul float %x, 3.0
+  br label %join
+less:
+  %l = fsub float %x, 1.0
+  br label %join
+else:
+  %n = fneg float %x
+  br label %join
+join:
+  %r = phi float [ %t, %three ], [ %l, %less ], [ %n, %else ]
+  ret float %r
+}
+"#;
+
+    #[test]
+    fn an_if_else_part_meeting_the_other_from_several_blocks_meets_it_from_one() {
+        let ir = Ir::parse(IF_ELSE);
+        assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 1);
+        unsafe { llvm::verify(ir.m) }.unwrap();
+        let text = ir.text();
+        let join = &text[text.find("\nregion.exit:").expect(&text)..];
+        assert!(join.contains("phi float [ %t, %three ], [ %l, %less ]"), "{text}");
+        let meet = &text[text.find("\njoin:").unwrap()..];
+        assert!(meet.contains("[ %n, %else ]") && meet.contains(", %region.exit ]"), "{text}");
+    }
+
+    /// `if (x > 0) r = 1; else for (j = 0; j < n; j++) r += x;`: the loop,
+    /// the else part, leaves to where the parts meet by its test.
+    const LOOP_PART: &str = r#"
+define float @k(float %x, i32 %n) {
+entry:
+  %pos = fcmp ogt float %x, 0.0
+  br i1 %pos, label %then, label %loop
+then:
+  br label %join
+loop:
+  %j = phi i32 [ 0, %entry ], [ %j1, %body ]
+  %r = phi float [ 0.0, %entry ], [ %r1, %body ]
+  %more = icmp slt i32 %j, %n
+  br i1 %more, label %body, label %join
+body:
+  %r1 = fadd float %r, %x
+  %j1 = add i32 %j, 1
+  br label %loop
+join:
+  %v = phi float [ 1.0, %then ], [ %r, %loop ]
+  ret float %v
+}
+"#;
+
+    #[test]
+    fn a_part_left_by_a_loop_test_is_left_by_a_plain_branch() {
+        let ir = Ir::parse(LOOP_PART);
+        assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 1);
+        unsafe { llvm::verify(ir.m) }.unwrap();
+        let text = ir.text();
+        assert!(text.contains("br i1 %more, label %body, label %region.exit"), "{text}");
+        let exit = &text[text.find("\nregion.exit:").expect(&text)..];
+        assert!(exit.contains("phi float [ %r, %loop ]\n  br label %join"), "{text}");
     }
 
     #[test]

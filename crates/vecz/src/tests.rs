@@ -407,10 +407,9 @@ entry:
     assert!(v.contains("@llvm.masked.scatter.v4f32"), "{v}");
 }
 
-#[test]
-fn a_branch_work_items_take_differently_is_declined() {
-    // An if/else whose then arm is two blocks.
-    let ir = Ir::parse(&format!(
+/// An if/else whose then part is two blocks.
+fn if_else_of_two_then_blocks() -> String {
+    format!(
         "{HEAD}
 define void @k(ptr %p) {{
 entry:
@@ -425,6 +424,51 @@ then.more:
   store float 3.0, ptr %q, align 4
   br label %out
 else:
+  store float 2.0, ptr %q, align 4
+  br label %out
+out:
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn an_if_else_of_regions_runs_each_part_for_its_lanes() {
+    let v = vector_text(&if_else_of_two_then_blocks(), 4);
+    // Both blocks of the then part store for the odd lanes, the else
+    // block for the others, after the test of whether any takes it.
+    let mask_of = |value: &str| {
+        let line = v
+            .lines()
+            .find(|l| l.contains("@llvm.masked.store") && l.contains(value))
+            .unwrap_or_else(|| panic!("no masked store of {value}:\n{v}"));
+        line.rsplit("<4 x i1> ").next().unwrap().trim_end_matches(')').to_string()
+    };
+    let then_mask = mask_of("float 1.0");
+    assert!(then_mask.starts_with("%odd"), "{v}");
+    assert_eq!(mask_of("float 3.0"), then_mask, "{v}");
+    assert_eq!(mask_of("float 2.0"), "%guarded", "{v}");
+    assert!(v.contains("else.test:"), "{v}");
+}
+
+#[test]
+fn a_branch_work_items_take_differently_is_declined() {
+    // A switch on the local id.
+    let ir = Ir::parse(&format!(
+        "{HEAD}
+define void @k(ptr %p) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %q = getelementptr float, ptr %p, i64 %lid
+  %r = and i64 %lid, 3
+  switch i64 %r, label %out [
+    i64 0, label %zero
+    i64 1, label %one
+  ]
+zero:
+  store float 1.0, ptr %q, align 4
+  br label %out
+one:
   store float 2.0, ptr %q, align 4
   br label %out
 out:

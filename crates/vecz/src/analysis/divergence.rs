@@ -16,13 +16,13 @@ use std::collections::{HashMap, HashSet};
 /// lanes leave apart, of the lanes still in it): the vector form runs it
 /// when any lane's `c` holds, its memory accesses and `printf` for those
 /// lanes alone, and a value it joins with its guard's is chosen lane by
-/// lane. With an else block (`if (c) { .. } else { .. }`, each arm one
-/// block), the else block runs after it, for the other lanes, when any
-/// takes it. The guarded part may also be a region of blocks entered from
-/// the guard alone and left from one block to where the guard skips to
-/// (`if (gid >= n) return;` before a loop, an `if` around an `if`): its
-/// blocks run for the lanes of the guard, its inner guards and loops for
-/// some of those.
+/// lane. With an else part (`if (c) { .. } else { .. }`), the else part
+/// runs after it, for the other lanes, when any takes it. Each part is a
+/// block or a region of blocks entered from the guard alone and left from
+/// one block to where the guard skips to, or where the parts meet (`if
+/// (gid >= n) return;` before a loop, an `if` around a loop or another
+/// `if`): its blocks run for the lanes of the guard, its inner guards and
+/// loops for some of those.
 pub(crate) struct Guard {
     /// The block ending in the varying branch.
     pub(crate) guard: LLVMBasicBlockRef,
@@ -32,20 +32,25 @@ pub(crate) struct Guard {
     pub(crate) merge: LLVMBasicBlockRef,
     /// Whether `block` is taken where the condition is true.
     pub(crate) on_true: bool,
-    /// The block the other lanes run, if the guard is an if/else: its only
-    /// predecessor is `guard`, and it and `block` alone reach `merge`.
+    /// The block the other lanes enter, if the guard is an if/else: it is
+    /// reached from outside its part from `guard` alone, and the two parts
+    /// alone reach `merge`.
     pub(crate) other: Option<LLVMBasicBlockRef>,
     /// The block of the guarded part that goes on to `merge`: `block`
     /// itself, or a region's last.
     pub(crate) exit: LLVMBasicBlockRef,
-    /// Every block only some lanes run: `block`, `other`, or a region's.
+    /// The else part's block that goes on to `merge`.
+    pub(crate) other_exit: Option<LLVMBasicBlockRef>,
+    /// The blocks of the guarded part.
     pub(crate) region: HashSet<LLVMBasicBlockRef>,
+    /// The blocks of the else part (none without one).
+    pub(crate) other_region: HashSet<LLVMBasicBlockRef>,
 }
 
 impl Guard {
     /// Whether `b` is a block of the guard's that only some lanes run.
     pub(crate) fn runs(&self, b: LLVMBasicBlockRef) -> bool {
-        self.region.contains(&b)
+        self.region.contains(&b) || self.other_region.contains(&b)
     }
 }
 
@@ -97,7 +102,9 @@ pub(crate) unsafe fn guarded_blocks(
                 on_true,
                 other: None,
                 exit: block,
+                other_exit: None,
                 region: HashSet::from([block]),
+                other_region: HashSet::new(),
             });
             continue;
         }
@@ -105,43 +112,108 @@ pub(crate) unsafe fn guarded_blocks(
             out.push(guard);
             continue;
         }
-        // An if/else: both arms go on to one block, reached from them
-        // alone; neither arm has phis (it has one predecessor), which
-        // the vector form would reach from elsewhere.
-        match (arm(s0), arm(s1)) {
-            (Some(m0), Some(m1))
-                if m0 == m1
-                    && m0 != s0
-                    && m0 != s1
-                    && m0 != bb
-                    && same_loops(g, cfg.index[&m0])
-                    && cfg.preds[cfg.index[&m0]].len() == 2
-                    && [s0, s1]
-                        .iter()
-                        .all(|&a| LLVMIsAPHINode(LLVMGetFirstInstruction(a)).is_null()) =>
-            {
-                out.push(Guard {
-                    guard: bb,
-                    block: s0,
-                    merge: m0,
-                    on_true: true,
-                    other: Some(s1),
-                    exit: s0,
-                    region: HashSet::from([s0, s1]),
-                });
-            }
-            _ => {}
+        if let Some(guard) = if_else(cfg, g, loops, &same_loops) {
+            out.push(guard);
         }
     }
     out
 }
 
-/// The guard of block `g` (ending in a varying conditional branch) over a
-/// region: one successor, the entry, reached from outside the region from
-/// `g` alone (it may head a loop), and the blocks it dominates, left only
-/// to the other successor (the merge) and from one block alone, by a plain
-/// branch; the merge reached from `g` and that block alone. Loops are
-/// wholly inside the region or around all of it and the merge.
+/// The part of guard `g` entered at its successor `entry`: the blocks
+/// `entry` dominates, entered from outside them from `g` alone (`entry`
+/// may head a loop), left only to `merge` and from one block alone, by a
+/// plain branch (returned with them); a loop reaching into them lies
+/// wholly inside, or around `g` and all of them.
+unsafe fn part(
+    cfg: &Cfg,
+    g: usize,
+    entry: usize,
+    merge: usize,
+    loops: &[Loop],
+) -> Option<(Vec<usize>, usize)> {
+    let (e, m) = (entry, merge);
+    if e == m {
+        return None;
+    }
+    let region: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| cfg.dom[b][e]).collect();
+    let from_outside: Vec<usize> = cfg.preds[e]
+        .iter()
+        .copied()
+        .filter(|p| !region.contains(p))
+        .collect();
+    if from_outside != [g] || region.contains(&m) || region.contains(&g) {
+        return None;
+    }
+    let leaves_only_to_merge = region
+        .iter()
+        .all(|&b| cfg.succs[b].iter().all(|s| *s == m || region.contains(s)));
+    let exits: Vec<usize> = region
+        .iter()
+        .copied()
+        .filter(|&b| cfg.succs[b].contains(&m))
+        .collect();
+    let [x] = exits[..] else { return None };
+    let end = LLVMGetBasicBlockTerminator(cfg.blocks[x]);
+    let plain = LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr && LLVMIsConditional(end) == 0;
+    let loops_inside = loops.iter().all(|l| {
+        if l.body.contains(&g) {
+            region.iter().all(|b| l.body.contains(b))
+        } else {
+            !l.body.iter().any(|b| region.contains(b))
+                || l.body.iter().all(|b| region.contains(b))
+        }
+    });
+    (leaves_only_to_merge && plain && loops_inside).then_some((region, x))
+}
+
+/// The blocks of `part`, as the kernel's.
+unsafe fn blocks_of(cfg: &Cfg, part: &[usize]) -> HashSet<LLVMBasicBlockRef> {
+    part.iter().map(|&b| cfg.blocks[b]).collect()
+}
+
+/// The if/else of block `g`: both successors enter parts that go on to one
+/// block, reached from their exits alone.
+unsafe fn if_else(
+    cfg: &Cfg,
+    g: usize,
+    loops: &[Loop],
+    same_loops: &dyn Fn(usize, usize) -> bool,
+) -> Option<Guard> {
+    let t = LLVMGetBasicBlockTerminator(cfg.blocks[g]);
+    let (s0, s1) = (cfg.index[&LLVMGetSuccessor(t, 0)], cfg.index[&LLVMGetSuccessor(t, 1)]);
+    // Where the then part goes on to: the one block outside it it reaches.
+    let dominated: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| cfg.dom[b][s0]).collect();
+    let outside: Vec<usize> = dominated
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|s| !dominated.contains(s))
+        .collect();
+    let &m = outside.first()?;
+    if s0 == s1 || m == g || !same_loops(g, m) {
+        return None;
+    }
+    let (then_part, x0) = part(cfg, g, s0, m, loops)?;
+    let (else_part, x1) = part(cfg, g, s1, m, loops)?;
+    let mut merge_preds = cfg.preds[m].clone();
+    merge_preds.sort_unstable();
+    let mut want = vec![x0, x1];
+    want.sort_unstable();
+    (merge_preds == want).then(|| Guard {
+        guard: cfg.blocks[g],
+        block: cfg.blocks[s0],
+        merge: cfg.blocks[m],
+        on_true: true,
+        other: Some(cfg.blocks[s1]),
+        exit: cfg.blocks[x0],
+        other_exit: Some(cfg.blocks[x1]),
+        region: blocks_of(cfg, &then_part),
+        other_region: blocks_of(cfg, &else_part),
+    })
+}
+
+/// The guard of block `g` (ending in a varying conditional branch) over the
+/// part one successor enters (see `part`), left to the other successor,
+/// which is reached from `g` and the part's exit alone.
 unsafe fn region_guard(
     cfg: &Cfg,
     g: usize,
@@ -152,44 +224,17 @@ unsafe fn region_guard(
     let (s0, s1) = (LLVMGetSuccessor(t, 0), LLVMGetSuccessor(t, 1));
     for (entry, merge, on_true) in [(s0, s1, true), (s1, s0, false)] {
         let (e, m) = (cfg.index[&entry], cfg.index[&merge]);
-        if e == m || !same_loops(g, m) {
+        if !same_loops(g, m) {
             continue;
         }
-        let region: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| cfg.dom[b][e]).collect();
-        let from_outside: Vec<usize> = cfg.preds[e]
-            .iter()
-            .copied()
-            .filter(|p| !region.contains(p))
-            .collect();
-        if from_outside != [g] || region.contains(&m) || region.contains(&g) {
+        let Some((region, x)) = part(cfg, g, e, m, loops) else {
             continue;
-        }
-        let leaves_only_to_merge = region
-            .iter()
-            .all(|&b| cfg.succs[b].iter().all(|s| *s == m || region.contains(s)));
-        let exits: Vec<usize> = region
-            .iter()
-            .copied()
-            .filter(|&b| cfg.succs[b].contains(&m))
-            .collect();
-        let [x] = exits[..] else { continue };
-        let end = LLVMGetBasicBlockTerminator(cfg.blocks[x]);
-        let plain = LLVMGetInstructionOpcode(end) == LLVMOpcode::LLVMBr && LLVMIsConditional(end) == 0;
+        };
         let mut merge_preds = cfg.preds[m].clone();
         merge_preds.sort_unstable();
         let mut want = vec![g, x];
         want.sort_unstable();
-        // A loop that reaches into the region lies wholly inside it, or
-        // around the guard, the region and the merge.
-        let loops_inside = loops.iter().all(|l| {
-            if l.body.contains(&g) {
-                region.iter().all(|b| l.body.contains(b))
-            } else {
-                !l.body.iter().any(|b| region.contains(b))
-                    || l.body.iter().all(|b| region.contains(b))
-            }
-        });
-        if leaves_only_to_merge && plain && merge_preds == want && loops_inside {
+        if merge_preds == want {
             return Some(Guard {
                 guard: cfg.blocks[g],
                 block: entry,
@@ -197,7 +242,9 @@ unsafe fn region_guard(
                 on_true,
                 other: None,
                 exit: cfg.blocks[x],
-                region: region.iter().map(|&b| cfg.blocks[b]).collect(),
+                other_exit: None,
+                region: blocks_of(cfg, &region),
+                other_region: HashSet::new(),
             });
         }
     }

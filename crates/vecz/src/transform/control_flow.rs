@@ -66,7 +66,7 @@ impl Gen {
         }
         for k in 0..LLVMCountIncoming(i) {
             let from = LLVMGetIncomingBlock(i, k);
-            let Some(&block) = self.ends.get(&from) else {
+            let Some(block) = self.vector_pred(from, at) else {
                 continue; // an unreachable predecessor
             };
             let value = LLVMGetIncomingValue(i, k);
@@ -126,7 +126,7 @@ impl Gen {
         for (l, &(active, after)) in self.divergent.iter().zip(&self.masks) {
             for &p in &cfg.preds[cfg.index[&l.header]] {
                 let from = cfg.blocks[p];
-                let Some(&block) = self.ends.get(&from) else {
+                let Some(block) = self.vector_pred(from, l.header) else {
                     continue;
                 };
                 LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
@@ -135,8 +135,8 @@ impl Gen {
                 let region = self
                     .guards
                     .iter()
-                    .find(|g| g.guard == from && g.block == l.header)
-                    .map(|g| self.region_masks[&g.block]);
+                    .find(|g| g.guard == from && (g.block == l.header || g.other == Some(l.header)))
+                    .map(|_| self.region_masks[&l.header]);
                 let mut vals = [if from == l.latch {
                     after
                 } else if let Some(m) = region.or_else(|| self.guard_masks.get(&from).copied()) {
@@ -180,7 +180,11 @@ impl Gen {
             other,
             ..
         } = self.guards[g];
-        let region = self.guards[g].region.clone();
+        let (region, other_region) = (
+            self.guards[g].region.clone(),
+            self.guards[g].other_region.clone(),
+        );
+        let exit = self.guards[g].exit;
         let (mut lanes, mut others) = if on_true {
             (cond, LLVMBuildNot(self.b, cond, c"guarded".as_ptr()))
         } else {
@@ -200,9 +204,11 @@ impl Gen {
                 .iter()
                 .any(|l| region.contains(&l.header) && l.body.contains(&b))
         };
-        for &b in &region {
-            if other != Some(b) && !in_inner_loop(b) {
-                self.guard_masks.insert(b, lanes);
+        for (part, mask) in [(&region, lanes), (&other_region, others)] {
+            for &b in part {
+                if !in_inner_loop(b) {
+                    self.guard_masks.insert(b, mask);
+                }
             }
         }
         self.region_masks.insert(block, lanes);
@@ -212,9 +218,9 @@ impl Gen {
             LLVMBuildCondBr(self.b, any, self.blocks[&block], self.blocks[&merge]);
             return;
         };
-        // An if/else: the guarded block, then a test of whether any lane
-        // takes the else block, then the else block.
-        self.guard_masks.insert(other, others);
+        // An if/else: the guarded part, then a test of whether any lane
+        // takes the else part, then the else part.
+        self.region_masks.insert(other, others);
         let here = LLVMGetInsertBlock(self.b);
         let check = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"else.test".as_ptr());
         LLVMBuildCondBr(self.b, any, self.blocks[&block], check);
@@ -222,7 +228,7 @@ impl Gen {
         let mut args = [others];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(others)], &mut args);
         LLVMBuildCondBr(self.b, any, self.blocks[&other], self.blocks[&merge]);
-        self.else_checks.insert(block, (here, check));
+        self.else_checks.insert(exit, (here, check));
         LLVMPositionBuilderAtEnd(self.b, here);
     }
 
@@ -231,9 +237,17 @@ impl Gen {
     /// the else test through a phi (zero where no lane ran it), and the
     /// else block chooses between it and its own.
     pub(super) unsafe fn fill_if_else_phi(&mut self, i: LLVMValueRef, g: usize) {
-        let Guard { block, other, .. } = self.guards[g];
-        let other = other.expect("an if/else");
-        let (guard_end, check) = self.else_checks[&block];
+        let Guard {
+            exit,
+            other,
+            other_exit,
+            ..
+        } = self.guards[g];
+        let (other, other_exit) = (
+            other.expect("an if/else"),
+            other_exit.expect("an if/else"),
+        );
+        let (guard_end, check) = self.else_checks[&exit];
         let incoming = |bb| {
             (0..LLVMCountIncoming(i))
                 .find(|&k| LLVMGetIncomingBlock(i, k) == bb)
@@ -242,22 +256,40 @@ impl Gen {
         };
         let p = self.vector[&i];
         let ty = LLVMTypeOf(p);
-        let then_end = self.ends[&block];
+        let then_end = self.ends[&exit];
         LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(then_end));
-        let from_then = self.vector_of(incoming(block));
+        let from_then = self.vector_of(incoming(exit));
         LLVMPositionBuilderBefore(self.b, LLVMGetFirstInstruction(check));
         let then_value = LLVMBuildPhi(self.b, ty, c"from.then".as_ptr());
         let mut vals = [from_then, LLVMConstNull(ty)];
         let mut blocks = [then_end, guard_end];
         LLVMAddIncoming(then_value, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
-        let else_end = self.ends[&other];
+        let else_end = self.ends[&other_exit];
         LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(else_end));
-        let from_else = self.vector_of(incoming(other));
-        let ran = self.spread(self.guard_masks[&other], elements(LLVMTypeOf(i)));
+        let from_else = self.vector_of(incoming(other_exit));
+        let ran = self.spread(self.region_masks[&other], elements(LLVMTypeOf(i)));
         let chosen = LLVMBuildSelect(self.b, ran, from_else, then_value, c"arms".as_ptr());
         let mut vals = [then_value, chosen];
         let mut blocks = [check, else_end];
         LLVMAddIncoming(p, vals.as_mut_ptr(), blocks.as_mut_ptr(), 2);
+    }
+
+    /// The vector block that ends the edge from the kernel's block `from`
+    /// to `to`: where `from` ends, or, into an if/else's else part, the
+    /// test of whether any lane takes it.
+    unsafe fn vector_pred(
+        &self,
+        from: LLVMBasicBlockRef,
+        to: LLVMBasicBlockRef,
+    ) -> Option<LLVMBasicBlockRef> {
+        if let Some(g) = self
+            .guards
+            .iter()
+            .find(|g| g.guard == from && g.other == Some(to))
+        {
+            return Some(self.else_checks[&g.exit].1);
+        }
+        self.ends.get(&from).copied()
     }
 
     /// The lanes a memory access of `i` is for, when not all: in a
