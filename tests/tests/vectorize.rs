@@ -107,6 +107,21 @@ fn left_apart(counts: &[i32], at_least: usize) {
     assert!(distinct.len() > at_least, "{counts:?}");
 }
 
+/// The outputs of `name` over 120 work-items, which must be the same at
+/// local sizes 1 (the scalar form), 24, 40 and 120.
+fn same_bits_at_every_local_size(src: &str, name: &str, args: &[Arg]) -> Vec<Vec<u8>> {
+    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
+    let runs = run_each(src, name, args, &[120], &locals);
+    assert_all_equal(&runs, &locals);
+    runs.into_iter().next().unwrap()
+}
+
+/// 256 values in [0, 1): the input of the kernels run by
+/// `same_bits_at_every_local_size`.
+fn inputs() -> Vec<f32> {
+    (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect()
+}
+
 fn assert_all_equal(runs: &[Vec<Vec<u8>>], locals: &[&[usize]]) {
     for (r, local) in runs.iter().zip(locals).skip(1) {
         assert!(
@@ -472,17 +487,15 @@ kernel void break_loop(int n, global const float *a, global float *s_out, global
 #[test]
 fn a_loop_left_by_a_break_is_vectorized_and_gives_the_same_bits() {
     const N: usize = 120;
-    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let a = inputs();
     let args = [
         Arg::Int(40),
         Arg::In(bytes(&a)),
         Arg::Out(N * 4),
         Arg::Out(N * 4),
     ];
-    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
-    let runs = run_each(BREAK_LOOP, "break_loop", &args, &[N], &locals);
-    assert_all_equal(&runs, &locals);
-    let j = ints(&runs[0][1]);
+    let out = same_bits_at_every_local_size(BREAK_LOOP, "break_loop", &args);
+    let j = ints(&out[1]);
     // Left by the break at many iterations, and by the loop's test.
     left_apart(&j, 10);
     assert!(j.contains(&40), "{j:?}");
@@ -546,17 +559,15 @@ kernel void if_else_regions(int n, global const float *a, global float *o, globa
 #[test]
 fn an_if_else_of_regions_is_vectorized_and_gives_the_same_bits() {
     const N: usize = 120;
-    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let a = inputs();
     let args = [
         Arg::Int(12),
         Arg::In(bytes(&a)),
         Arg::Out(N * 4),
         Arg::Out(N * 4),
     ];
-    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
-    let runs = run_each(IF_ELSE_REGIONS, "if_else_regions", &args, &[N], &locals);
-    assert_all_equal(&runs, &locals);
-    left_apart(&ints(&runs[0][1]), 10);
+    let out = same_bits_at_every_local_size(IF_ELSE_REGIONS, "if_else_regions", &args);
+    left_apart(&ints(&out[1]), 10);
     let ir = work_group_ir("if_else_regions");
     assert!(
         ir.contains("else.test") && ir.contains("@llvm.masked.store"),
@@ -567,17 +578,15 @@ fn an_if_else_of_regions_is_vectorized_and_gives_the_same_bits() {
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
     const N: usize = 120;
-    let a: Vec<f32> = (0..256).map(|i| ((i * 37) % 101) as f32 / 100.0).collect();
+    let a = inputs();
     let args = [
         Arg::Int(9),
         Arg::In(bytes(&a)),
         Arg::Out(N * 4),
         Arg::Out(N * 4),
     ];
-    let locals: [&[usize]; 4] = [&[1], &[24], &[40], &[120]];
-    let runs = run_each(REGIONS, "regions", &args, &[N], &locals);
-    assert_all_equal(&runs, &locals);
-    let k = ints(&runs[0][1]);
+    let out = same_bits_at_every_local_size(REGIONS, "regions", &args);
+    let k = ints(&out[1]);
     // Work-items left the inner loop at many counts; the others kept the
     // buffer's bytes.
     left_apart(&k, 10);
@@ -706,7 +715,10 @@ fn stores_stream_past_the_cache_where_the_buffers_exceed_it() {
         ok(set_arg(k.get(), 2, &(n_in as u32)), "n");
         e.run(&k, &[n_out], Some(&[256]));
         let b = e.read::<f32>(&mb, 0, n_out);
-        assert!((0..n_out).all(|i| b[i] == a[i % n_in] * 2.0), "{name}: wrong copy");
+        assert!(
+            (0..n_out).all(|i| b[i] == a[i % n_in] * 2.0),
+            "{name}: wrong copy"
+        );
         let ir = work_group_ir(name);
         assert_eq!(ir.contains("!nontemporal"), streams, "{name}:\n{ir}");
     }

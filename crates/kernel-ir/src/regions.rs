@@ -46,7 +46,10 @@ unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBa
         {
             continue;
         }
-        let (s0, s1) = (cfg.index[&LLVMGetSuccessor(t, 0)], cfg.index[&LLVMGetSuccessor(t, 1)]);
+        let (s0, s1) = (
+            cfg.index[&LLVMGetSuccessor(t, 0)],
+            cfg.index[&LLVMGetSuccessor(t, 1)],
+        );
         for e in [s0, s1] {
             if s0 == s1 {
                 continue;
@@ -76,7 +79,8 @@ unsafe fn region_with_exits(cfg: &Cfg) -> Option<(Vec<LLVMBasicBlockRef>, LLVMBa
                 .collect();
             // Several blocks, or one that leaves by a test (a loop's exit):
             // a block of its own then leaves by a plain branch.
-            let tested = |x: LLVMBasicBlockRef| LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(x)) > 1;
+            let tested =
+                |x: LLVMBasicBlockRef| LLVMGetNumSuccessors(LLVMGetBasicBlockTerminator(x)) > 1;
             if exits.len() >= 2 || exits.iter().any(|&x| tested(x)) {
                 return Some((exits, cfg.blocks[m]));
             }
@@ -175,10 +179,19 @@ ret:
             join.contains("phi float [ %s, %then ], [ %v, %end ]"),
             "{text}"
         );
-        assert!(text.contains("br i1 %huge, label %region.exit, label %end"), "{text}");
-        assert!(text.contains("store float %v, ptr %o, align 4\n  br label %region.exit"), "{text}");
+        assert!(
+            text.contains("br i1 %huge, label %region.exit, label %end"),
+            "{text}"
+        );
+        assert!(
+            text.contains("store float %v, ptr %o, align 4\n  br label %region.exit"),
+            "{text}"
+        );
         let ret = &text[text.find("\nret:").unwrap()..];
-        assert!(ret.contains("%w = phi float [ 0.000000e+00, %entry ], [ %"), "{text}");
+        assert!(
+            ret.contains("%w = phi float [ 0.000000e+00, %entry ], [ %"),
+            "{text}"
+        );
         assert!(ret.contains(", %region.exit ]"), "{text}");
         // A second run finds nothing left.
         assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 0);
@@ -216,9 +229,15 @@ join:
         unsafe { llvm::verify(ir.m) }.unwrap();
         let text = ir.text();
         let join = &text[text.find("\nregion.exit:").expect(&text)..];
-        assert!(join.contains("phi float [ %t, %three ], [ %l, %less ]"), "{text}");
+        assert!(
+            join.contains("phi float [ %t, %three ], [ %l, %less ]"),
+            "{text}"
+        );
         let meet = &text[text.find("\njoin:").unwrap()..];
-        assert!(meet.contains("[ %n, %else ]") && meet.contains(", %region.exit ]"), "{text}");
+        assert!(
+            meet.contains("[ %n, %else ]") && meet.contains(", %region.exit ]"),
+            "{text}"
+        );
     }
 
     /// `if (x > 0) r = 1; else for (j = 0; j < n; j++) r += x;`: the loop,
@@ -251,17 +270,24 @@ join:
         assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 1);
         unsafe { llvm::verify(ir.m) }.unwrap();
         let text = ir.text();
-        assert!(text.contains("br i1 %more, label %body, label %region.exit"), "{text}");
+        assert!(
+            text.contains("br i1 %more, label %body, label %region.exit"),
+            "{text}"
+        );
         let exit = &text[text.find("\nregion.exit:").expect(&text)..];
-        assert!(exit.contains("phi float [ %r, %loop ]\n  br label %join"), "{text}");
+        assert!(
+            exit.contains("phi float [ %r, %loop ]\n  br label %join"),
+            "{text}"
+        );
     }
 
     #[test]
     fn a_region_left_from_one_block_is_left_alone() {
-        let ir = Ir::parse(&RETURNS.replace("br i1 %huge, label %ret, label %end", "br label %end").replace(
-            "[ %s, %then ], [ %v, %end ]",
-            "[ %v, %end ]",
-        ));
+        let ir = Ir::parse(
+            &RETURNS
+                .replace("br i1 %huge, label %ret, label %end", "br label %end")
+                .replace("[ %s, %then ], [ %v, %end ]", "[ %v, %end ]"),
+        );
         let before = ir.text();
         assert_eq!(unsafe { one_exit_per_region(ir.function("k")) }, 0);
         assert_eq!(ir.text(), before);

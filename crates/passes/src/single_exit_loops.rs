@@ -689,13 +689,22 @@ done:
         assert_eq!(unsafe { run(ir.function("k")) }, 1);
         unsafe { llvm::verify(ir.m) }.unwrap();
         let text = ir.text();
-        assert!(!text.contains("\nbody:") && !text.contains("\ninc:"), "{text}");
+        assert!(
+            !text.contains("\nbody:") && !text.contains("\ninc:"),
+            "{text}"
+        );
         // One test: the header's (negated: it stays on true) or the break's.
         assert!(text.contains("%leave = or i1"), "{text}");
-        assert!(text.contains("br i1 %leave, label %done, label %head"), "{text}");
+        assert!(
+            text.contains("br i1 %leave, label %done, label %head"),
+            "{text}"
+        );
         // The increment goes round with the sum; the exit takes the sum
         // the header had where its test left, else the new one.
-        assert!(text.contains("[ %j1, %head ]") && text.contains("[ %s1, %head ]"), "{text}");
+        assert!(
+            text.contains("[ %j1, %head ]") && text.contains("[ %s1, %head ]"),
+            "{text}"
+        );
         assert!(text.contains("float %s, float %s1"), "{text}");
     }
 

@@ -442,7 +442,11 @@ fn an_if_else_of_regions_runs_each_part_for_its_lanes() {
             .lines()
             .find(|l| l.contains("@llvm.masked.store") && l.contains(value))
             .unwrap_or_else(|| panic!("no masked store of {value}:\n{v}"));
-        line.rsplit("<4 x i1> ").next().unwrap().trim_end_matches(')').to_string()
+        line.rsplit("<4 x i1> ")
+            .next()
+            .unwrap()
+            .trim_end_matches(')')
+            .to_string()
     };
     let then_mask = mask_of("float 1.0");
     assert!(then_mask.starts_with("%odd"), "{v}");
@@ -947,10 +951,17 @@ fn a_region_under_a_varying_guard_runs_for_the_lanes_it_lets_in() {
     let v = vector_text(&early_return_before_a_loop(), 4);
     // The region runs when any lane is let in; the loop in it starts from
     // those lanes, and the store after it is for them alone.
-    assert!(v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %guarded)"), "{v}");
-    assert!(v.contains("%active = phi <4 x i1> [ %guarded, %entry ]"), "{v}");
     assert!(
-        v.contains("@llvm.masked.store.v4f32.p0(<4 x float> %") && v.contains(", <4 x i1> %guarded)"),
+        v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %guarded)"),
+        "{v}"
+    );
+    assert!(
+        v.contains("%active = phi <4 x i1> [ %guarded, %entry ]"),
+        "{v}"
+    );
+    assert!(
+        v.contains("@llvm.masked.store.v4f32.p0(<4 x float> %")
+            && v.contains(", <4 x i1> %guarded)"),
         "{v}"
     );
 }

@@ -159,8 +159,7 @@ unsafe fn part(
         if l.body.contains(&g) {
             region.iter().all(|b| l.body.contains(b))
         } else {
-            !l.body.iter().any(|b| region.contains(b))
-                || l.body.iter().all(|b| region.contains(b))
+            !l.body.iter().any(|b| region.contains(b)) || l.body.iter().all(|b| region.contains(b))
         }
     });
     (leaves_only_to_merge && plain && loops_inside).then_some((region, x))
@@ -180,7 +179,10 @@ unsafe fn if_else(
     same_loops: &dyn Fn(usize, usize) -> bool,
 ) -> Option<Guard> {
     let t = LLVMGetBasicBlockTerminator(cfg.blocks[g]);
-    let (s0, s1) = (cfg.index[&LLVMGetSuccessor(t, 0)], cfg.index[&LLVMGetSuccessor(t, 1)]);
+    let (s0, s1) = (
+        cfg.index[&LLVMGetSuccessor(t, 0)],
+        cfg.index[&LLVMGetSuccessor(t, 1)],
+    );
     // Where the then part goes on to: the one block outside it it reaches.
     let dominated: Vec<usize> = (0..cfg.blocks.len()).filter(|&b| cfg.dom[b][s0]).collect();
     let outside: Vec<usize> = dominated

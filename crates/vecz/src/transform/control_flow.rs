@@ -243,10 +243,7 @@ impl Gen {
             other_exit,
             ..
         } = self.guards[g];
-        let (other, other_exit) = (
-            other.expect("an if/else"),
-            other_exit.expect("an if/else"),
-        );
+        let (other, other_exit) = (other.expect("an if/else"), other_exit.expect("an if/else"));
         let (guard_end, check) = self.else_checks[&exit];
         let incoming = |bb| {
             (0..LLVMCountIncoming(i))
