@@ -575,6 +575,60 @@ fn an_if_else_of_regions_is_vectorized_and_gives_the_same_bits() {
     );
 }
 
+/// A `switch` work-items take different cases of, in a loop.
+const SWITCH_CASES: &str = r#"
+kernel void switch_cases(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int c = 0;
+    for (int j = 0; j < n; j++) {
+        float x = a[(i * 5 + j * 3) & 255];
+        switch ((int)(x * 16.0f) & 3) {
+        case 0: s += x * 2.0f; c += 1; break;
+        case 1: s += x + 1.0f; break;
+        case 2: s -= sqrt(x); o[i] = s; c += 3; break;
+        default: s = -s;
+        }
+    }
+    o[i] += s;
+    cnt[i] = c;
+}
+"#;
+
+/// Cases that fall through, after a `default` in the middle.
+const SWITCH_FALLTHROUGH: &str = r#"
+kernel void switch_fallthrough(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    int c = 0;
+    for (int j = 0; j < n; j++) {
+        switch ((i * j) % 5) {
+        case 0: c += 1;
+        default: c -= 1;
+        case 1: c += 2; break;
+        case 3: c ^= 5;
+        }
+    }
+    o[i] = a[i & 255];
+    cnt[i] = c;
+}
+"#;
+
+#[test]
+fn switches_work_items_take_apart_give_the_same_bits() {
+    const N: usize = 120;
+    let a = inputs();
+    let args = [Arg::Int(14), Arg::In(bytes(&a)), Arg::Out(N * 4), Arg::Out(N * 4)];
+    let out = same_bits_at_every_local_size(SWITCH_CASES, "switch_cases", &args);
+    // Work-items took the cases different numbers of times.
+    left_apart(&ints(&out[1]), 3);
+    let ir = work_group_ir("switch_cases");
+    assert!(
+        ir.contains("else.test") && ir.contains("@llvm.masked.store"),
+        "not vectorized with masks:\n{ir}"
+    );
+    same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
+}
+
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
     const N: usize = 120;

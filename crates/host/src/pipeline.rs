@@ -300,7 +300,9 @@ unsafe fn vector_form(
     // tested at run time each iteration, and a private array it indexes
     // one value per element (as memory, the vectorizer declines it).
     let private = has_private_memory(k);
-    let passes = "function(loop(loop-unroll-full),sroa,early-cse)";
+    // A `switch` becomes a tree of two-way branches, which `vecz` takes as
+    // if/else parts where work-items choose cases apart.
+    let passes = "function(lower-switch,loop(loop-unroll-full),sroa,early-cse)";
     compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
     if private {
         if explaining {
