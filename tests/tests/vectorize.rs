@@ -617,7 +617,12 @@ kernel void switch_fallthrough(int n, global const float *a, global float *o, gl
 fn switches_work_items_take_apart_give_the_same_bits() {
     const N: usize = 120;
     let a = inputs();
-    let args = [Arg::Int(14), Arg::In(bytes(&a)), Arg::Out(N * 4), Arg::Out(N * 4)];
+    let args = [
+        Arg::Int(14),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
     let out = same_bits_at_every_local_size(SWITCH_CASES, "switch_cases", &args);
     // Work-items took the cases different numbers of times.
     left_apart(&ints(&out[1]), 3);
@@ -627,6 +632,58 @@ fn switches_work_items_take_apart_give_the_same_bits() {
         "not vectorized with masks:\n{ir}"
     );
     same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
+}
+
+/// Loops left from several places: a `break` with stores after it, a
+/// `while (1)` left by two tests, and a `return` from inside a loop.
+const LOOP_EXITS: &str = r#"
+kernel void loop_exits(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int j;
+    for (j = 0; j < n; j++) {
+        float x = a[(i * 3 + j) & 255];
+        if (x > 0.9f)
+            break;
+        s += x;
+        o[i] = s;
+    }
+    float y = a[i & 255] * 40.0f;
+    int k = 0;
+    while (1) {
+        y = y * 0.5f + 1.0f;
+        k++;
+        if (y < 2.5f)
+            break;
+        if (k > i % 9)
+            break;
+    }
+    cnt[i] = j * 100 + k;
+    for (int m = 0; m < n; m++) {
+        if (a[(i + m * 7) & 255] < 0.05f)
+            return;
+        o[i] += y;
+    }
+}
+"#;
+
+#[test]
+fn loops_left_from_several_places_are_vectorized_and_give_the_same_bits() {
+    const N: usize = 120;
+    let a = inputs();
+    let args = [
+        Arg::Int(30),
+        Arg::In(bytes(&a)),
+        Arg::Out(N * 4),
+        Arg::Out(N * 4),
+    ];
+    let out = same_bits_at_every_local_size(LOOP_EXITS, "loop_exits", &args);
+    left_apart(&ints(&out[1]), 10);
+    let ir = work_group_ir("loop_exits");
+    assert!(
+        ir.contains("@llvm.vector.reduce.or") && ir.contains("@llvm.masked.store"),
+        "not vectorized with masks:\n{ir}"
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //!   split after an instruction;
 //! - [`loops`]: its natural loops;
 //! - [`regions`]: a region under a branch left from one block;
+//! - [`loop_exits`]: a loop left from several places made a loop left from
+//!   one;
 //! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
 //!   the local id, a barrier, a work-group collective), by its callee's
 //!   name, and [`sub_group_calls`]: which sub-group function it is;
@@ -22,6 +24,7 @@ pub mod builtin_kinds;
 pub mod cfg;
 pub mod compare;
 pub mod form;
+pub mod loop_exits;
 pub mod loops;
 pub mod regions;
 pub mod sub_group_calls;

@@ -111,9 +111,11 @@ unsafe fn run_with(
     width: u32,
     linear_id: Option<LLVMValueRef>,
 ) -> Result<LLVMValueRef, String> {
-    // A region a guard lets some lanes into is left from one block, which
-    // goes to where the guard skips to (the kernel's own form keeps its
-    // meaning; only empty blocks are added).
+    // A loop left from several places is left from one, after the rest of
+    // its iteration; a region a guard lets some lanes into is left from one
+    // block (the kernel's own form keeps its meaning: only blocks that
+    // forward and phis are added).
+    kernel_ir::loop_exits::one_exit_per_loop(kernel);
     kernel_ir::regions::one_exit_per_region(kernel);
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);

@@ -541,8 +541,23 @@ fn a_loop_left_on_a_varying_condition_runs_under_a_mask() {
 }
 
 #[test]
-fn a_divergent_loop_with_two_exits_is_declined() {
-    let ir = Ir::parse(&escape(true));
+fn a_divergent_loop_with_two_exits_to_one_place_is_left_once_under_a_mask() {
+    let v = vector_text(&escape(true), 4);
+    // Both exits meet at the end of the iteration, the loop's one test.
+    assert!(v.contains("iteration.end:"), "{v}");
+    assert!(v.contains("%active = phi <4 x i1>"), "{v}");
+    assert!(v.contains("%staying = and <4 x i1> %active"), "{v}");
+}
+
+#[test]
+fn a_divergent_loop_leaving_to_two_places_is_declined() {
+    let src = escape(true)
+        .replace(
+            "br i1 %big, label %out, label %body",
+            "br i1 %big, label %gone, label %body",
+        )
+        .replace("out:\n", "gone:\n  ret void\nout:\n");
+    let ir = Ir::parse(&src);
     let err = vectorize(&ir, 4).unwrap_err();
     assert!(err.contains("several places"), "{err}");
 }

@@ -260,8 +260,8 @@ pub(crate) struct DivergentLoop {
     /// The one block that branches out of the loop, on a varying condition.
     pub(crate) exiting: LLVMBasicBlockRef,
     pub(crate) body: HashSet<LLVMBasicBlockRef>,
-    /// The blocks of an iteration after the exit test: only the lanes that
-    /// stayed run them.
+    /// The blocks of an iteration after the exit test (those it
+    /// dominates): only the lanes that stayed run them.
     pub(crate) tail: HashSet<LLVMBasicBlockRef>,
 }
 
@@ -334,7 +334,7 @@ pub(crate) unsafe fn divergent_loops(
             latch: cfg.blocks[latch],
             exiting: cfg.blocks[e],
             body: blocks(&mut l.body.iter().copied()),
-            tail: blocks(&mut l.body.iter().copied().filter(|&b| !cfg.dom[e][b])),
+            tail: blocks(&mut l.body.iter().copied().filter(|&b| b != e && cfg.dom[b][e])),
         });
     }
     Ok(out)
