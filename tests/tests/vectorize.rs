@@ -116,6 +116,26 @@ fn same_bits_at_every_local_size(src: &str, name: &str, args: &[Arg]) -> Vec<Vec
     runs.into_iter().next().unwrap()
 }
 
+/// The outputs of kernel `name(int n, global const float *a, global float
+/// *o, global int *cnt)` over `inputs()`, the same at every local size;
+/// its vector form masks stores and holds `marker`.
+fn masked_and_same_bits(src: &str, name: &str, n: i32, marker: &str) -> Vec<Vec<u8>> {
+    let a = inputs();
+    let args = [
+        Arg::Int(n),
+        Arg::In(bytes(&a)),
+        Arg::Out(120 * 4),
+        Arg::Out(120 * 4),
+    ];
+    let out = same_bits_at_every_local_size(src, name, &args);
+    let ir = work_group_ir(name);
+    assert!(
+        ir.contains(marker) && ir.contains("@llvm.masked.store"),
+        "not vectorized with masks:\n{ir}"
+    );
+    out
+}
+
 /// 256 values in [0, 1): the input of the kernels run by
 /// `same_bits_at_every_local_size`.
 fn inputs() -> Vec<f32> {
@@ -558,21 +578,8 @@ kernel void if_else_regions(int n, global const float *a, global float *o, globa
 
 #[test]
 fn an_if_else_of_regions_is_vectorized_and_gives_the_same_bits() {
-    const N: usize = 120;
-    let a = inputs();
-    let args = [
-        Arg::Int(12),
-        Arg::In(bytes(&a)),
-        Arg::Out(N * 4),
-        Arg::Out(N * 4),
-    ];
-    let out = same_bits_at_every_local_size(IF_ELSE_REGIONS, "if_else_regions", &args);
+    let out = masked_and_same_bits(IF_ELSE_REGIONS, "if_else_regions", 12, "else.test");
     left_apart(&ints(&out[1]), 10);
-    let ir = work_group_ir("if_else_regions");
-    assert!(
-        ir.contains("else.test") && ir.contains("@llvm.masked.store"),
-        "not vectorized with masks:\n{ir}"
-    );
 }
 
 /// A `switch` work-items take different cases of, in a loop.
@@ -615,22 +622,16 @@ kernel void switch_fallthrough(int n, global const float *a, global float *o, gl
 
 #[test]
 fn switches_work_items_take_apart_give_the_same_bits() {
-    const N: usize = 120;
+    let out = masked_and_same_bits(SWITCH_CASES, "switch_cases", 14, "else.test");
+    // Work-items took the cases different numbers of times.
+    left_apart(&ints(&out[1]), 3);
     let a = inputs();
     let args = [
         Arg::Int(14),
         Arg::In(bytes(&a)),
-        Arg::Out(N * 4),
-        Arg::Out(N * 4),
+        Arg::Out(120 * 4),
+        Arg::Out(120 * 4),
     ];
-    let out = same_bits_at_every_local_size(SWITCH_CASES, "switch_cases", &args);
-    // Work-items took the cases different numbers of times.
-    left_apart(&ints(&out[1]), 3);
-    let ir = work_group_ir("switch_cases");
-    assert!(
-        ir.contains("else.test") && ir.contains("@llvm.masked.store"),
-        "not vectorized with masks:\n{ir}"
-    );
     same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
 }
 
@@ -669,44 +670,18 @@ kernel void loop_exits(int n, global const float *a, global float *o, global int
 
 #[test]
 fn loops_left_from_several_places_are_vectorized_and_give_the_same_bits() {
-    const N: usize = 120;
-    let a = inputs();
-    let args = [
-        Arg::Int(30),
-        Arg::In(bytes(&a)),
-        Arg::Out(N * 4),
-        Arg::Out(N * 4),
-    ];
-    let out = same_bits_at_every_local_size(LOOP_EXITS, "loop_exits", &args);
+    let out = masked_and_same_bits(LOOP_EXITS, "loop_exits", 30, "@llvm.vector.reduce.or");
     left_apart(&ints(&out[1]), 10);
-    let ir = work_group_ir("loop_exits");
-    assert!(
-        ir.contains("@llvm.vector.reduce.or") && ir.contains("@llvm.masked.store"),
-        "not vectorized with masks:\n{ir}"
-    );
 }
 
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
-    const N: usize = 120;
-    let a = inputs();
-    let args = [
-        Arg::Int(9),
-        Arg::In(bytes(&a)),
-        Arg::Out(N * 4),
-        Arg::Out(N * 4),
-    ];
-    let out = same_bits_at_every_local_size(REGIONS, "regions", &args);
+    let out = masked_and_same_bits(REGIONS, "regions", 9, "@llvm.vector.reduce.or");
     let k = ints(&out[1]);
     // Work-items left the inner loop at many counts; the others kept the
     // buffer's bytes.
     left_apart(&k, 10);
     assert!(k.contains(&i32::from_ne_bytes([0xa5; 4])), "{k:?}");
-    let ir = work_group_ir("regions");
-    assert!(
-        ir.contains("@llvm.vector.reduce.or") && ir.contains("@llvm.masked.store"),
-        "not vectorized with masks:\n{ir}"
-    );
 }
 
 /// An if/else whose arms both store, in a loop and in a loop work-items

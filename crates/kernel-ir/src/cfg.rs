@@ -106,19 +106,54 @@ pub unsafe fn retarget_phi(
     from: LLVMBasicBlockRef,
     to: LLVMBasicBlockRef,
 ) {
-    let n = LLVMCountIncoming(phi);
-    let mut values: Vec<_> = (0..n).map(|i| LLVMGetIncomingValue(phi, i)).collect();
-    let mut blocks: Vec<_> = (0..n)
-        .map(|i| LLVMGetIncomingBlock(phi, i))
-        .map(|bb| if bb == from { to } else { bb })
+    let incoming: Vec<_> = incoming(phi)
+        .into_iter()
+        .map(|(v, bb)| (v, if bb == from { to } else { bb }))
         .collect();
+    replace_phi(b, phi, &incoming);
+}
+
+/// The (value, block) pairs of `phi`, in order.
+///
+/// # Safety
+/// `phi` must be a live phi.
+pub unsafe fn incoming(phi: LLVMValueRef) -> Vec<(LLVMValueRef, LLVMBasicBlockRef)> {
+    (0..LLVMCountIncoming(phi))
+        .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
+        .collect()
+}
+
+/// A new phi at the builder's position, of type `ty`, with `incoming`.
+///
+/// # Safety
+/// `b` must be positioned among a block's phis; the values of type `ty`.
+pub unsafe fn build_phi(
+    b: LLVMBuilderRef,
+    ty: LLVMTypeRef,
+    incoming: &[(LLVMValueRef, LLVMBasicBlockRef)],
+) -> LLVMValueRef {
+    let p = LLVMBuildPhi(b, ty, c"".as_ptr());
+    let (mut vs, mut bs): (Vec<_>, Vec<_>) = incoming.iter().copied().unzip();
+    LLVMAddIncoming(p, vs.as_mut_ptr(), bs.as_mut_ptr(), vs.len() as u32);
+    p
+}
+
+/// `phi` replaced, under its name, by a phi of `incoming` in its place.
+///
+/// # Safety
+/// `phi` must be a live phi, `b` a builder of its context.
+pub unsafe fn replace_phi(
+    b: LLVMBuilderRef,
+    phi: LLVMValueRef,
+    incoming: &[(LLVMValueRef, LLVMBasicBlockRef)],
+) -> LLVMValueRef {
     LLVMPositionBuilderBefore(b, phi);
-    let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
-    LLVMAddIncoming(new, values.as_mut_ptr(), blocks.as_mut_ptr(), n);
+    let new = build_phi(b, LLVMTypeOf(phi), incoming);
     let name = llvm::name(phi);
     LLVMReplaceAllUsesWith(phi, new);
     LLVMInstructionEraseFromParent(phi);
     LLVMSetValueName2(new, name.as_ptr() as *const _, name.len());
+    new
 }
 
 /// Blocks, their edges and dominators.

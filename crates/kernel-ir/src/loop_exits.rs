@@ -11,7 +11,7 @@
 //! than by the exit block's phis) computed before the latch on every path
 //! (so that it is still there at the new block).
 
-use crate::cfg::{phis, Cfg};
+use crate::cfg::{build_phi, incoming, phis, replace_phi, Cfg};
 use crate::loops::natural_loops;
 use compiler::llvm;
 use llvm_sys::core::*;
@@ -73,8 +73,11 @@ unsafe fn several_exits(cfg: &Cfg) -> Option<SeveralExits> {
         if t == l.header {
             continue;
         }
-        let exiting: Vec<usize> = l
-            .body
+        // In block order, so that what is made does not depend on the
+        // order a set is walked in.
+        let mut body: Vec<usize> = l.body.iter().copied().collect();
+        body.sort_unstable();
+        let exiting: Vec<usize> = body
             .iter()
             .copied()
             .filter(|&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
@@ -122,7 +125,7 @@ unsafe fn several_exits(cfg: &Cfg) -> Option<SeveralExits> {
         }
         return Some(SeveralExits::Loop(LoopExits {
             header: cfg.blocks[l.header],
-            body: l.body.iter().map(|&b| cfg.blocks[b]).collect(),
+            body: body.iter().map(|&b| cfg.blocks[b]).collect(),
             latch: cfg.blocks[t],
             exit: cfg.blocks[x],
             exiting: exiting.iter().map(|&b| cfg.blocks[b]).collect(),
@@ -278,14 +281,10 @@ unsafe fn retarget_through(
     others: &[(LLVMBasicBlockRef, LLVMBasicBlockRef)],
 ) {
     let ty = LLVMTypeOf(phi);
-    let n = LLVMCountIncoming(phi);
-    let incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
-        .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
-        .collect();
-    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(end));
-    let carried = LLVMBuildPhi(b, ty, c"".as_ptr());
+    let incoming = incoming(phi);
     // One entry per edge into `end`, in the order its preds were added.
     let mut used = vec![false; incoming.len()];
+    let mut carried = Vec::new();
     for &(old, new) in through {
         let k = (0..incoming.len())
             .find(|&k| !used[k] && incoming[k].1 == old)
@@ -294,22 +293,18 @@ unsafe fn retarget_through(
             used[k] = true;
             incoming[k].0
         });
-        add_incoming(carried, v, new);
+        carried.push((v, new));
     }
-    for &(_, new) in others {
-        add_incoming(carried, LLVMGetPoison(ty), new);
-    }
+    carried.extend(others.iter().map(|&(_, new)| (LLVMGetPoison(ty), new)));
+    LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(end));
+    let carried = build_phi(b, ty, &carried);
     let olds: Vec<LLVMBasicBlockRef> = through.iter().map(|&(o, _)| o).collect();
-    LLVMPositionBuilderBefore(b, phi);
-    let new = LLVMBuildPhi(b, ty, c"".as_ptr());
-    for (v, bb) in incoming.into_iter().filter(|(_, bb)| !olds.contains(bb)) {
-        add_incoming(new, v, bb);
-    }
-    add_incoming(new, carried, end);
-    let name = llvm::name(phi);
-    LLVMReplaceAllUsesWith(phi, new);
-    LLVMInstructionEraseFromParent(phi);
-    LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
+    let mut kept: Vec<_> = incoming
+        .into_iter()
+        .filter(|(_, bb)| !olds.contains(bb))
+        .collect();
+    kept.push((carried, end));
+    replace_phi(b, phi, &kept);
 }
 
 #[cfg(test)]

@@ -9,8 +9,7 @@
 //! in turn (a chain of early returns becomes nested regions): the shape
 //! in which the vectorizer runs a region for the lanes its guard lets in.
 
-use crate::cfg::{phis, Cfg};
-use compiler::llvm;
+use crate::cfg::{build_phi, incoming, phis, replace_phi, Cfg};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
@@ -96,28 +95,14 @@ unsafe fn join_exits(exits: &[LLVMBasicBlockRef], merge: LLVMBasicBlockRef) {
     let b = LLVMCreateBuilderInContext(ctx);
     let join = LLVMInsertBasicBlockInContext(ctx, merge, c"region.exit".as_ptr());
     for phi in phis(merge) {
-        let n = LLVMCountIncoming(phi);
-        let incoming: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
-            .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
-            .collect();
-        let (from_exits, others): (Vec<_>, Vec<_>) =
-            incoming.into_iter().partition(|(_, bb)| exits.contains(bb));
+        let (from_exits, others): (Vec<_>, Vec<_>) = incoming(phi)
+            .into_iter()
+            .partition(|(_, bb)| exits.contains(bb));
         LLVMPositionBuilderAtEnd(b, join);
-        let joined = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
-        for (v, bb) in from_exits {
-            let (mut vs, mut bs) = ([v], [bb]);
-            LLVMAddIncoming(joined, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-        }
-        LLVMPositionBuilderBefore(b, phi);
-        let new = LLVMBuildPhi(b, LLVMTypeOf(phi), c"".as_ptr());
-        for (v, bb) in others.into_iter().chain([(joined, join)]) {
-            let (mut vs, mut bs) = ([v], [bb]);
-            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-        }
-        let name = llvm::name(phi);
-        LLVMReplaceAllUsesWith(phi, new);
-        LLVMInstructionEraseFromParent(phi);
-        LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
+        let joined = build_phi(b, LLVMTypeOf(phi), &from_exits);
+        let mut kept = others;
+        kept.push((joined, join));
+        replace_phi(b, phi, &kept);
     }
     LLVMPositionBuilderAtEnd(b, join);
     LLVMBuildBr(b, merge);
@@ -136,6 +121,7 @@ unsafe fn join_exits(exits: &[LLVMBasicBlockRef], merge: LLVMBasicBlockRef) {
 mod tests {
     use super::*;
     use crate::test_support::Ir;
+    use compiler::llvm;
 
     /// `if (i % 5 == 3) return; s = ..; if (x > 0.4) { t[i] = s; } o[i] =
     /// s;` as the front end leaves it, and an early return from inside the
