@@ -567,6 +567,7 @@ kernel void if_else_regions(int n, global const float *a, global float *o, globa
             int j = 0;
             while (j < (i + t) % 7) {
                 r += x;
+                o[i] -= x;
                 j++;
             }
             cnt[i] += j;

@@ -200,9 +200,10 @@ impl Gen {
         // divergent loops, which start from them (`fill_masks`), and of
         // its inner guards, made after.
         let in_inner_loop = |b| {
-            self.divergent
-                .iter()
-                .any(|l| region.contains(&l.header) && l.body.contains(&b))
+            self.divergent.iter().any(|l| {
+                (region.contains(&l.header) || other_region.contains(&l.header))
+                    && l.body.contains(&b)
+            })
         };
         for (part, mask) in [(&region, lanes), (&other_region, others)] {
             for &b in part {
