@@ -27,7 +27,7 @@
 //! `H`. The phis of `X` move into `H` too.
 
 use compiler::llvm;
-use kernel_ir::cfg::Cfg;
+use kernel_ir::cfg::{build_phi, incoming, phis, replace_phi, retarget_phi, Cfg};
 use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -134,15 +134,6 @@ unsafe fn test_at_top(l: GuardedLoop) {
         LLVMGetBasicBlockTerminator(l.guard),
         LLVMGetBasicBlockTerminator(l.latch),
     );
-    let phi_of =
-        |b: LLVMBuilderRef, ty, from: [(LLVMValueRef, LLVMBasicBlockRef); 2], name: &str| {
-            let p = LLVMBuildPhi(b, ty, llvm::cstr(name).as_ptr());
-            for (v, bb) in from {
-                let (mut vs, mut bs) = ([v], [bb]);
-                LLVMAddIncoming(p, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-            }
-            p
-        };
     // The loop's phis move into H, unchanged.
     let mut moved = Vec::new();
     for p in llvm::block_instructions(l.header) {
@@ -182,22 +173,17 @@ unsafe fn test_at_top(l: GuardedLoop) {
         };
         let through = match moved.iter().copied().find(|&q| same(q)) {
             Some(q) => q,
-            None => phi_of(b, LLVMTypeOf(p), [(vg, l.entry), (vt, l.latch)], ""),
+            None => build_phi(b, LLVMTypeOf(p), &[(vg, l.entry), (vt, l.latch)]),
         };
-        let others: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
-            .map(|k| (LLVMGetIncomingValue(p, k), LLVMGetIncomingBlock(p, k)))
+        let others: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = incoming(p)
+            .into_iter()
             .filter(|&(_, bb)| bb != l.guard && bb != l.latch)
             .chain([(through, h)])
             .collect();
+        // Another builder: `b` stays at the end of H.
         let b2 = LLVMCreateBuilderInContext(ctx);
-        LLVMPositionBuilderBefore(b2, p);
-        let new = LLVMBuildPhi(b2, LLVMTypeOf(p), c"".as_ptr());
+        replace_phi(b2, p, &others);
         LLVMDisposeBuilder(b2);
-        for (v, bb) in others {
-            let (mut vs, mut bs) = ([v], [bb]);
-            LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-        }
-        replace_phi(p, new);
     }
     // H goes into the loop while the guard's, then the latch's, test
     // says so.
@@ -214,7 +200,8 @@ unsafe fn test_at_top(l: GuardedLoop) {
     };
     let (sg, st) = (stay(b, gt), stay(b, tt));
     let i1 = LLVMInt1TypeInContext(ctx);
-    let go = phi_of(b, i1, [(sg, l.entry), (st, l.latch)], "go");
+    let go = build_phi(b, i1, &[(sg, l.entry), (st, l.latch)]);
+    LLVMSetValueName2(go, c"go".as_ptr(), 2);
     LLVMBuildCondBr(b, go, l.header, l.exit);
     // The guard goes on to its preheader, if it has one, and that to H.
     let mut retarget = vec![(gt, l.entry), (tt, h)];
@@ -340,8 +327,8 @@ unsafe fn merge_latch(b: LLVMBasicBlockRef, l: LLVMBasicBlockRef) {
     LLVMBuildCondBr(builder, LLVMGetCondition(bt), round(s0), round(s1));
     LLVMInstructionEraseFromParent(bt);
     // The header's phis: what came round from L comes from B.
-    for phi in kernel_ir::cfg::phis(h) {
-        kernel_ir::cfg::retarget_phi(builder, phi, l, b);
+    for phi in phis(h) {
+        retarget_phi(builder, phi, l, b);
     }
     LLVMDeleteBasicBlock(l);
     LLVMDisposeBuilder(builder);
@@ -441,61 +428,26 @@ unsafe fn fold(h: LLVMBasicBlockRef, b: LLVMBasicBlockRef) {
         };
         if let (Some(vh), Some(vb)) = (from(h), from(b)) {
             let v = LLVMBuildSelect(builder, leave1, vh, vb, c"".as_ptr());
-            // Rebuild the phi's incoming list without B, with H's the select.
-            let kept: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..n)
-                .map(|k| (LLVMGetIncomingValue(phi, k), LLVMGetIncomingBlock(phi, k)))
+            // The phi's incoming list without B, with H's the select.
+            let kept: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = incoming(phi)
+                .into_iter()
                 .filter(|&(_, bb)| bb != b)
                 .map(|(val, bb)| if bb == h { (v, bb) } else { (val, bb) })
                 .collect();
-            LLVMPositionBuilderBefore(builder, phi);
-            let new = LLVMBuildPhi(builder, LLVMTypeOf(phi), c"".as_ptr());
-            for (val, bb) in kept {
-                let mut vs = [val];
-                let mut bs = [bb];
-                LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-            }
-            replace_phi(phi, new);
+            replace_phi(builder, phi, &kept);
             LLVMPositionBuilderBefore(builder, ht);
         }
     }
     // The header's phis: what came round from B now comes from H.
-    for phi in llvm::block_instructions(h) {
-        if LLVMIsAPHINode(phi).is_null() {
-            break;
-        }
-        for k in 0..LLVMCountIncoming(phi) {
-            if LLVMGetIncomingBlock(phi, k) == b {
-                let v = LLVMGetIncomingValue(phi, k);
-                let others: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = (0..LLVMCountIncoming(phi))
-                    .filter(|&j| j != k)
-                    .map(|j| (LLVMGetIncomingValue(phi, j), LLVMGetIncomingBlock(phi, j)))
-                    .collect();
-                let b2 = LLVMCreateBuilderInContext(ctx);
-                LLVMPositionBuilderBefore(b2, phi);
-                let new = LLVMBuildPhi(b2, LLVMTypeOf(phi), c"".as_ptr());
-                LLVMDisposeBuilder(b2);
-                for (val, bb) in others.into_iter().chain([(v, h)]) {
-                    let mut vs = [val];
-                    let mut bs = [bb];
-                    LLVMAddIncoming(new, vs.as_mut_ptr(), bs.as_mut_ptr(), 1);
-                }
-                replace_phi(phi, new);
-                break;
-            }
-        }
+    let b2 = LLVMCreateBuilderInContext(ctx);
+    for phi in phis(h) {
+        retarget_phi(b2, phi, b, h);
     }
+    LLVMDisposeBuilder(b2);
     LLVMBuildCondBr(builder, leave, exit, h);
     LLVMInstructionEraseFromParent(ht);
     LLVMDeleteBasicBlock(b);
     LLVMDisposeBuilder(builder);
-}
-
-/// `new` in `old`'s place, under its name.
-unsafe fn replace_phi(old: LLVMValueRef, new: LLVMValueRef) {
-    let name = llvm::name(old);
-    LLVMReplaceAllUsesWith(old, new);
-    LLVMInstructionEraseFromParent(old);
-    LLVMSetValueName2(new, name.as_ptr().cast(), name.len());
 }
 
 #[cfg(test)]

@@ -165,6 +165,15 @@ unsafe fn part(
     (leaves_only_to_merge && plain && loops_inside).then_some((region, x))
 }
 
+/// Whether block `m`'s predecessors are `a` and `b`, each once.
+fn reached_from_alone(cfg: &Cfg, m: usize, a: usize, b: usize) -> bool {
+    let mut preds = cfg.preds[m].clone();
+    preds.sort_unstable();
+    let mut want = vec![a, b];
+    want.sort_unstable();
+    preds == want
+}
+
 /// The blocks of `part`, as the kernel's.
 unsafe fn blocks_of(cfg: &Cfg, part: &[usize]) -> HashSet<LLVMBasicBlockRef> {
     part.iter().map(|&b| cfg.blocks[b]).collect()
@@ -196,11 +205,7 @@ unsafe fn if_else(
     }
     let (then_part, x0) = part(cfg, g, s0, m, loops)?;
     let (else_part, x1) = part(cfg, g, s1, m, loops)?;
-    let mut merge_preds = cfg.preds[m].clone();
-    merge_preds.sort_unstable();
-    let mut want = vec![x0, x1];
-    want.sort_unstable();
-    (merge_preds == want).then(|| Guard {
+    reached_from_alone(cfg, m, x0, x1).then(|| Guard {
         guard: cfg.blocks[g],
         block: cfg.blocks[s0],
         merge: cfg.blocks[m],
@@ -232,11 +237,7 @@ unsafe fn region_guard(
         let Some((region, x)) = part(cfg, g, e, m, loops) else {
             continue;
         };
-        let mut merge_preds = cfg.preds[m].clone();
-        merge_preds.sort_unstable();
-        let mut want = vec![g, x];
-        want.sort_unstable();
-        if merge_preds == want {
+        if reached_from_alone(cfg, m, g, x) {
             return Some(Guard {
                 guard: cfg.blocks[g],
                 block: entry,
