@@ -675,6 +675,59 @@ fn loops_left_from_several_places_are_vectorized_and_give_the_same_bits() {
     left_apart(&ints(&out[1]), 10);
 }
 
+/// Loops that leave to different places: a `goto` past the code after
+/// the loop's own test, and a `return` after stores from inside a loop.
+const LOOP_TARGETS: &str = r#"
+kernel void loop_targets(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float x = a[i & 255];
+    int j;
+    for (j = 0; j < n; j++) {
+        if (x > (float)(i % 40))
+            goto big;
+        x = x * 1.5f + a[(i + j) & 255];
+    }
+    o[i] = x;
+    cnt[i] = -j;
+    goto second;
+big:
+    o[i] = -x * j;
+    cnt[i] = j;
+second:
+    for (int m = 0; m < n; m++) {
+        float y = a[(i * 5 + m) & 255];
+        if (y > 0.95f) {
+            o[i] += y * m;
+            cnt[i] += 1000 * m;
+            return;
+        }
+        o[i] += y;
+    }
+    cnt[i] += 7;
+}
+"#;
+
+#[test]
+fn loops_leaving_to_different_places_are_vectorized_and_give_the_same_bits() {
+    let out = masked_and_same_bits(LOOP_TARGETS, "loop_targets", 8, "@llvm.vector.reduce.or");
+    let cnt = ints(&out[1]);
+    left_apart(&cnt, 10);
+    // Each pair of ways out was taken: the first loop's count is -8 where
+    // it ran to its end, 0..8 where it left; the second adds 7 where it
+    // ran to its end, 1000 times its count where it returned.
+    let took = |ways: std::ops::Range<i32>| cnt.iter().any(|c| ways.contains(c));
+    assert!(took(-1..0), "both loops to their ends: {cnt:?}");
+    assert!(
+        took(7..15),
+        "the first left, the second to its end: {cnt:?}"
+    );
+    assert!(
+        took(992..1000),
+        "the first to its end, the second left: {cnt:?}"
+    );
+    assert!(took(1000..8000), "both left: {cnt:?}");
+}
+
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
     let out = masked_and_same_bits(REGIONS, "regions", 9, "@llvm.vector.reduce.or");

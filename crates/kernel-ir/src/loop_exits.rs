@@ -6,10 +6,13 @@
 //! exit's branch guards, which the vectorizer runs for the lanes that
 //! stayed, and its one exit test masks the lanes that left.
 //!
-//! Taken: a loop with one latch that only goes round, every exit to one
-//! block, no loop inside it, and every value used after the loop (other
-//! than by the exit block's phis) computed before the latch on every path
-//! (so that it is still there at the new block).
+//! Taken: a loop with one latch that only goes round, no loop inside it,
+//! and every value used after the loop (other than by the exit block's
+//! phis) computed before the latch on every path (so that it is still
+//! there at the new block). A loop leaving to several blocks (`for (..) {
+//! if (c) { a[i] = x; return; } .. }`) first leaves to one new block,
+//! which goes on to the block the edge taken led to (a phi numbers it) and
+//! brings along what was used after the loop.
 
 use crate::cfg::{build_phi, incoming, phis, replace_phi, Cfg};
 use crate::loops::natural_loops;
@@ -27,9 +30,10 @@ pub unsafe fn one_exit_per_loop(f: LLVMValueRef) -> usize {
     // Each step makes a loop left once or gives one a latch of its own;
     // the bound is a safety net.
     for _ in 0..2 * crate::cfg::blocks(f).len() {
-        match several_exits(&Cfg::of(f)) {
+        match several_exits(Cfg::of(f)) {
             None => break,
             Some(SeveralExits::RoundFrom(t, h)) => go_round_from_own_block(t, h),
+            Some(SeveralExits::Targets(cfg, t)) => exit_through_one_block(&cfg, &t),
             Some(SeveralExits::Loop(l)) => {
                 leave_once(&l);
                 made += 1;
@@ -43,6 +47,17 @@ enum SeveralExits {
     /// A latch that also leaves, and the header it goes round to.
     RoundFrom(LLVMBasicBlockRef, LLVMBasicBlockRef),
     Loop(LoopExits),
+    /// A loop leaving to several blocks, on the graph it was found in.
+    Targets(Cfg, ExitTargets),
+}
+
+/// The exits of a loop to several blocks, by index in its graph.
+struct ExitTargets {
+    body: Vec<usize>,
+    /// Each exiting block, the successor number that leaves, where to.
+    edges: Vec<(usize, u32, usize)>,
+    /// Where the edges go, each once, in block order.
+    targets: Vec<usize>,
 }
 
 struct LoopExits {
@@ -55,8 +70,8 @@ struct LoopExits {
     exiting: Vec<LLVMBasicBlockRef>,
 }
 
-unsafe fn several_exits(cfg: &Cfg) -> Option<SeveralExits> {
-    let loops = natural_loops(cfg);
+unsafe fn several_exits(cfg: Cfg) -> Option<SeveralExits> {
+    let loops = natural_loops(&cfg);
     for l in &loops {
         if loops
             .iter()
@@ -89,6 +104,29 @@ unsafe fn several_exits(cfg: &Cfg) -> Option<SeveralExits> {
             .collect();
         exits.sort_unstable();
         exits.dedup();
+        if exits.len() > 1 {
+            // Each exiting block leaves by one edge, so that an edge is
+            // named by the block it comes from.
+            let mut edges: Vec<(usize, u32, usize)> = Vec::new();
+            for &b in &exiting {
+                let term = LLVMGetBasicBlockTerminator(cfg.blocks[b]);
+                for k in 0..LLVMGetNumSuccessors(term) {
+                    let s = cfg.index[&LLVMGetSuccessor(term, k)];
+                    if !l.body.contains(&s) {
+                        edges.push((b, k, s));
+                    }
+                }
+            }
+            if edges.len() != exiting.len() {
+                continue;
+            }
+            let targets = ExitTargets {
+                body,
+                edges,
+                targets: exits,
+            };
+            return Some(SeveralExits::Targets(cfg, targets));
+        }
         let [x] = exits[..] else { continue };
         if exiting.len() < 2 {
             continue;
@@ -132,6 +170,137 @@ unsafe fn several_exits(cfg: &Cfg) -> Option<SeveralExits> {
         }));
     }
     None
+}
+
+/// The loop's exit edges through one new block, `loop.exit`: a phi of it
+/// (`exit.to`) numbers the target each edge led to, and it branches on it
+/// to that target (a chain of tests past two). What the targets' phis took
+/// from the loop, and any other use after the loop of a value of the loop,
+/// comes through phis of `loop.exit` (poison from the edges that did not
+/// bring it: those never reach such a use).
+unsafe fn exit_through_one_block(cfg: &Cfg, l: &ExitTargets) {
+    let block = |b: usize| cfg.blocks[b];
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(block(0))));
+    let b = LLVMCreateBuilderInContext(ctx);
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let number = |t: usize| {
+        let k = l.targets.iter().position(|&x| x == t).unwrap();
+        LLVMConstInt(i32t, k as u64, 0)
+    };
+    let join = LLVMInsertBasicBlockInContext(ctx, block(l.targets[0]), c"loop.exit".as_ptr());
+    // The block each target is reached from: `join` tests for the first,
+    // then one block per further test.
+    let mut tests = vec![join];
+    for _ in 2..l.targets.len() {
+        tests.push(LLVMInsertBasicBlockInContext(
+            ctx,
+            block(l.targets[0]),
+            c"loop.exit.to".as_ptr(),
+        ));
+    }
+    let from = |k: usize| tests[k.min(tests.len() - 1)];
+    let body: Vec<LLVMBasicBlockRef> = l.body.iter().map(|&x| block(x)).collect();
+    let edges: Vec<(LLVMBasicBlockRef, usize)> =
+        l.edges.iter().map(|&(x, _, t)| (block(x), t)).collect();
+    LLVMPositionBuilderAtEnd(b, join);
+    let to = build_phi(
+        b,
+        i32t,
+        &edges
+            .iter()
+            .map(|&(x, t)| (number(t), x))
+            .collect::<Vec<_>>(),
+    );
+    LLVMSetValueName2(to, c"exit.to".as_ptr(), 7);
+    // The targets' phis.
+    for (k, &t) in l.targets.iter().enumerate() {
+        for phi in phis(block(t)) {
+            let incoming = incoming(phi);
+            let ty = LLVMTypeOf(phi);
+            let carried: Vec<_> = edges
+                .iter()
+                .map(|&(x, target)| {
+                    let v = incoming
+                        .iter()
+                        .find(|&&(_, bb)| bb == x && target == t)
+                        .map_or(LLVMGetPoison(ty), |&(v, _)| v);
+                    (v, x)
+                })
+                .collect();
+            LLVMPositionBuilderBefore(b, to);
+            let carried = build_phi(b, ty, &carried);
+            let mut kept: Vec<_> = incoming
+                .into_iter()
+                .filter(|(_, bb)| !body.contains(bb))
+                .collect();
+            kept.push((carried, from(k)));
+            replace_phi(b, phi, &kept);
+        }
+    }
+    // Any other use after the loop.
+    let ours: Vec<LLVMBasicBlockRef> = tests.clone();
+    for &x in &l.body {
+        for v in llvm::block_instructions(block(x)) {
+            let mut users = Vec::new();
+            let mut u = LLVMGetFirstUse(v);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                let at = LLVMGetInstructionParent(user);
+                if !body.contains(&at) && !ours.contains(&at) && !users.contains(&user) {
+                    users.push(user);
+                }
+                u = LLVMGetNextUse(u);
+            }
+            if users.is_empty() {
+                continue;
+            }
+            let carried: Vec<_> = l
+                .edges
+                .iter()
+                .map(|&(e, _, _)| {
+                    let there = cfg.dom[e][x];
+                    (
+                        if there {
+                            v
+                        } else {
+                            LLVMGetPoison(LLVMTypeOf(v))
+                        },
+                        block(e),
+                    )
+                })
+                .collect();
+            LLVMPositionBuilderBefore(b, to);
+            let carried = build_phi(b, LLVMTypeOf(v), &carried);
+            for user in users {
+                for k in 0..LLVMGetNumOperands(user) as u32 {
+                    if LLVMGetOperand(user, k) == v {
+                        LLVMSetOperand(user, k, carried);
+                    }
+                }
+            }
+        }
+    }
+    for &(x, k, _) in &l.edges {
+        LLVMSetSuccessor(LLVMGetBasicBlockTerminator(block(x)), k, join);
+    }
+    let last = l.targets.len() - 1;
+    for (k, &test) in tests.iter().enumerate() {
+        LLVMPositionBuilderAtEnd(b, test);
+        let here = LLVMBuildICmp(
+            b,
+            llvm_sys::LLVMIntPredicate::LLVMIntEQ,
+            to,
+            LLVMConstInt(i32t, k as u64, 0),
+            c"".as_ptr(),
+        );
+        let otherwise = if k + 1 < tests.len() {
+            tests[k + 1]
+        } else {
+            block(l.targets[last])
+        };
+        LLVMBuildCondBr(b, here, block(l.targets[k]), otherwise);
+    }
+    LLVMDisposeBuilder(b);
 }
 
 /// A new latch between `t` and header `h`, which only goes round.
@@ -415,7 +584,7 @@ done:
     }
 
     #[test]
-    fn a_loop_leaving_to_two_places_is_left_alone() {
+    fn a_loop_leaving_to_two_places_leaves_to_one_then_to_either() {
         let ir = Ir::parse(
             &BREAK_THEN_STORE
                 .replace(
@@ -424,7 +593,46 @@ done:
                 )
                 .replace(
                     "done:\n  %r = phi float [ %s, %head ], [ %x, %body ]\n  ret float %r",
-                    "done:\n  ret float %s\nother:\n  ret float %x",
+                    "done:\n  ret float %s\nother:\n  %y = fmul float %x, 2.0\n  ret float %y",
+                ),
+        );
+        assert_eq!(unsafe { one_exit_per_loop(ir.function("k")) }, 1);
+        unsafe { llvm::verify(ir.m) }.unwrap();
+        let text = ir.text();
+        // Then left once, as a loop leaving to one block is: the end of the
+        // iteration numbers the target each exit led to, and brings the
+        // value the target uses (poison from the other exit).
+        let end = &text[text.find("\niteration.end:").expect(&text)..];
+        assert!(
+            end.contains("phi i32 [ 0, %leaving ], [ 1, %leaving1 ], [ poison, %rest ]"),
+            "{text}"
+        );
+        assert!(
+            end.contains("phi float [ poison, %leaving ], [ %x, %leaving1 ]"),
+            "{text}"
+        );
+        assert!(
+            end.contains("br i1 %leave, label %loop.exit, label %latch"),
+            "{text}"
+        );
+        let exit = &text[text.find("\nloop.exit:").unwrap()..];
+        assert!(exit.contains("%exit.to = phi i32"), "{text}");
+        assert!(exit.contains("label %done, label %other"), "{text}");
+        let other = &text[text.find("\nother:").unwrap()..];
+        assert!(!other.contains("fmul float %x,"), "{text}");
+    }
+
+    #[test]
+    fn a_block_leaving_to_two_places_is_left_alone() {
+        let ir = Ir::parse(
+            &BREAK_THEN_STORE
+                .replace(
+                    "br i1 %big, label %done, label %rest",
+                    "switch i32 %j, label %rest [ i32 5, label %done\n i32 7, label %other ]",
+                )
+                .replace(
+                    "  ret float %r\n",
+                    "  ret float %r\nother:\n  ret float %x\n",
                 ),
         );
         let before = ir.text();

@@ -57,7 +57,8 @@ mod values;
 pub use analysis::shape::Shape;
 
 use analysis::divergence::{
-    branch_varies, divergent_loops, exiting_blocks, guarded_blocks, unobserved_after_leaving,
+    branch_varies, divergent_loops, exiting_blocks, guarded_blocks, kept_after_leaving,
+    unobserved_after_leaving,
 };
 use analysis::legality::check;
 use analysis::shape::{shape_of, shapes, steps_uniformly_inside};
@@ -166,6 +167,10 @@ unsafe fn run_with(
                     if !steps_uniformly_inside(p, &body, &shapes) {
                         grew |= forced.insert(p);
                     }
+                }
+                // Kept lane by lane from the iteration each lane left in.
+                for v in kept_after_leaving(&cfg, l) {
+                    grew |= forced.insert(v);
                 }
             }
         }

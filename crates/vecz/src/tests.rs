@@ -550,16 +550,25 @@ fn a_divergent_loop_with_two_exits_to_one_place_is_left_once_under_a_mask() {
 }
 
 #[test]
-fn a_divergent_loop_leaving_to_two_places_is_declined() {
+fn a_divergent_loop_leaving_to_two_places_keeps_where_each_lane_left() {
     let src = escape(true)
         .replace(
             "br i1 %big, label %out, label %body",
             "br i1 %big, label %gone, label %body",
         )
-        .replace("out:\n", "gone:\n  ret void\nout:\n");
-    let ir = Ir::parse(&src);
-    let err = vectorize(&ir, 4).unwrap_err();
-    assert!(err.contains("several places"), "{err}");
+        .replace(
+            "out:\n",
+            "gone:\n  %none = getelementptr float, ptr %q, i64 %lid\n  \
+             store float -1.0, ptr %none, align 4\n  br label %done\nout:\n",
+        )
+        .replace("  ret void\n}", "  br label %done\ndone:\n  ret void\n}");
+    let v = vector_text(&src, 4);
+    // Left once; which way each lane left is kept from the iteration it
+    // left in, not taken from the last one, and the lanes go their ways.
+    assert!(v.contains("%staying = and <4 x i1> %active"), "{v}");
+    assert!(v.contains("%left.with = phi <4 x i32>"), "{v}");
+    assert!(v.contains("select <4 x i1> %active, <4 x i32>"), "{v}");
+    assert!(v.contains("loop.exit:"), "{v}");
 }
 
 #[test]

@@ -264,6 +264,63 @@ pub(crate) struct DivergentLoop {
     /// The blocks of an iteration after the exit test (those it
     /// dominates): only the lanes that stayed run them.
     pub(crate) tail: HashSet<LLVMBasicBlockRef>,
+    /// Values read after the loop that a lane that left would not compute
+    /// again as it did (`kept_after_leaving`).
+    pub(crate) kept_outs: Vec<LLVMValueRef>,
+}
+
+/// The values of loop `l` (body block indices of `cfg`) read after it that
+/// come from a phi other than the header's, such as where an iteration
+/// left from (a phi `loop_exits` makes). A lane that left does not run
+/// the paths that set it again, so its value is kept from the iteration
+/// it left in. (Whatever else it reads after the loop it computes again
+/// from the header's phis, which it keeps, as it did then.)
+pub(crate) unsafe fn kept_after_leaving(cfg: &Cfg, l: &Loop) -> Vec<LLVMValueRef> {
+    let body: HashSet<LLVMBasicBlockRef> = l.body.iter().map(|&b| cfg.blocks[b]).collect();
+    let header = cfg.blocks[l.header];
+    let mut blocks: Vec<usize> = l.body.iter().copied().collect();
+    blocks.sort_unstable();
+    let mut memo: HashMap<LLVMValueRef, bool> = HashMap::new();
+    let mut out = Vec::new();
+    for b in blocks {
+        for v in compiler::llvm::block_instructions(cfg.blocks[b]) {
+            let mut read_after = false;
+            let mut u = LLVMGetFirstUse(v);
+            while !u.is_null() {
+                read_after |= !body.contains(&LLVMGetInstructionParent(LLVMGetUser(u)));
+                u = LLVMGetNextUse(u);
+            }
+            if read_after && from_inner_phi(v, &body, header, &mut memo) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `v`, of the loop of `body`, comes from one of its phis other
+/// than `header`'s, through instructions of the loop.
+unsafe fn from_inner_phi(
+    v: LLVMValueRef,
+    body: &HashSet<LLVMBasicBlockRef>,
+    header: LLVMBasicBlockRef,
+    memo: &mut HashMap<LLVMValueRef, bool>,
+) -> bool {
+    if LLVMIsAInstruction(v).is_null() || !body.contains(&LLVMGetInstructionParent(v)) {
+        return false;
+    }
+    if let Some(&known) = memo.get(&v) {
+        return known;
+    }
+    memo.insert(v, false);
+    let found = if !LLVMIsAPHINode(v).is_null() {
+        LLVMGetInstructionParent(v) != header
+    } else {
+        (0..LLVMGetNumOperands(v) as u32)
+            .any(|k| from_inner_phi(LLVMGetOperand(v, k), body, header, memo))
+    };
+    memo.insert(v, found);
+    found
 }
 
 pub(crate) fn exiting_blocks(cfg: &Cfg, l: &Loop) -> Vec<usize> {
@@ -336,6 +393,7 @@ pub(crate) unsafe fn divergent_loops(
             exiting: cfg.blocks[e],
             body: blocks(&mut l.body.iter().copied()),
             tail: blocks(&mut l.body.iter().copied().filter(|&b| b != e && cfg.dom[b][e])),
+            kept_outs: kept_after_leaving(cfg, l),
         });
     }
     Ok(out)

@@ -78,11 +78,7 @@ impl Gen {
             }
             // (An affine integer phi's lanes are no phi: made from its
             // scalar.)
-            if let Some(&p) = self
-                .vector
-                .get(&i)
-                .filter(|&&p| !LLVMIsAPHINode(p).is_null())
-            {
+            if let Some(p) = self.vector_phi(i).filter(|&p| !LLVMIsAPHINode(p).is_null()) {
                 let mut v = self.vector_of(value);
                 let header = LLVMGetInstructionParent(i);
                 if let Some(l) = self
@@ -119,11 +115,18 @@ impl Gen {
         }
     }
 
+    /// The vector phi made for phi `i`, if any (what its users read may be
+    /// a select of it by now: a value kept for the lanes that left a loop).
+    unsafe fn vector_phi(&self, i: LLVMValueRef) -> Option<LLVMValueRef> {
+        let v = *self.vector.get(&i)?;
+        Some(self.kept_outs.iter().find(|k| k.2 == v).map_or(v, |k| k.3))
+    }
+
     /// Each divergent loop's mask: every lane on entry, those that stayed
     /// from the latch.
     pub(super) unsafe fn fill_masks(&mut self, cfg: &Cfg) {
         let i1 = LLVMInt1TypeInContext(self.ctx);
-        for (l, &(active, after)) in self.divergent.iter().zip(&self.masks) {
+        for (l_index, (l, &(active, after))) in self.divergent.iter().zip(&self.masks).enumerate() {
             for &p in &cfg.preds[cfg.index[&l.header]] {
                 let from = cfg.blocks[p];
                 let Some(block) = self.vector_pred(from, l.header) else {
@@ -146,6 +149,14 @@ impl Gen {
                 }];
                 let mut blocks = [block];
                 LLVMAddIncoming(active, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+                for &(_, before, kept, _) in self.kept_outs.iter().filter(|k| k.0 == l_index) {
+                    let mut vals = [if from == l.latch {
+                        kept
+                    } else {
+                        LLVMGetPoison(LLVMTypeOf(before))
+                    }];
+                    LLVMAddIncoming(before, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+                }
             }
         }
     }
@@ -163,6 +174,22 @@ impl Gen {
         };
         let after = LLVMBuildAnd(self.b, self.masks[l].0, stay, c"staying".as_ptr());
         self.masks[l].1 = after;
+        // What a lane reads after the loop but would not compute again
+        // once it left: the lanes in this iteration take its new value,
+        // the others keep theirs, carried round by a phi of the header.
+        let header = self.blocks[&self.divergent[l].header];
+        for v in self.divergent[l].kept_outs.clone() {
+            let here = LLVMGetInsertBlock(self.b);
+            LLVMPositionBuilderBefore(self.b, LLVMGetFirstInstruction(header));
+            let ty = self.vec_type(LLVMTypeOf(v));
+            let before = LLVMBuildPhi(self.b, ty, c"left.with".as_ptr());
+            LLVMPositionBuilderAtEnd(self.b, here);
+            let active = self.spread(self.masks[l].0, elements(LLVMTypeOf(v)));
+            let new = self.vector_of(v);
+            let kept = LLVMBuildSelect(self.b, active, new, before, c"".as_ptr());
+            self.vector.insert(v, kept);
+            self.kept_outs.push((l, before, kept, new));
+        }
         let mut args = [after];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(after)], &mut args);
         let to = |k| self.blocks[&LLVMGetSuccessor(i, k)];
@@ -252,7 +279,7 @@ impl Gen {
                 .map(|k| LLVMGetIncomingValue(i, k))
                 .expect("the merge is reached from both arms")
         };
-        let p = self.vector[&i];
+        let p = self.vector_phi(i).expect("a varying phi");
         let ty = LLVMTypeOf(p);
         let then_end = self.ends[&exit];
         LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(then_end));

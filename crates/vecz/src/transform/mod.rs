@@ -64,6 +64,11 @@ pub(crate) struct Gen {
     /// Header phis of divergent loops whose value no lane that left needs
     /// (`divergence::unobserved_after_leaving`): no select keeps it.
     pub(crate) unkept: HashSet<LLVMValueRef>,
+    /// For each value a divergent loop keeps for the lanes that left it
+    /// (`DivergentLoop::kept_outs`): the loop, the header's phi of what
+    /// the lanes had, what they have after the exit test, and the value
+    /// of this iteration.
+    kept_outs: Vec<(usize, LLVMValueRef, LLVMValueRef, LLVMValueRef)>,
 }
 
 impl Drop for Gen {
@@ -106,6 +111,7 @@ impl Gen {
             else_checks: HashMap::new(),
             linear_id: None,
             unkept: HashSet::new(),
+            kept_outs: Vec::new(),
         }
     }
 
