@@ -728,6 +728,48 @@ fn loops_leaving_to_different_places_are_vectorized_and_give_the_same_bits() {
     assert!(took(1000..8000), "both left: {cnt:?}");
 }
 
+/// Loops inside loops work-items leave apart: one whose count differs too,
+/// one of a uniform count in a loop left by a `break`, and one run before
+/// the test of a `do`/`while` around it.
+const NESTED_LOOPS: &str = r#"
+kernel void nested_loops(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    int c = 0;
+    for (int j = 0; j < (i * 7) % 5; j++) {
+        int m = (i + j * 3) % 4;
+        for (int k = 0; k < m; k++) {
+            s += a[(i * 13 + j * 5 + k) & 255];
+            c++;
+        }
+        o[i] = s;
+    }
+    for (int j = 0; j < i % 6; j++) {
+        for (int k = 0; k < n; k++) {
+            s += a[(i * 3 + j * 7 + k) & 255] * k;
+            c += 10;
+        }
+        if (s > 9.0f)
+            break;
+    }
+    int j = 0;
+    do {
+        for (int k = 0; k <= j; k++)
+            s -= a[(i + k) & 255];
+        c += 100;
+        j++;
+    } while (s > 0.0f && j < i % 7);
+    o[i] += s;
+    cnt[i] = c;
+}
+"#;
+
+#[test]
+fn loops_inside_divergent_loops_are_vectorized_and_give_the_same_bits() {
+    let out = masked_and_same_bits(NESTED_LOOPS, "nested_loops", 6, "@llvm.vector.reduce.or");
+    left_apart(&ints(&out[1]), 20);
+}
+
 #[test]
 fn regions_under_a_varying_guard_are_vectorized_and_give_the_same_bits() {
     let out = masked_and_same_bits(REGIONS, "regions", 9, "@llvm.vector.reduce.or");

@@ -6,8 +6,9 @@
 //! exit's branch guards, which the vectorizer runs for the lanes that
 //! stayed, and its one exit test masks the lanes that left.
 //!
-//! Taken: a loop with one latch that only goes round, no loop inside it,
-//! and every value used after the loop (other than by the exit block's
+//! Taken: a loop with one latch that only goes round, left from none of
+//! the loops inside it (those are left once first), and every value used
+//! after the loop (other than by the exit block's
 //! phis) computed before the latch on every path (so that it is still
 //! there at the new block). A loop leaving to several blocks (`for (..) {
 //! if (c) { a[i] = x; return; } .. }`) first leaves to one new block,
@@ -71,14 +72,14 @@ struct LoopExits {
 }
 
 unsafe fn several_exits(cfg: Cfg) -> Option<SeveralExits> {
-    let loops = natural_loops(&cfg);
+    // Inner loops first, each left once before the loop around it.
+    let mut loops = natural_loops(&cfg);
+    loops.sort_by_key(|l| (l.body.len(), l.header));
     for l in &loops {
-        if loops
+        let inner: Vec<&crate::loops::Loop> = loops
             .iter()
-            .any(|o| o.header != l.header && l.body.contains(&o.header))
-        {
-            continue;
-        }
+            .filter(|o| o.header != l.header && l.body.contains(&o.header))
+            .collect();
         let latches: Vec<usize> = cfg.preds[l.header]
             .iter()
             .copied()
@@ -97,6 +98,13 @@ unsafe fn several_exits(cfg: Cfg) -> Option<SeveralExits> {
             .copied()
             .filter(|&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
             .collect();
+        if exiting
+            .iter()
+            .any(|b| inner.iter().any(|o| o.body.contains(b)))
+        {
+            // Left from inside an inner loop too.
+            continue;
+        }
         let mut exits: Vec<usize> = exiting
             .iter()
             .flat_map(|&b| cfg.succs[b].iter().copied())

@@ -549,6 +549,61 @@ fn a_divergent_loop_with_two_exits_to_one_place_is_left_once_under_a_mask() {
     assert!(v.contains("%staying = and <4 x i1> %active"), "{v}");
 }
 
+/// `for (j = 0; j < lid; j++) for (k = 0; k < j + lid; k++) s += p[k + lid];`
+/// then `q[lid] = s`: a loop work-items leave apart inside another.
+const NESTED_DIVERGENT: &str = r#"
+define void @k(ptr %p, ptr %q) {
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  br label %outer
+outer:
+  %j = phi i64 [ 0, %entry ], [ %j1, %outer.latch ]
+  %s = phi float [ 0.0, %entry ], [ %s.in, %outer.latch ]
+  %go = icmp ult i64 %j, %lid
+  br i1 %go, label %inner.pre, label %out
+inner.pre:
+  %m = add i64 %j, %lid
+  br label %inner
+inner:
+  %k = phi i64 [ 0, %inner.pre ], [ %k1, %inner.body ]
+  %t = phi float [ %s, %inner.pre ], [ %t1, %inner.body ]
+  %more = icmp ult i64 %k, %m
+  br i1 %more, label %inner.body, label %outer.latch
+inner.body:
+  %kl = add i64 %k, %lid
+  %at = getelementptr float, ptr %p, i64 %kl
+  %x = load float, ptr %at, align 4
+  %t1 = fadd float %t, %x
+  %k1 = add i64 %k, 1
+  br label %inner
+outer.latch:
+  %s.in = phi float [ %t, %inner ]
+  %j1 = add i64 %j, 1
+  br label %outer
+out:
+  %to = getelementptr float, ptr %q, i64 %lid
+  store float %s, ptr %to, align 4
+  ret void
+}
+"#;
+
+#[test]
+fn a_divergent_loop_inside_another_starts_from_the_lanes_that_stayed_in_it() {
+    let v = vector_text(&format!("{HEAD}{NESTED_DIVERGENT}"), 4);
+    // Two masks: the inner loop's lanes on entry are the outer loop's
+    // that stayed, and its loads are masked by its own lanes (a lane that
+    // left the outer loop would read where it never read).
+    let actives = v.matches("= phi <4 x i1>").count();
+    assert!(actives >= 2, "{v}");
+    let inner = &v[v.find("\ninner:").expect("the inner loop")..];
+    let active = inner
+        .lines()
+        .find(|l| l.contains("phi <4 x i1>"))
+        .expect(&v);
+    assert!(active.contains("[ %staying, %inner.pre ]"), "{active}\n{v}");
+    assert!(v.contains("@llvm.masked.load.v4f32"), "{v}");
+}
+
 #[test]
 fn a_divergent_loop_leaving_to_two_places_keeps_where_each_lane_left() {
     let src = escape(true)

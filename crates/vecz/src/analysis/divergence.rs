@@ -378,12 +378,6 @@ pub(crate) unsafe fn divergent_loops(
         if !cfg.dom[latch][e] {
             return Err("a divergent loop whose exit test does not dominate its latch".into());
         }
-        if loops
-            .iter()
-            .any(|o| o.header != l.header && l.body.contains(&o.header))
-        {
-            return Err("a loop inside a divergent loop".into());
-        }
         let blocks = |set: &mut dyn Iterator<Item = usize>| {
             set.map(|b| cfg.blocks[b]).collect::<HashSet<_>>()
         };

@@ -78,7 +78,11 @@ impl Gen {
             }
             // (An affine integer phi's lanes are no phi: made from its
             // scalar.)
-            if let Some(p) = self.vector_phi(i).filter(|&p| !LLVMIsAPHINode(p).is_null()) {
+            if let Some(&p) = self
+                .vector
+                .get(&i)
+                .filter(|&&p| !LLVMIsAPHINode(p).is_null())
+            {
                 let mut v = self.vector_of(value);
                 let header = LLVMGetInstructionParent(i);
                 if let Some(l) = self
@@ -115,13 +119,6 @@ impl Gen {
         }
     }
 
-    /// The vector phi made for phi `i`, if any (what its users read may be
-    /// a select of it by now: a value kept for the lanes that left a loop).
-    unsafe fn vector_phi(&self, i: LLVMValueRef) -> Option<LLVMValueRef> {
-        let v = *self.vector.get(&i)?;
-        Some(self.kept_outs.iter().find(|k| k.2 == v).map_or(v, |k| k.3))
-    }
-
     /// Each divergent loop's mask: every lane on entry, those that stayed
     /// from the latch.
     pub(super) unsafe fn fill_masks(&mut self, cfg: &Cfg) {
@@ -144,6 +141,9 @@ impl Gen {
                     after
                 } else if let Some(m) = region.or_else(|| self.guard_masks.get(&from).copied()) {
                     m
+                } else if let Some(m) = self.in_loop_mask(from, l.header) {
+                    // Inside another divergent loop, its lanes there.
+                    m
                 } else {
                     self.splat(LLVMConstInt(i1, 1, 0))
                 }];
@@ -156,6 +156,59 @@ impl Gen {
                         LLVMGetPoison(LLVMTypeOf(before))
                     }];
                     LLVMAddIncoming(before, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+                }
+            }
+        }
+    }
+
+    /// What reads a value a divergent loop keeps for the lanes that left it,
+    /// from its exit test on (after the loop, and in the rest of the
+    /// iteration, where the lanes in it have the new value), reads the kept
+    /// one.
+    pub(super) unsafe fn use_kept_values(&self) {
+        if self.kept_outs.is_empty() {
+            return;
+        }
+        let cfg = Cfg::of(self.v);
+        for &(_, _, kept, new) in &self.kept_outs {
+            let at = LLVMGetInstructionParent(kept);
+            // The instructions after `kept` in its block.
+            let mut later = Vec::new();
+            let mut i = LLVMGetNextInstruction(kept);
+            while !i.is_null() {
+                later.push(i);
+                i = LLVMGetNextInstruction(i);
+            }
+            let mut users = Vec::new();
+            let mut u = LLVMGetFirstUse(new);
+            while !u.is_null() {
+                let user = LLVMGetUser(u);
+                if user != kept && !users.contains(&user) {
+                    users.push(user);
+                }
+                u = LLVMGetNextUse(u);
+            }
+            for user in users {
+                let block = LLVMGetInstructionParent(user);
+                let is_phi = !LLVMIsAPHINode(user).is_null();
+                for k in 0..LLVMGetNumOperands(user) as u32 {
+                    if LLVMGetOperand(user, k) != new {
+                        continue;
+                    }
+                    // A phi reads at the end of the block its value comes from.
+                    let from = if is_phi {
+                        LLVMGetIncomingBlock(user, k)
+                    } else {
+                        block
+                    };
+                    let after = if from == at {
+                        is_phi || later.contains(&user)
+                    } else {
+                        cfg.index.contains_key(&from) && cfg.dominates(at, from)
+                    };
+                    if after {
+                        LLVMSetOperand(user, k, kept);
+                    }
                 }
             }
         }
@@ -187,7 +240,6 @@ impl Gen {
             let active = self.spread(self.masks[l].0, elements(LLVMTypeOf(v)));
             let new = self.vector_of(v);
             let kept = LLVMBuildSelect(self.b, active, new, before, c"".as_ptr());
-            self.vector.insert(v, kept);
             self.kept_outs.push((l, before, kept, new));
         }
         let mut args = [after];
@@ -279,7 +331,7 @@ impl Gen {
                 .map(|k| LLVMGetIncomingValue(i, k))
                 .expect("the merge is reached from both arms")
         };
-        let p = self.vector_phi(i).expect("a varying phi");
+        let p = self.vector[&i];
         let ty = LLVMTypeOf(p);
         let then_end = self.ends[&exit];
         LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(then_end));
@@ -326,16 +378,50 @@ impl Gen {
         if let Some(&mask) = self.guard_masks.get(&block) {
             return Some(mask);
         }
-        let l = self
+        let l = self.innermost_divergent(block)?;
+        // A lane that left an outer loop never ran this one's iteration: it
+        // would read where its kept values point, which it never read.
+        let nested = self
             .divergent
             .iter()
-            .position(|l| l.body.contains(&block))?;
+            .filter(|o| o.body.contains(&block))
+            .count()
+            > 1;
         if self.divergent[l].tail.contains(&block) {
             Some(self.masks[l].1)
-        } else if is_store {
+        } else if is_store || nested {
             Some(self.masks[l].0)
         } else {
             None
         }
+    }
+
+    /// The innermost divergent loop `block` lies in.
+    fn innermost_divergent(&self, block: LLVMBasicBlockRef) -> Option<usize> {
+        (0..self.divergent.len())
+            .filter(|&l| self.divergent[l].body.contains(&block))
+            .min_by_key(|&l| self.divergent[l].body.len())
+    }
+
+    /// The lanes that go on from the end of `block` to `to` inside the
+    /// innermost divergent loop around both: those that stayed, from the
+    /// exit test on (the test's branch stays in the loop for them alone),
+    /// and those in the loop before it.
+    fn in_loop_mask(
+        &self,
+        block: LLVMBasicBlockRef,
+        to: LLVMBasicBlockRef,
+    ) -> Option<LLVMValueRef> {
+        let l = (0..self.divergent.len())
+            .filter(|&l| {
+                self.divergent[l].body.contains(&block) && self.divergent[l].body.contains(&to)
+            })
+            .min_by_key(|&l| self.divergent[l].body.len())?;
+        let d = &self.divergent[l];
+        Some(if d.tail.contains(&block) || d.exiting == block {
+            self.masks[l].1
+        } else {
+            self.masks[l].0
+        })
     }
 }

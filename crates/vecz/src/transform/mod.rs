@@ -279,6 +279,7 @@ impl Gen {
             self.fill_phi(i);
         }
         self.fill_masks(cfg);
+        self.use_kept_values();
         Ok(self.v)
     }
 
