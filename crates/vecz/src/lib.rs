@@ -28,7 +28,8 @@
 //! last lane leaves, with a mask of the lanes still in it: a lane that has
 //! left keeps its values (the header's phis take the new value only where
 //! the lane stays), and the loop's memory accesses are masked. The loop
-//! must have one exiting block, one latch, and no loop inside it. A block
+//! must have one exiting block and one latch; a loop inside it starts from
+//! the lanes in it there. A block
 //! only some work-items run (`if (c) { .. }` without an else; in a loop
 //! lanes leave apart, for the lanes still in it) runs when any lane's `c`
 //! holds, its memory accesses masked and what it joins chosen lane by
