@@ -1104,6 +1104,18 @@ kernel void private_indexed(int n, global const float *in, global float *out) {
     for (int r = 0; r < 4; r++)
         out[4 * x + r] = acc[r];
 }
+
+kernel void private_window(int n, global const float *in, global float *out) {
+    int x = get_global_id(0), w = get_global_size(0);
+    float win[16];
+    for (int k = 0; k < n; k++)
+        win[k] = in[k * w + x];
+    float s = 0.0f;
+    for (int k = 0; k < n; k++)
+        s += win[(k + x) % n] * win[k];
+    for (int r = 0; r < 4; r++)
+        out[4 * x + r] = s + win[r];
+}
 "#;
 
 #[test]
@@ -1113,7 +1125,7 @@ fn private_arrays_give_the_same_bits_and_unrolled_ones_vectorize() {
     let input: Vec<f32> = (0..W * N)
         .map(|i| (i * 29 % 67) as f32 * 0.125 - 4.0)
         .collect();
-    for name in ["private_unrolled", "private_indexed"] {
+    for name in ["private_unrolled", "private_indexed", "private_window"] {
         let args = [Arg::Int(N as i32), Arg::In(bytes(&input)), Arg::Out(W * 16)];
         let locals: [&[usize]; 3] = [&[1], &[32], &[96]];
         let runs = run_each(PRIVATE, name, &args, &[W], &locals);
@@ -1132,9 +1144,28 @@ fn private_arrays_give_the_same_bits_and_unrolled_ones_vectorize() {
                     acc[r] = acc[r] * 0.5 + v;
                 }
             }
+            if name == "private_window" {
+                let win: Vec<f32> = (0..N).map(|k| input[k * W + x]).collect();
+                let s = (0..N).fold(0.0f32, |s, k| win[(k + x) % N].mul_add(win[k], s));
+                let want: Vec<f32> = (0..4).map(|r| s + win[r]).collect();
+                assert_eq!(out[4 * x..4 * x + 4], want[..], "{name} out[{x}]");
+                continue;
+            }
             assert_eq!(out[4 * x..4 * x + 4], acc, "{name} out[{x}]");
         }
     }
+    // Arrays indexed at run time are kept per lane: read and written
+    // with gathers and scatters where the index differs between lanes,
+    // whole vectors where it does not.
+    for name in ["private_indexed", "private_window"] {
+        let ir = work_group_ir(name);
+        assert!(
+            ir.contains("@llvm.masked.gather") && ir.contains("@llvm.masked.scatter"),
+            "{name} not vectorized:\n{ir}"
+        );
+    }
+    let window = work_group_ir("private_window");
+    assert!(window.contains("store <"), "{window}");
     // The unrolled array is four values, vectorized across work-items.
     let ir = work_group_ir("private_unrolled");
     // (As wide as four accumulators a work-item leave registers for.)

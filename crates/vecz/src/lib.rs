@@ -139,6 +139,10 @@ unsafe fn run_with(
         // records; one after the other, each work-item's stay together.
         return Err("more than one printf call".into());
     }
+    // Each lane has a private array of its own.
+    forced.extend(insts.iter().copied().filter(|&i| {
+        !LLVMIsAAllocaInst(i).is_null() && analysis::private::private_array(m, i).is_some()
+    }));
     let in_loops: HashSet<LLVMBasicBlockRef> = loops
         .iter()
         .flat_map(|l| l.body.iter().map(|&b| cfg.blocks[b]))

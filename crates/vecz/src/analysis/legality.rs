@@ -35,7 +35,12 @@ pub(crate) unsafe fn check(
         return Err(format!("a varying value of type {}", type_name(ty)));
     }
     match opcode {
-        LLVMAlloca => return Err("private memory (an alloca)".into()),
+        LLVMAlloca => {
+            let m = LLVMGetGlobalParent(LLVMGetBasicBlockParent(block));
+            if crate::analysis::private::private_array(m, i).is_none() {
+                return Err("private memory it does not keep per lane (an alloca)".into());
+            }
+        }
         LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg | LLVMInvoke | LLVMCallBr => {
             return Err(format!("an instruction it does not widen ({opcode:?})"))
         }
@@ -85,6 +90,13 @@ pub(crate) unsafe fn check(
                 return Err("a vector element chosen at run time".into());
             }
         }
+        LLVMCall if crate::analysis::private::is_lifetime_marker(i) => {}
+        LLVMCall
+            if crate::analysis::private::fill_length(i).is_some()
+                && crate::analysis::private::into_private_array(
+                    LLVMGetGlobalParent(LLVMGetBasicBlockParent(block)),
+                    LLVMGetOperand(i, 0),
+                ) => {}
         LLVMCall => {
             let Some(f) = llvm::called_function(i) else {
                 return Err("an indirect call".into());

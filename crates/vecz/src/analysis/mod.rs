@@ -5,4 +5,5 @@
 
 pub(crate) mod divergence;
 pub(crate) mod legality;
+pub(crate) mod private;
 pub mod shape;

@@ -14,6 +14,7 @@ mod local_ids;
 mod memory;
 mod packetize;
 mod printf;
+mod private;
 mod sub_groups;
 
 use crate::analysis::divergence::{DivergentLoop, Guard};
@@ -69,6 +70,8 @@ pub(crate) struct Gen {
     /// the lanes had, what they have after the exit test, and the value
     /// of this iteration.
     kept_outs: Vec<(usize, LLVMValueRef, LLVMValueRef, LLVMValueRef)>,
+    /// Pointers into the private arrays kept per lane.
+    private: HashMap<LLVMValueRef, private::PrivatePointer>,
 }
 
 impl Drop for Gen {
@@ -112,6 +115,7 @@ impl Gen {
             linear_id: None,
             unkept: HashSet::new(),
             kept_outs: Vec::new(),
+            private: HashMap::new(),
         }
     }
 

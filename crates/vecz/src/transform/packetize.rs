@@ -20,6 +20,24 @@ impl Gen {
     pub(super) unsafe fn instruction(&mut self, i: LLVMValueRef) -> Result<(), String> {
         use LLVMOpcode::*;
         let opcode = LLVMGetInstructionOpcode(i);
+        match opcode {
+            LLVMAlloca => return self.private_alloca(i),
+            LLVMGetElementPtr if self.private_gep(i) => return Ok(()),
+            LLVMStore if self.private_store(i) => return Ok(()),
+            LLVMLoad => {
+                if let Some(l) = self.private_load(i) {
+                    self.vector.insert(i, l);
+                    return Ok(());
+                }
+            }
+            // Markers of private arrays, whose lanes' copies live as long
+            // as the vector form runs.
+            LLVMCall if crate::analysis::private::is_lifetime_marker(i) => return Ok(()),
+            LLVMCall if self.private.contains_key(&LLVMGetOperand(i, 0)) => {
+                return self.private_fill(i)
+            }
+            _ => {}
+        }
         if opcode == LLVMStore {
             return self.store(i);
         }
