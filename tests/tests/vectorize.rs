@@ -633,7 +633,15 @@ fn switches_work_items_take_apart_give_the_same_bits() {
         Arg::Out(120 * 4),
         Arg::Out(120 * 4),
     ];
-    same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
+    let out = same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
+    left_apart(&ints(&out[1]), 3);
+    // The cases that fall through are copied into the arms that reach
+    // them, each run for its lanes.
+    let ir = work_group_ir("switch_fallthrough");
+    assert!(
+        ir.contains(".arm") && ir.contains("else.test") && ir.contains("phi <"),
+        "not vectorized:\n{ir}"
+    );
 }
 
 /// Loops left from several places: a `break` with stores after it, a

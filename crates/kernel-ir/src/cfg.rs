@@ -220,6 +220,40 @@ impl Cfg {
     }
 }
 
+/// `pdom[b][a]`: block `a` post-dominates block `b` (every path from `b`
+/// to the end of the function passes `a`). A block that reaches no end (an
+/// endless loop) is post-dominated by every block, as nothing is known.
+pub fn post_dominators(cfg: &Cfg) -> Vec<Vec<bool>> {
+    let n = cfg.blocks.len();
+    let mut pdom = vec![vec![true; n]; n];
+    for b in 0..n {
+        if cfg.succs[b].is_empty() {
+            pdom[b] = (0..n).map(|a| a == b).collect();
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            if cfg.succs[b].is_empty() {
+                continue;
+            }
+            let mut new = vec![true; n];
+            for &s in &cfg.succs[b] {
+                for (x, d) in new.iter_mut().zip(&pdom[s]) {
+                    *x &= *d;
+                }
+            }
+            new[b] = true;
+            if new != pdom[b] {
+                pdom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    pdom
+}
+
 /// The blocks reachable from the entry, each after its dominators.
 pub fn reverse_post_order(cfg: &Cfg) -> Vec<usize> {
     let n = cfg.blocks.len();

@@ -4,6 +4,8 @@
 //!   split after an instruction;
 //! - [`loops`]: its natural loops;
 //! - [`regions`]: a region under a branch left from one block;
+//! - [`arms`]: the arms of a branch that share blocks before they meet
+//!   (a `switch` case falling into the next) made apart by copying them;
 //! - [`loop_exits`]: a loop left from several places made a loop left from
 //!   one;
 //! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
@@ -19,6 +21,7 @@
 //!   block's alignment, the scheduling info's layout.
 
 pub mod abi;
+pub mod arms;
 pub mod build;
 pub mod builtin_kinds;
 pub mod cfg;

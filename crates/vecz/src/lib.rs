@@ -113,10 +113,13 @@ unsafe fn run_with(
     width: u32,
     linear_id: Option<LLVMValueRef>,
 ) -> Result<LLVMValueRef, String> {
-    // A loop left from several places is left from one, after the rest of
-    // its iteration; a region a guard lets some lanes into is left from one
-    // block (the kernel's own form keeps its meaning: only blocks that
-    // forward and phis are added).
+    // The arms of a branch that meet before their end (a `switch` case
+    // falling into the next) are made apart by copying the blocks they
+    // share; a loop left from several places is left from one, after the
+    // rest of its iteration; a region a guard lets some lanes into is left
+    // from one block (the kernel's own form keeps its meaning: only copies
+    // of blocks, blocks that forward and phis are added).
+    kernel_ir::arms::separate_arms(kernel);
     kernel_ir::loop_exits::one_exit_per_loop(kernel);
     kernel_ir::regions::one_exit_per_region(kernel);
     let cfg = Cfg::of(kernel);
