@@ -176,7 +176,6 @@ unsafe fn copy_for_first_arm(cfg: &Cfg, s: &Shared) {
             value.insert(i, c);
         }
     }
-    let mapped = |v: LLVMValueRef| *value.get(&v).unwrap_or(&v);
     for &c in &copied {
         for k in 0..LLVMGetNumOperands(c) as u32 {
             let op = LLVMGetOperand(c, k);
@@ -184,8 +183,8 @@ unsafe fn copy_for_first_arm(cfg: &Cfg, s: &Shared) {
                 if let Some(&to) = copy_of.get(&LLVMValueAsBasicBlock(op)) {
                     LLVMSetOperand(c, k, LLVMBasicBlockAsValue(to));
                 }
-            } else if value.contains_key(&op) {
-                LLVMSetOperand(c, k, mapped(op));
+            } else if let Some(&v) = value.get(&op) {
+                LLVMSetOperand(c, k, v);
             }
         }
     }
@@ -201,19 +200,17 @@ unsafe fn copy_for_first_arm(cfg: &Cfg, s: &Shared) {
                     moved.push((v, from));
                 } else if shared.contains(&from) {
                     kept.push((v, from));
-                    moved.push((mapped(v), copy_of[&from]));
+                    moved.push((*value.get(&v).unwrap_or(&v), copy_of[&from]));
                 } else {
                     kept.push((v, from));
                 }
             }
+            let copy = value[&phi];
             let (mut vs, mut bs): (Vec<_>, Vec<_>) = moved.into_iter().unzip();
-            LLVMAddIncoming(
-                value[&phi],
-                vs.as_mut_ptr(),
-                bs.as_mut_ptr(),
-                vs.len() as u32,
-            );
-            replace_phi(b, phi, &kept);
+            LLVMAddIncoming(copy, vs.as_mut_ptr(), bs.as_mut_ptr(), vs.len() as u32);
+            // The phi is rebuilt: its copy is the copy of the new one.
+            let rebuilt = replace_phi(b, phi, &kept);
+            value.insert(rebuilt, copy);
         }
     }
     // The first arm's edges into the shared blocks.
@@ -234,7 +231,7 @@ unsafe fn copy_for_first_arm(cfg: &Cfg, s: &Shared) {
         let more: Vec<_> = all
             .iter()
             .filter(|(_, from)| shared.contains(from))
-            .map(|&(v, from)| (mapped(v), copy_of[&from]))
+            .map(|&(v, from)| (*value.get(&v).unwrap_or(&v), copy_of[&from]))
             .collect();
         if more.is_empty() {
             continue;
@@ -295,6 +292,15 @@ done:
         assert!(text.contains("\ndefault.arm:"), "{text}");
         assert!(text.contains("\ncase1.arm:"), "{text}");
         assert!(text.contains("br label %default.arm"), "{text}");
+        // The copies bring their own values where the arms meet, and a
+        // copied phi's value is its copy's there (not the original's).
+        let done = &text[text.find("\ndone:").unwrap()..];
+        assert!(done.contains(", %case1.arm"), "{text}");
+        assert!(!done.contains("%e, %case1.arm"), "{text}");
+        let case1 = &text[text.find("\ncase1.arm:").unwrap()..];
+        let copied_phi = case1.lines().nth(2).unwrap();
+        assert!(copied_phi.contains("phi i32 [ %d"), "{text}");
+        assert!(!copied_phi.contains("[ %d, %default.arm"), "{text}");
         // No block is reached from both arms of a branch any more.
         assert_eq!(unsafe { separate_arms(f) }, 0, "{text}");
         // Each block but `done` has one predecessor.
