@@ -621,6 +621,87 @@ kernel void switch_fallthrough(int n, global const float *a, global float *o, gl
 }
 "#;
 
+/// Cases that fall through into a case with a guarded `break`, counting
+/// in a private array.
+const SWITCH_FALLTHROUGH_COUNTS: &str = r#"
+kernel void switch_fallthrough_counts(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    int h[4] = {0, 0, 0, 0};
+    int c = 0;
+    for (int j = 0; j < n; j++) {
+        switch ((i + j * 3) % 6) {
+        case 0: h[0]++;
+        case 1: h[1] += 2; break;
+        case 2: if (a[(i + j) & 255] > 0.5f) { h[2]++; break; }
+        case 3: h[3] += 3;
+        default: c++;
+        }
+    }
+    cnt[i] = h[0] + 10 * h[1] + 100 * h[2] + 1000 * h[3] + 10000 * c;
+    o[i] = c;
+}
+"#;
+
+/// Loops left by `break`, `continue` and `goto` inside loops work-items
+/// leave apart, with a private array indexed by what the lanes read.
+const MIXED_CONTROL_FLOW: &str = r#"
+kernel void mixed_control_flow(int n, global const float *a, global float *o, global int *cnt) {
+    int i = get_global_id(0);
+    float t[8];
+    int c = 0;
+    for (int j = 0; j < 8; j++)
+        t[j] = a[(i * 5 + j) & 255];
+    for (int j = 0; j < i % 9; j++) {
+        int k = (int)(t[j & 7] * 8.0f) & 7;
+        if (t[k] > 0.5f) { t[k] -= 0.25f; c++; }
+        else if (j > 3) break;
+    }
+    float s = 0.0f;
+    for (int j = 0; j < n; j++) {
+        for (int k = 0; k < (i + j) % 4; k++) {
+            if (a[(i + j + k) & 255] > 0.8f)
+                continue;
+            s += t[(k + j) & 7];
+            c++;
+            if (c > 20)
+                break;
+        }
+        if (s > 10.0f)
+            break;
+    }
+    for (int j = 0; j < i % 7; j++) {
+        float x = a[(i + j * 11) & 255];
+        int k = 0;
+        while (x < 4.0f) {
+            x = x * 1.7f + 0.1f;
+            k++;
+            if (k > (i % 5) + j)
+                goto out;
+        }
+        s += x;
+        c += 100 * k;
+    }
+out:
+    o[i] = s;
+    cnt[i] = c;
+}
+"#;
+
+#[test]
+fn mixed_control_flow_with_a_private_array_gives_the_same_bits() {
+    let a = inputs();
+    let args = [
+        Arg::Int(6),
+        Arg::In(bytes(&a)),
+        Arg::Out(120 * 4),
+        Arg::Out(120 * 4),
+    ];
+    let out = same_bits_at_every_local_size(MIXED_CONTROL_FLOW, "mixed_control_flow", &args);
+    left_apart(&ints(&out[1]), 10);
+    let ir = work_group_ir("mixed_control_flow");
+    assert!(ir.contains("@llvm.masked.gather"), "not vectorized:\n{ir}");
+}
+
 #[test]
 fn switches_work_items_take_apart_give_the_same_bits() {
     let out = masked_and_same_bits(SWITCH_CASES, "switch_cases", 14, "else.test");
@@ -633,6 +714,12 @@ fn switches_work_items_take_apart_give_the_same_bits() {
         Arg::Out(120 * 4),
         Arg::Out(120 * 4),
     ];
+    let counts = same_bits_at_every_local_size(
+        SWITCH_FALLTHROUGH_COUNTS,
+        "switch_fallthrough_counts",
+        &args,
+    );
+    left_apart(&ints(&counts[1]), 3);
     let out = same_bits_at_every_local_size(SWITCH_FALLTHROUGH, "switch_fallthrough", &args);
     left_apart(&ints(&out[1]), 3);
     // The cases that fall through are copied into the arms that reach
