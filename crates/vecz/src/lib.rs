@@ -34,7 +34,9 @@
 //! lanes leave apart, for the lanes still in it) runs when any lane's `c`
 //! holds, its memory accesses masked and what it joins chosen lane by
 //! lane; a `printf` call (one, outside loops) and an atomic are made lane
-//! after lane, for the lanes that reach them. Varying
+//! after lane, for the lanes that reach them. A private array of numbers
+//! indexed at run time is kept per lane, the lanes' arrays element by
+//! element (`analysis::private`). Varying
 //! values must be numbers, pointers or vectors of numbers. `run` says why
 //! it declines any other kernel, and the caller keeps the scalar path.
 //! Work-items are independent between barriers (and the kernel has none),
