@@ -226,9 +226,9 @@ impl Cfg {
 pub fn post_dominators(cfg: &Cfg) -> Vec<Vec<bool>> {
     let n = cfg.blocks.len();
     let mut pdom = vec![vec![true; n]; n];
-    for b in 0..n {
+    for (b, row) in pdom.iter_mut().enumerate() {
         if cfg.succs[b].is_empty() {
-            pdom[b] = (0..n).map(|a| a == b).collect();
+            *row = (0..n).map(|a| a == b).collect();
         }
     }
     let mut changed = true;

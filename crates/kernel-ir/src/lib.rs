@@ -8,6 +8,7 @@
 //!   (a `switch` case falling into the next) made apart by copying them;
 //! - [`loop_exits`]: a loop left from several places made a loop left from
 //!   one;
+//! - [`lcssa`]: the values a loop hands on read through phis of its exit;
 //! - [`builtin_kinds`]: what a call of the builtins is (a work-item query,
 //!   the local id, a barrier, a work-group collective), by its callee's
 //!   name, and [`sub_group_calls`]: which sub-group function it is;
@@ -27,6 +28,7 @@ pub mod builtin_kinds;
 pub mod cfg;
 pub mod compare;
 pub mod form;
+pub mod lcssa;
 pub mod loop_exits;
 pub mod loops;
 pub mod regions;

@@ -59,6 +59,7 @@ mod values;
 
 pub use analysis::shape::Shape;
 
+use analysis::divergence::read_after;
 use analysis::divergence::{
     branch_varies, divergent_loops, exiting_blocks, guarded_blocks, kept_after_leaving,
     unobserved_after_leaving,
@@ -124,6 +125,9 @@ unsafe fn run_with(
     kernel_ir::arms::separate_arms(kernel);
     kernel_ir::loop_exits::one_exit_per_loop(kernel);
     kernel_ir::regions::one_exit_per_region(kernel);
+    // What a loop hands on goes through phis of its exit, where each lane
+    // takes what it had when it left.
+    kernel_ir::lcssa::close_loops(kernel);
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
     let insts: Vec<LLVMValueRef> = order
@@ -178,9 +182,12 @@ unsafe fn run_with(
                         grew |= forced.insert(p);
                     }
                 }
-                // Kept lane by lane from the iteration each lane left in.
-                for v in kept_after_leaving(&cfg, l) {
-                    grew |= forced.insert(v);
+                // Kept lane by lane from the iteration each lane left in:
+                // the phis after the loop that take it differ between lanes.
+                for v in kept_after_leaving(&cfg, l, &shapes) {
+                    for p in read_after(v, &body) {
+                        grew |= forced.insert(p);
+                    }
                 }
             }
         }

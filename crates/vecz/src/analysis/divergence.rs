@@ -271,11 +271,17 @@ pub(crate) struct DivergentLoop {
 
 /// The values of loop `l` (body block indices of `cfg`) read after it that
 /// come from a phi other than the header's, such as where an iteration
-/// left from (a phi `loop_exits` makes). A lane that left does not run
-/// the paths that set it again, so its value is kept from the iteration
-/// it left in. (Whatever else it reads after the loop it computes again
-/// from the header's phis, which it keeps, as it did then.)
-pub(crate) unsafe fn kept_after_leaving(cfg: &Cfg, l: &Loop) -> Vec<LLVMValueRef> {
+/// left from (a phi `loop_exits` makes), or from one of the header's that
+/// steps every lane on (a counter stepped by a uniform amount, which stays
+/// a scalar in the loop). A lane that left does not run the paths that
+/// set the first again, and does step the second, so its value is kept
+/// from the iteration it left in. (Whatever else it reads after the loop
+/// it computes again from the header's phis it keeps, as it did then.)
+pub(crate) unsafe fn kept_after_leaving(
+    cfg: &Cfg,
+    l: &Loop,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> Vec<LLVMValueRef> {
     let body: HashSet<LLVMBasicBlockRef> = l.body.iter().map(|&b| cfg.blocks[b]).collect();
     let header = cfg.blocks[l.header];
     let mut blocks: Vec<usize> = l.body.iter().copied().collect();
@@ -290,7 +296,7 @@ pub(crate) unsafe fn kept_after_leaving(cfg: &Cfg, l: &Loop) -> Vec<LLVMValueRef
                 read_after |= !body.contains(&LLVMGetInstructionParent(LLVMGetUser(u)));
                 u = LLVMGetNextUse(u);
             }
-            if read_after && from_inner_phi(v, &body, header, &mut memo) {
+            if read_after && from_inner_phi(v, &body, header, shapes, &mut memo) {
                 out.push(v);
             }
         }
@@ -298,12 +304,32 @@ pub(crate) unsafe fn kept_after_leaving(cfg: &Cfg, l: &Loop) -> Vec<LLVMValueRef
     out
 }
 
+/// The phis after the loop of `body` that read `v` (its exit's, once the
+/// loops are closed).
+pub(crate) unsafe fn read_after(
+    v: LLVMValueRef,
+    body: &HashSet<LLVMBasicBlockRef>,
+) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut u = LLVMGetFirstUse(v);
+    while !u.is_null() {
+        let user = LLVMGetUser(u);
+        u = LLVMGetNextUse(u);
+        if !LLVMIsAPHINode(user).is_null() && !body.contains(&LLVMGetInstructionParent(user)) {
+            out.push(user);
+        }
+    }
+    out
+}
+
 /// Whether `v`, of the loop of `body`, comes from one of its phis other
-/// than `header`'s, through instructions of the loop.
+/// than `header`'s, or from one of `header`'s that is not varying, through
+/// instructions of the loop.
 unsafe fn from_inner_phi(
     v: LLVMValueRef,
     body: &HashSet<LLVMBasicBlockRef>,
     header: LLVMBasicBlockRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
     memo: &mut HashMap<LLVMValueRef, bool>,
 ) -> bool {
     if LLVMIsAInstruction(v).is_null() || !body.contains(&LLVMGetInstructionParent(v)) {
@@ -314,10 +340,10 @@ unsafe fn from_inner_phi(
     }
     memo.insert(v, false);
     let found = if !LLVMIsAPHINode(v).is_null() {
-        LLVMGetInstructionParent(v) != header
+        LLVMGetInstructionParent(v) != header || shape_of(v, shapes) != Shape::Varying
     } else {
         (0..LLVMGetNumOperands(v) as u32)
-            .any(|k| from_inner_phi(LLVMGetOperand(v, k), body, header, memo))
+            .any(|k| from_inner_phi(LLVMGetOperand(v, k), body, header, shapes, memo))
     };
     memo.insert(v, found);
     found
@@ -387,7 +413,7 @@ pub(crate) unsafe fn divergent_loops(
             exiting: cfg.blocks[e],
             body: blocks(&mut l.body.iter().copied()),
             tail: blocks(&mut l.body.iter().copied().filter(|&b| b != e && cfg.dom[b][e])),
-            kept_outs: kept_after_leaving(cfg, l),
+            kept_outs: kept_after_leaving(cfg, l, shapes),
         });
     }
     Ok(out)

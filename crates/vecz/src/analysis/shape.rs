@@ -33,9 +33,11 @@ pub(crate) fn join(a: Shape, b: Shape) -> Shape {
 
 /// Whether header phi `p` of a loop work-items leave apart is an
 /// induction stepped by a uniform amount (`i = gid; ...; i += size`, casts
-/// allowed on the way) that nothing after the loop reads. Stepping every
-/// lane, those that left too, keeps it affine; its value in a lane that
-/// left matters to no one, as that lane's accesses are masked off.
+/// allowed on the way) that nothing after the loop reads but through the
+/// phis of its exit. Stepping every lane, those that left too, keeps it
+/// affine; its value in a lane that left matters to no one in the loop,
+/// as that lane's accesses are masked off, and what the exit's phis read
+/// is kept per lane from the iteration it left in (`kept_after_leaving`).
 pub(crate) unsafe fn steps_uniformly_inside(
     p: LLVMValueRef,
     body: &HashSet<LLVMBasicBlockRef>,
@@ -65,9 +67,14 @@ pub(crate) unsafe fn steps_uniformly_inside(
         while !u.is_null() {
             let user = LLVMGetUser(u);
             u = LLVMGetNextUse(u);
-            if LLVMIsAInstruction(user).is_null() || !body.contains(&LLVMGetInstructionParent(user))
-            {
+            if LLVMIsAInstruction(user).is_null() {
                 return false;
+            }
+            if !body.contains(&LLVMGetInstructionParent(user)) {
+                if LLVMIsAPHINode(user).is_null() {
+                    return false;
+                }
+                continue;
             }
             let another_header_phi = !LLVMIsAPHINode(user).is_null()
                 && LLVMGetInstructionParent(user) == header

@@ -71,6 +71,13 @@ impl Gen {
             };
             let value = LLVMGetIncomingValue(i, k);
             LLVMPositionBuilderBefore(self.b, LLVMGetBasicBlockTerminator(block));
+            // After a divergent loop, what a lane kept from the iteration
+            // it left in.
+            let kept = self
+                .kept_outs
+                .iter()
+                .find(|k| k.value == value && !self.divergent[k.l].body.contains(&at))
+                .map(|k| k.kept);
             let mut blocks = [block];
             if let Some(&p) = self.scalar.get(&i) {
                 let mut vals = [self.scalar_of(value)];
@@ -83,7 +90,7 @@ impl Gen {
                 .get(&i)
                 .filter(|&&p| !LLVMIsAPHINode(p).is_null())
             {
-                let mut v = self.vector_of(value);
+                let mut v = kept.unwrap_or_else(|| self.vector_of(value));
                 let header = LLVMGetInstructionParent(i);
                 if let Some(l) = self
                     .divergent
@@ -149,13 +156,13 @@ impl Gen {
                 }];
                 let mut blocks = [block];
                 LLVMAddIncoming(active, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
-                for &(_, before, kept, _) in self.kept_outs.iter().filter(|k| k.0 == l_index) {
+                for k in self.kept_outs.iter().filter(|k| k.l == l_index) {
                     let mut vals = [if from == l.latch {
-                        kept
+                        k.kept
                     } else {
-                        LLVMGetPoison(LLVMTypeOf(before))
+                        LLVMGetPoison(LLVMTypeOf(k.before))
                     }];
-                    LLVMAddIncoming(before, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
+                    LLVMAddIncoming(k.before, vals.as_mut_ptr(), blocks.as_mut_ptr(), 1);
                 }
             }
         }
@@ -170,7 +177,7 @@ impl Gen {
             return;
         }
         let cfg = Cfg::of(self.v);
-        for &(_, _, kept, new) in &self.kept_outs {
+        for &super::KeptOut { kept, new, .. } in &self.kept_outs {
             let at = LLVMGetInstructionParent(kept);
             // The instructions after `kept` in its block.
             let mut later = Vec::new();
@@ -240,7 +247,13 @@ impl Gen {
             let active = self.spread(self.masks[l].0, elements(LLVMTypeOf(v)));
             let new = self.vector_of(v);
             let kept = LLVMBuildSelect(self.b, active, new, before, c"".as_ptr());
-            self.kept_outs.push((l, before, kept, new));
+            self.kept_outs.push(super::KeptOut {
+                l,
+                value: v,
+                before,
+                kept,
+                new,
+            });
         }
         let mut args = [after];
         let any = self.intrinsic("llvm.vector.reduce.or", &[LLVMTypeOf(after)], &mut args);

@@ -67,8 +67,8 @@ impl Gen {
         };
         if self.contiguous(ptr, ty) {
             whole(self, self.scalar_of(ptr))
-        } else if self.may_be_consecutive(ptr, ty, lanes) {
-            self.when_consecutive(ptr, ty, whole, gather)
+        } else if self.may_be_consecutive(ptr, ty) {
+            self.when_consecutive(ptr, ty, lanes.is_some(), whole, gather)
         } else {
             gather(self)
         }
@@ -151,8 +151,8 @@ impl Gen {
         };
         if self.contiguous(ptr, ty) {
             whole(self, self.scalar_of(ptr));
-        } else if self.may_be_consecutive(ptr, ty, lanes) {
-            self.when_consecutive(ptr, ty, whole, scatter);
+        } else if self.may_be_consecutive(ptr, ty) {
+            self.when_consecutive(ptr, ty, lanes.is_some(), whole, scatter);
         } else {
             scatter(self);
         }
@@ -174,37 +174,41 @@ impl Gen {
 
     /// Whether an access of `ty` through `ptr` is worth testing for
     /// consecutive addresses at run time: a computed index (a clamped
-    /// neighbour, a table of indices) often gives them.
-    pub(super) unsafe fn may_be_consecutive(
-        &self,
-        ptr: LLVMValueRef,
-        ty: LLVMTypeRef,
-        lanes: Option<LLVMValueRef>,
-    ) -> bool {
+    /// neighbour, a table of indices, a counter a loop lanes leave apart
+    /// keeps for them) often gives them. Masked, the test is of every
+    /// lane, so the lanes in are at their places in one masked access.
+    pub(super) unsafe fn may_be_consecutive(&self, ptr: LLVMValueRef, ty: LLVMTypeRef) -> bool {
         self.shape(ptr) == Shape::Varying
-            && lanes.is_none()
             && !is_vector(ty)
             && LLVMStoreSizeOfType(self.layout, ty) == LLVMABISizeOfType(self.layout, ty)
     }
 
     /// `fast(first lane's address)` where the lanes' addresses `ptr` turn
     /// out to be consecutive elements of `ty`, `slow` where not; the
-    /// result of whichever ran.
+    /// result of whichever ran. A lane a mask leaves out (`masked`) may
+    /// hold poison: the addresses are then tested themselves, fixed
+    /// (frozen) once, so that where the test holds, the lanes in are at the
+    /// first lane's address and after it, whatever the first lane held.
     pub(super) unsafe fn when_consecutive(
         &mut self,
         ptr: LLVMValueRef,
         ty: LLVMTypeRef,
+        masked: bool,
         fast: impl FnOnce(&Self, LLVMValueRef) -> LLVMValueRef,
         slow: impl FnOnce(&Self) -> LLVMValueRef,
     ) -> LLVMValueRef {
         let i32t = LLVMInt32TypeInContext(self.ctx);
-        let first = LLVMBuildExtractElement(
-            self.b,
-            self.vector_of(ptr),
-            LLVMConstInt(i32t, 0, 0),
-            c"first".as_ptr(),
-        );
-        let all = self.consecutive(ptr, ty);
+        let lane0 = LLVMConstInt(i32t, 0, 0);
+        let (first, all) = if masked {
+            let ptrs = LLVMBuildFreeze(self.b, self.vector_of(ptr), c"".as_ptr());
+            let first = LLVMBuildExtractElement(self.b, ptrs, lane0, c"first".as_ptr());
+            let size = LLVMABISizeOfType(self.layout, ty);
+            (first, self.consecutive_from(ptrs, size))
+        } else {
+            let ptrs = self.vector_of(ptr);
+            let first = LLVMBuildExtractElement(self.b, ptrs, lane0, c"first".as_ptr());
+            (first, self.consecutive(ptr, ty))
+        };
         let fast_bb = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"consecutive".as_ptr());
         let slow_bb = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"scattered".as_ptr());
         let join = LLVMAppendBasicBlockInContext(self.ctx, self.v, c"accessed".as_ptr());
@@ -253,14 +257,20 @@ impl Gen {
                 };
             }
         }
-        let lanes = self.vector_of(v);
+        self.consecutive_from(self.vector_of(v), step)
+    }
+
+    /// Whether `lanes` (integers or pointers) step by `step` (bytes, for
+    /// pointers) from lane to lane.
+    unsafe fn consecutive_from(&self, lanes: LLVMValueRef, step: u64) -> LLVMValueRef {
         let i32t = LLVMInt32TypeInContext(self.ctx);
         let first = LLVMBuildExtractElement(self.b, lanes, LLVMConstInt(i32t, 0, 0), c"".as_ptr());
-        let pointer = LLVMGetTypeKind(LLVMTypeOf(v)) == LLVMTypeKind::LLVMPointerTypeKind;
+        let element = LLVMTypeOf(first);
+        let pointer = LLVMGetTypeKind(element) == LLVMTypeKind::LLVMPointerTypeKind;
         let int = if pointer {
             LLVMInt64TypeInContext(self.ctx)
         } else {
-            LLVMTypeOf(v)
+            element
         };
         let mut steps: Vec<LLVMValueRef> = (0..self.width as u64)
             .map(|l| LLVMConstInt(int, l * step, 0))

@@ -65,13 +65,25 @@ pub(crate) struct Gen {
     /// Header phis of divergent loops whose value no lane that left needs
     /// (`divergence::unobserved_after_leaving`): no select keeps it.
     pub(crate) unkept: HashSet<LLVMValueRef>,
-    /// For each value a divergent loop keeps for the lanes that left it
-    /// (`DivergentLoop::kept_outs`): the loop, the header's phi of what
-    /// the lanes had, what they have after the exit test, and the value
-    /// of this iteration.
-    kept_outs: Vec<(usize, LLVMValueRef, LLVMValueRef, LLVMValueRef)>,
+    /// The values divergent loops keep for the lanes that left them
+    /// (`DivergentLoop::kept_outs`).
+    kept_outs: Vec<KeptOut>,
     /// Pointers into the private arrays kept per lane.
     private: HashMap<LLVMValueRef, private::PrivatePointer>,
+}
+
+/// A value a divergent loop keeps for the lanes that left it.
+struct KeptOut {
+    /// The loop, by index.
+    l: usize,
+    /// The kernel's value.
+    value: LLVMValueRef,
+    /// The header's phi of what the lanes had.
+    before: LLVMValueRef,
+    /// What they have after the exit test.
+    kept: LLVMValueRef,
+    /// The value of this iteration, as a vector.
+    new: LLVMValueRef,
 }
 
 impl Drop for Gen {
