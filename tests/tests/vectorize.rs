@@ -18,7 +18,12 @@ fn float_lanes() -> usize {
     .u32() as usize
 }
 
+/// Where the IR goes. Every vector form is made here, also those the
+/// pipeline expects to run slower than the scalar form (work-items
+/// branching apart inside loops), as the tests are of what they compute.
 fn dump_dir() -> &'static std::path::Path {
+    static ALL: std::sync::Once = std::sync::Once::new();
+    ALL.call_once(|| std::env::set_var("FERROCL_VECTORIZE", "all"));
     ir_dump_dir()
 }
 

@@ -35,6 +35,13 @@ pub fn vectorize() -> bool {
     !is_off("FERROCL_VECTORIZE")
 }
 
+/// `FERROCL_VECTORIZE=all`: every vector form the vectorizer can make,
+/// also those it expects to run slower than the scalar form (work-items
+/// branching apart inside loops), to test and compare them.
+pub fn vectorize_all() -> bool {
+    var("FERROCL_VECTORIZE").is_some_and(|v| v == "all")
+}
+
 /// `FERROCL_VECTORIZE_EXPLAIN=1`: say what became of each kernel.
 pub fn vectorize_explain() -> bool {
     var("FERROCL_VECTORIZE_EXPLAIN").is_some()

@@ -23,6 +23,9 @@ pub struct PipelineOptions {
     /// Vector forms of kernels and of barrier regions (`vecz`);
     /// `FERROCL_VECTORIZE=0` turns them off, to compare.
     pub vectorize: bool,
+    /// Every vector form `vecz` can make, also those it expects to be
+    /// slower than the scalar form (`FERROCL_VECTORIZE=all`).
+    pub vectorize_all: bool,
     /// A barrier at the head of each uniform inner loop
     /// (`passes::loop_barriers`); `FERROCL_LOOP_BARRIERS=0` turns them off,
     /// to compare.
@@ -41,6 +44,7 @@ impl PipelineOptions {
     pub fn from_environment() -> PipelineOptions {
         PipelineOptions {
             vectorize: compiler::knobs::vectorize(),
+            vectorize_all: compiler::knobs::vectorize_all(),
             loop_barriers: compiler::knobs::loop_barriers(),
             explain: compiler::knobs::vectorize_explain(),
             vector_bytes: crate::device_info::vector_bytes() as usize,
@@ -52,13 +56,15 @@ impl PipelineOptions {
     pub fn add_to_key(&self, key: &mut KeyBuilder) {
         let PipelineOptions {
             vectorize,
+            vectorize_all,
             loop_barriers,
             explain: _,
             vector_bytes,
         } = *self;
         key.add(
             format!(
-                "vectorize={vectorize} loop_barriers={loop_barriers} vector_bytes={vector_bytes}"
+                "vectorize={vectorize} vectorize_all={vectorize_all} \
+                 loop_barriers={loop_barriers} vector_bytes={vector_bytes}"
             )
             .as_bytes(),
         );
@@ -366,7 +372,7 @@ unsafe fn vector_form(
         } else {
             String::new()
         };
-        match form_of(m, k, width, rows) {
+        match form_of(m, k, width, rows, forms(options)) {
             Ok(form) => {
                 if explaining {
                     eprintln!("ferrocl: {kname} vectorized, {width} work-items{together} at once");
@@ -400,7 +406,8 @@ unsafe fn sub_group_vector_form(
     }
     one_exit_loops(m, k).ok()?;
     let kname = compiler::llvm::name(k);
-    match vecz::run(m, k, width as u32) {
+    // A sub-group's functions need its lanes together, whatever it costs.
+    match vecz::run(m, k, width as u32, vecz::Forms::All) {
         Ok(function) => {
             if explaining {
                 eprintln!("ferrocl: {kname} vectorized, a sub-group of {width} work-items at once");
@@ -429,13 +436,14 @@ unsafe fn form_of(
     k: LLVMValueRef,
     width: usize,
     rows: usize,
+    forms: vecz::Forms,
 ) -> Result<work_item_loops::VectorForm, String> {
     let rest = if rows > 1 {
         jam_rows::run(m, k, rows as u32)?
     } else {
         k
     };
-    match vecz::run(m, rest, width as u32) {
+    match vecz::run(m, rest, width as u32, forms) {
         Ok(function) => Ok(work_item_loops::VectorForm {
             function,
             width,
@@ -484,7 +492,7 @@ unsafe fn region_vector_width(
     let trial = (|| {
         let kc = llvm_sys::core::LLVMGetNamedFunction(copy, compiler::llvm::cstr(&name).as_ptr());
         let r = barriers::run(copy, kc, items)?.ok_or("no barrier regions")?;
-        regions_vectorized(copy, &r, width).map(drop)
+        regions_vectorized(copy, &r, width, forms(options)).map(drop)
     })();
     llvm_sys::core::LLVMDisposeModule(copy);
     match trial {
@@ -503,11 +511,21 @@ unsafe fn regions_vectorized(
     m: LLVMModuleRef,
     r: &barriers::Regions,
     width: usize,
+    forms: vecz::Forms,
 ) -> Result<LLVMValueRef, String> {
     // The stack slots a single region uses become values again.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
-    vecz::run_regions(m, r.function, width as u32, linear_id)
+    vecz::run_regions(m, r.function, width as u32, linear_id, forms)
+}
+
+/// Which vector forms the options take.
+fn forms(options: &PipelineOptions) -> vecz::Forms {
+    if options.vectorize_all {
+        vecz::Forms::All
+    } else {
+        vecz::Forms::Paying
+    }
 }
 
 /// `single_exit_loops` on `k`, between CFG simplifications: the first
@@ -530,7 +548,7 @@ unsafe fn region_vector_form(
 ) -> Option<work_item_loops::VectorForm> {
     let explaining = options.explain;
     let name = compiler::llvm::name(r.function);
-    match regions_vectorized(m, r, width) {
+    match regions_vectorized(m, r, width, forms(options)) {
         Ok(function) => {
             if explaining {
                 eprintln!("ferrocl: {name} vectorized, {width} work-items at once");

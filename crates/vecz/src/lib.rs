@@ -87,8 +87,24 @@ pub unsafe fn run(
     m: LLVMModuleRef,
     kernel: LLVMValueRef,
     width: u32,
+    forms: Forms,
 ) -> Result<LLVMValueRef, String> {
-    run_with(m, kernel, width, None)
+    run_with(m, kernel, width, None, forms)
+}
+
+/// Which vector forms to make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Forms {
+    /// Those expected to run faster than the scalar form. Not those of
+    /// kernels whose work-items branch apart inside a loop (a varying
+    /// branch in a loop, but for the loop's own exit, or a loop lanes
+    /// leave apart with another loop inside or around it): each iteration
+    /// then runs every path, or the longest trip, for all lanes, under
+    /// masks, and on a CPU without fast gathers each masked access that
+    /// is not one vector is a load per lane.
+    Paying,
+    /// Every form it can make (to test and compare them).
+    All,
 }
 
 /// Adds `<regions>.v<width>` to `m`: the region function of a kernel with
@@ -106,8 +122,15 @@ pub unsafe fn run_regions(
     regions: LLVMValueRef,
     width: u32,
     linear_id: u32,
+    forms: Forms,
 ) -> Result<LLVMValueRef, String> {
-    run_with(m, regions, width, Some(LLVMGetParam(regions, linear_id)))
+    run_with(
+        m,
+        regions,
+        width,
+        Some(LLVMGetParam(regions, linear_id)),
+        forms,
+    )
 }
 
 unsafe fn run_with(
@@ -115,6 +138,7 @@ unsafe fn run_with(
     kernel: LLVMValueRef,
     width: u32,
     linear_id: Option<LLVMValueRef>,
+    forms: Forms,
 ) -> Result<LLVMValueRef, String> {
     // The arms of a branch that meet before their end (a `switch` case
     // falling into the next) are made apart by copying the blocks they
@@ -196,6 +220,9 @@ unsafe fn run_with(
         }
     };
     let divergent = divergent_loops(&cfg, &loops, &shapes)?;
+    if forms == Forms::Paying {
+        apart_inside_loops(&cfg, &loops, &divergent, &guards)?;
+    }
     for &i in &insts {
         check(i, &shapes, &divergent, &guards, &in_loops)?;
     }
@@ -218,6 +245,35 @@ unsafe fn run_with(
     let v = gen.v;
     let made = gen.emit(&cfg, &order).map(|_| ());
     kept_if_verified(v, made, "its vector form does not verify")
+}
+
+/// Why work-items branch apart inside a loop of `cfg`, if they do (see
+/// [`Forms::Paying`]).
+unsafe fn apart_inside_loops(
+    cfg: &Cfg,
+    loops: &[kernel_ir::loops::Loop],
+    divergent: &[analysis::divergence::DivergentLoop],
+    guards: &[analysis::divergence::Guard],
+) -> Result<(), String> {
+    let in_a_loop = |b: LLVMBasicBlockRef| loops.iter().any(|l| l.body.contains(&cfg.index[&b]));
+    if guards.iter().any(|g| in_a_loop(g.guard)) {
+        return Err("work-items branch apart inside a loop (slower than the scalar form)".into());
+    }
+    for d in divergent {
+        let header = cfg.index[&d.header];
+        let nested = loops.iter().any(|l| {
+            l.header != header
+                && (l.body.contains(&header) || d.body.contains(&cfg.blocks[l.header]))
+        });
+        if nested {
+            return Err(
+                "a loop work-items leave apart, with a loop inside or around it \
+                 (slower than the scalar form)"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -37,7 +37,7 @@ out:
 }
 
 pub(crate) fn vectorize(ir: &Ir, width: u32) -> Result<LLVMValueRef, String> {
-    unsafe { run(ir.m, ir.function("k"), width) }
+    unsafe { run(ir.m, ir.function("k"), width, Forms::All) }
 }
 
 /// The vector form of `@k` at `width`, as text, once the module with
@@ -856,7 +856,7 @@ entry:
 #[test]
 fn a_region_reads_its_lanes_slots_as_one_vector_and_returns_the_barrier_reached() {
     let ir = Ir::parse(&region_function("ret i32 1"));
-    let v = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap();
+    let v = unsafe { run_regions(ir.m, ir.function("k"), 8, 3, Forms::All) }.unwrap();
     unsafe { compiler::llvm::verify(ir.m).unwrap() };
     assert_eq!(unsafe { llvm::name(v) }, "k.v8");
     let text = ir.text();
@@ -869,7 +869,7 @@ fn a_region_reads_its_lanes_slots_as_one_vector_and_returns_the_barrier_reached(
 #[test]
 fn a_region_whose_lanes_would_return_apart_is_declined() {
     let ir = Ir::parse(&region_function("%r = trunc i64 %lid to i32\n  ret i32 %r"));
-    let err = unsafe { run_regions(ir.m, ir.function("k"), 8, 3) }.unwrap_err();
+    let err = unsafe { run_regions(ir.m, ir.function("k"), 8, 3, Forms::All) }.unwrap_err();
     assert!(err.contains("returned value"), "{err}");
 }
 
@@ -1079,4 +1079,48 @@ fn a_region_under_a_varying_guard_runs_for_the_lanes_it_lets_in() {
             && v.contains(", <4 x i1> %guarded)"),
         "{v}"
     );
+}
+
+#[test]
+fn forms_expected_to_be_slower_are_made_only_when_all_are_asked_for() {
+    // A branch lanes take apart inside a loop: every lane runs both paths
+    // each iteration.
+    let src = format!(
+        "{HEAD}
+define void @k(ptr %p, i32 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %at = getelementptr float, ptr %p, i64 %lid
+  br label %head
+head:
+  %j = phi i32 [ 0, %entry ], [ %j1, %next ]
+  %more = icmp slt i32 %j, %n
+  br i1 %more, label %body, label %out
+body:
+  %x = load float, ptr %at, align 4
+  %big = fcmp ogt float %x, 1.0
+  br i1 %big, label %halve, label %next
+halve:
+  %h = fmul float %x, 0.5
+  store float %h, ptr %at, align 4
+  br label %next
+next:
+  %j1 = add i32 %j, 1
+  br label %head
+out:
+  ret void
+}}"
+    );
+    let ir = Ir::parse(&src);
+    let err = unsafe { run(ir.m, ir.function("k"), 4, Forms::Paying) }.unwrap_err();
+    assert!(err.contains("slower than the scalar form"), "{err}");
+    let v = vector_text(&src, 4);
+    assert!(v.contains("@llvm.masked.store.v4f32"), "{v}");
+    // A loop lanes leave apart inside another loop.
+    let ir = Ir::parse(&format!("{HEAD}{NESTED_DIVERGENT}"));
+    let err = unsafe { run(ir.m, ir.function("k"), 4, Forms::Paying) }.unwrap_err();
+    assert!(err.contains("slower than the scalar form"), "{err}");
+    // One loop lanes leave apart, with nothing apart inside it, pays.
+    let ir = Ir::parse(&escape(false));
+    assert!(unsafe { run(ir.m, ir.function("k"), 4, Forms::Paying) }.is_ok());
 }

@@ -273,7 +273,7 @@ define void @k(ptr %f, ptr %i) {
     fn sub_group_functions_are_instructions_across_the_lanes() {
         let ir = Ir::parse(KERNEL);
         unsafe {
-            crate::run(ir.m, ir.function("k"), 8).unwrap();
+            crate::run(ir.m, ir.function("k"), 8, crate::Forms::All).unwrap();
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
@@ -302,7 +302,7 @@ define void @k(ptr %f, ptr %i) {
             "  %c = fcmp olt float %vf, 0.0\n  br i1 %c, label %then, label %join\nthen:\n  %sum = call float @_Z20sub_group_reduce_addf(float %vf)\n  store float %sum, ptr %pf\n  br label %join\njoin:\n",
         );
         let ir = Ir::parse(&src);
-        let e = unsafe { crate::run(ir.m, ir.function("k"), 8) }.unwrap_err();
+        let e = unsafe { crate::run(ir.m, ir.function("k"), 8, crate::Forms::All) }.unwrap_err();
         assert!(e.contains("sub_group_reduce_add"), "{e}");
     }
 }
