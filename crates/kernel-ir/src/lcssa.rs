@@ -27,15 +27,9 @@ pub unsafe fn close_loops(f: LLVMValueRef) -> usize {
     let b = LLVMCreateBuilderInContext(ctx);
     let mut made = 0;
     for l in &loops {
-        let mut exits: Vec<usize> = l
-            .body
-            .iter()
-            .flat_map(|&x| cfg.succs[x].iter().copied())
-            .filter(|s| !l.body.contains(s))
-            .collect();
-        exits.sort_unstable();
-        exits.dedup();
-        let [x] = exits[..] else { continue };
+        let [x] = crate::loops::exit_blocks(&cfg, l)[..] else {
+            continue;
+        };
         let preds = &cfg.preds[x];
         if preds.iter().any(|p| !l.body.contains(p)) {
             continue;

@@ -105,13 +105,7 @@ unsafe fn several_exits(cfg: Cfg) -> Option<SeveralExits> {
             // Left from inside an inner loop too.
             continue;
         }
-        let mut exits: Vec<usize> = exiting
-            .iter()
-            .flat_map(|&b| cfg.succs[b].iter().copied())
-            .filter(|s| !l.body.contains(s))
-            .collect();
-        exits.sort_unstable();
-        exits.dedup();
+        let exits = crate::loops::exit_blocks(&cfg, l);
         if exits.len() > 1 {
             // Each exiting block leaves by one edge, so that an edge is
             // named by the block it comes from.

@@ -34,6 +34,20 @@ pub fn natural_loops(cfg: &Cfg) -> Vec<Loop> {
     loops
 }
 
+/// The blocks outside loop `l` its blocks branch to, each once, in block
+/// order.
+pub fn exit_blocks(cfg: &Cfg, l: &Loop) -> Vec<usize> {
+    let mut exits: Vec<usize> = l
+        .body
+        .iter()
+        .flat_map(|&b| cfg.succs[b].iter().copied())
+        .filter(|s| !l.body.contains(s))
+        .collect();
+    exits.sort_unstable();
+    exits.dedup();
+    exits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
