@@ -492,7 +492,7 @@ unsafe fn region_vector_width(
     let trial = (|| {
         let kc = llvm_sys::core::LLVMGetNamedFunction(copy, compiler::llvm::cstr(&name).as_ptr());
         let r = barriers::run(copy, kc, items)?.ok_or("no barrier regions")?;
-        regions_vectorized(copy, &r, width, forms(options)).map(drop)
+        regions_vectorized(copy, &r, width).map(drop)
     })();
     llvm_sys::core::LLVMDisposeModule(copy);
     match trial {
@@ -511,12 +511,15 @@ unsafe fn regions_vectorized(
     m: LLVMModuleRef,
     r: &barriers::Regions,
     width: usize,
-    forms: vecz::Forms,
 ) -> Result<LLVMValueRef, String> {
     // The stack slots a single region uses become values again.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
-    vecz::run_regions(m, r.function, width as u32, linear_id, forms)
+    // Every form: the other way to run regions is one work-item at a
+    // time, and a region's loop between barriers (a histogram's `if
+    // (counts[b] != 0) atomic_add(..)` over its bins) was measured to gain
+    // from its vector form.
+    vecz::run_regions(m, r.function, width as u32, linear_id, vecz::Forms::All)
 }
 
 /// Which vector forms the options take.
@@ -548,7 +551,7 @@ unsafe fn region_vector_form(
 ) -> Option<work_item_loops::VectorForm> {
     let explaining = options.explain;
     let name = compiler::llvm::name(r.function);
-    match regions_vectorized(m, r, width, forms(options)) {
+    match regions_vectorized(m, r, width) {
         Ok(function) => {
             if explaining {
                 eprintln!("ferrocl: {name} vectorized, {width} work-items at once");
