@@ -165,6 +165,9 @@ pub unsafe fn run(
         return Ok(None);
     }
     let sub_groups = barriers.len() as u32 > work_group_barriers;
+    // Indices and addresses stepped the same for every work-item from a
+    // start of their own are kept as a count once, not per work-item.
+    crate::barrier_inductions::run(kernel);
     let ctx = LLVMGetModuleContext(m);
     let b = LLVMCreateBuilderInContext(ctx);
     let f = region_function(m, kernel);
@@ -469,13 +472,15 @@ unsafe fn position_at_use(b: LLVMBuilderRef, u: &Use) {
     }
 }
 
-/// How deep an expression may be and still be computed again.
-const REMAT_DEPTH: u32 = 6;
+/// How deep an expression may be and still be computed again: deep
+/// enough for an address from two ids as an optimizer leaves it
+/// (`b + (((ly << 32) >> 32) * n << 2) + ((gx << 32) >> 30)`).
+pub(crate) const REMAT_DEPTH: u32 = 8;
 
 /// Whether `v` is a small pure expression over constants, the kernel's
 /// arguments and the work-item builtins (ids, sizes), which every region
 /// can compute for itself: `get_local_id(0) * 4 + offset`, say.
-unsafe fn rematerializable(v: LLVMValueRef, depth: u32) -> bool {
+pub(crate) unsafe fn rematerializable(v: LLVMValueRef, depth: u32) -> bool {
     if !LLVMIsAConstant(v).is_null() || !LLVMIsAArgument(v).is_null() {
         return true;
     }

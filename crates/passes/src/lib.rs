@@ -18,7 +18,9 @@
 //!   so that each iteration becomes a vectorized region;
 //! - [`barriers`]: a kernel with barriers becomes a function per barrier
 //!   region, its values live across barriers kept in `storage`, by what
-//!   [`uniformity`] finds the same for every work-item;
+//!   [`uniformity`] finds the same for every work-item; before it,
+//!   [`barrier_inductions`] makes an induction stepped alike from a start
+//!   per work-item a start plus a count kept once;
 //! - [`work_item_loops`]: the wrapper, argument unpacking and the loops (one
 //!   loop nest per barrier region); [`sub_group_loops`]: those of a kernel
 //!   with sub-group barriers, which runs sub-group by sub-group;
@@ -46,6 +48,7 @@
 //! - [`constant_expr`]: a helper, a global's uses through constant
 //!   expressions rebuilt as instructions.
 
+pub mod barrier_inductions;
 pub mod barriers;
 pub mod constant_expr;
 pub mod double_to_half;
