@@ -590,30 +590,99 @@ unsafe fn has_loop(k: LLVMValueRef) -> bool {
 }
 
 /// Bytes of the floating-point values (scalars and vectors) the loops of
-/// `k` carry from one iteration to the next, per work-item: the phis of
-/// their headers. Integer phis are left out: mostly counters, uniform.
+/// `k` keep in registers all through, per work-item: what they carry from
+/// one iteration to the next (the phis of their headers). A loop left on
+/// a value it computes (an escape-time loop's `|z|² > 4`) is one lanes
+/// leave apart: its vector form also keeps what it reads every iteration
+/// but computes before (`cr`), beside a mask and what each lane leaves
+/// with. Integer values are left out: mostly counters and indices,
+/// uniform.
 unsafe fn loop_carried_bytes(m: LLVMModuleRef, k: LLVMValueRef) -> usize {
-    use llvm_sys::core::{LLVMGetElementType, LLVMGetTypeKind, LLVMTypeOf};
+    use llvm_sys::core::{
+        LLVMGetElementType, LLVMGetFirstUse, LLVMGetInstructionParent, LLVMGetNextUse,
+        LLVMGetTypeKind, LLVMGetUser, LLVMTypeOf,
+    };
     use llvm_sys::LLVMTypeKind::*;
     let layout = llvm_sys::target::LLVMGetModuleDataLayout(m);
     let cfg = kernel_ir::cfg::Cfg::of(k);
+    let float_bytes = |v| {
+        let t = LLVMTypeOf(v);
+        let element = match LLVMGetTypeKind(t) {
+            LLVMVectorTypeKind => LLVMGetElementType(t),
+            _ => t,
+        };
+        if matches!(
+            LLVMGetTypeKind(element),
+            LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+        ) {
+            llvm_sys::target::LLVMABISizeOfType(layout, t) as usize
+        } else {
+            0
+        }
+    };
     let mut bytes = 0;
     for l in kernel_ir::loops::natural_loops(&cfg) {
+        let inside = |v| l.body.contains(&cfg.index[&LLVMGetInstructionParent(v)]);
         for phi in kernel_ir::cfg::phis(cfg.blocks[l.header]) {
-            let t = LLVMTypeOf(phi);
-            let element = match LLVMGetTypeKind(t) {
-                LLVMVectorTypeKind => LLVMGetElementType(t),
-                _ => t,
-            };
-            if matches!(
-                LLVMGetTypeKind(element),
-                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
-            ) {
-                bytes += llvm_sys::target::LLVMABISizeOfType(layout, t) as usize;
+            bytes += float_bytes(phi);
+        }
+        if !left_on_computed_value(&cfg, &l) {
+            continue;
+        }
+        for i in compiler::llvm::instructions(k) {
+            if inside(i) || float_bytes(i) == 0 {
+                continue;
+            }
+            let mut u = LLVMGetFirstUse(i);
+            while !u.is_null() {
+                if inside(LLVMGetUser(u)) {
+                    bytes += float_bytes(i);
+                    break;
+                }
+                u = LLVMGetNextUse(u);
             }
         }
     }
     bytes
+}
+
+/// Whether loop `l` is left on a floating-point value or a load it
+/// computes, rather than on counters alone.
+unsafe fn left_on_computed_value(cfg: &kernel_ir::cfg::Cfg, l: &kernel_ir::loops::Loop) -> bool {
+    use llvm_sys::core::*;
+    use llvm_sys::LLVMTypeKind::*;
+    let inside = |v: LLVMValueRef| {
+        !LLVMIsAInstruction(v).is_null()
+            && l.body.contains(&cfg.index[&LLVMGetInstructionParent(v)])
+    };
+    let mut work: Vec<LLVMValueRef> = l
+        .body
+        .iter()
+        .filter(|&&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
+        .map(|&b| LLVMGetBasicBlockTerminator(cfg.blocks[b]))
+        .filter(|&t| LLVMIsConditional(t) != 0)
+        .map(|t| LLVMGetCondition(t))
+        .filter(|&c| inside(c))
+        .collect();
+    let mut seen: std::collections::HashSet<LLVMValueRef> = work.iter().copied().collect();
+    while let Some(v) = work.pop() {
+        if !LLVMIsALoadInst(v).is_null()
+            || matches!(
+                LLVMGetTypeKind(LLVMTypeOf(v)),
+                LLVMFloatTypeKind | LLVMDoubleTypeKind | LLVMHalfTypeKind
+            )
+        {
+            return true;
+        }
+        // Phis too: a value carried round is still computed in the loop.
+        for k in 0..LLVMGetNumOperands(v) as u32 {
+            let op = LLVMGetOperand(v, k);
+            if inside(op) && seen.insert(op) {
+                work.push(op);
+            }
+        }
+    }
+    false
 }
 
 /// Bytes of the widest floating-point element `k` computes (4 if none: the
@@ -647,4 +716,57 @@ unsafe fn widest_value(m: LLVMModuleRef, k: LLVMValueRef) -> (usize, usize) {
         }
     }
     (element, elements)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_ir::test_support::Ir;
+
+    /// An escape-time loop (left on `|z|² > 4`) and a counted loop, each
+    /// carrying two floats and reading one computed before it.
+    const LOOPS: &str = r#"
+define void @escape(float %cr, i32 %n) {
+entry:
+  %c = fmul float %cr, 2.0
+  br label %loop
+loop:
+  %z = phi float [ 0.0, %entry ], [ %z.next, %loop ]
+  %w = phi float [ 0.0, %entry ], [ %w.next, %loop ]
+  %z.next = fadd float %z, %c
+  %w.next = fmul float %w, %z
+  %big = fcmp ogt float %z.next, 4.0
+  br i1 %big, label %done, label %loop
+done:
+  ret void
+}
+define void @counted(float %cr, i32 %n) {
+entry:
+  %c = fmul float %cr, 2.0
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %loop ]
+  %z = phi float [ 0.0, %entry ], [ %z.next, %loop ]
+  %w = phi float [ 0.0, %entry ], [ %w.next, %loop ]
+  %z.next = fadd float %z, %c
+  %w.next = fmul float %w, %z
+  %i.next = add i32 %i, 1
+  %more = icmp slt i32 %i.next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"#;
+
+    #[test]
+    fn a_loop_left_on_a_computed_value_also_keeps_what_it_reads_every_iteration() {
+        let ir = Ir::parse(LOOPS);
+        unsafe {
+            // The escape-time loop's lanes part: `%c`, read every
+            // iteration, stays in registers beside its two phis.
+            assert_eq!(loop_carried_bytes(ir.m, ir.function("escape")), 12);
+            // The counted loop is left by all lanes at once: its phis only.
+            assert_eq!(loop_carried_bytes(ir.m, ir.function("counted")), 8);
+        }
+    }
 }
