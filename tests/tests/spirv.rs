@@ -134,6 +134,26 @@ __kernel void k(__global const float* x, __global const int* y, __global float* 
     f[g] = acc;
     i[g] = sum[0] + (int)get_group_id(0) * 1000 + (int)get_local_size(0) + (int)get_num_groups(0) + (int)get_work_dim();
 }"),
+    // Optimized before it is written, the module steps each work-item's
+    // index and address by the same amount round a loop with barriers
+    // (`passes::barrier_inductions` splits them).
+    ("steps_across_barriers", "
+__kernel void k(__global const float* x, __global const int* y, __global float* f, __global int* i) {
+    __local float t[64];
+    size_t l = get_local_id(0), g = get_global_id(0);
+    float acc = 0.0f;
+    int iacc = 0;
+    int steps = (y[0] & 3) + 2;
+    for (int s = 0; s < steps; s++) {
+        t[l] = x[l + s * 48];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        acc += t[63 - l] * (float)(s + 1);
+        iacc += y[g / 2 + s * 16] & 0xffff;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    f[g] = acc;
+    i[g] = iacc;
+}"),
     ("work_group_functions", "
 __kernel void k(__global const float* x, __global const int* y, __global float* f, __global int* i) {
     size_t g = get_global_id(0);
