@@ -59,6 +59,13 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
         }
         let header = cfg.blocks[l.header];
         for p in phis(header) {
+            // Scalar indices and addresses only.
+            if !matches!(
+                LLVMGetTypeKind(LLVMTypeOf(p)),
+                LLVMTypeKind::LLVMIntegerTypeKind | LLVMTypeKind::LLVMPointerTypeKind
+            ) {
+                continue;
+            }
             let ins = incoming(p);
             let [(a, ab), (b, bb)] = ins[..] else {
                 continue;
