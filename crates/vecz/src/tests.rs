@@ -119,6 +119,45 @@ fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
 }
 
 #[test]
+fn a_loop_striding_pages_prefetches_the_lines_its_lanes_read_later() {
+    // The grid-stride loop stepped by a size known at run time: a
+    // prefetch of the lines 8 iterations on where the step is a page or
+    // more, of the line being read otherwise.
+    let src = grid_stride_loop(false).replace(
+        "define void @k(ptr %in, ptr %out, i64 %n)",
+        "define void @k(ptr %in, ptr %out, i64 %n, i64 %size)",
+    );
+    let v = vector_text(
+        &src.replace("%i1 = add i64 %i, 64", "%i1 = add i64 %i, %size"),
+        8,
+    );
+    assert!(v.contains("%step.bytes = mul i64 %size, 4"), "{v}");
+    assert!(
+        v.contains("%strides.far = icmp sge i64 %step.bytes, 4096"),
+        "{v}"
+    );
+    assert!(v.contains("select i1 %strides.far, i64"), "{v}");
+    // Eight floats are one line.
+    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 1, "{v}");
+    // Thirty-two are two.
+    let v = vector_text(
+        &src.replace("%i1 = add i64 %i, 64", "%i1 = add i64 %i, %size"),
+        32,
+    );
+    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 2, "{v}");
+}
+
+#[test]
+fn loops_of_a_near_step_or_no_induction_prefetch_nothing() {
+    // 64 floats a step: the CPU's own prefetchers follow it.
+    let v = vector_text(&grid_stride_loop(false), 8);
+    assert!(!v.contains("prefetch"), "{v}");
+    // `b[k * 64 + lid]` is not an induction of the loop.
+    let v = vector_text(&gemm_row(), 8);
+    assert!(!v.contains("prefetch"), "{v}");
+}
+
+#[test]
 fn an_induction_whose_value_outlives_the_loop_is_kept_per_lane() {
     // `t`, computed from `i`, is read after the loop: a lane that left
     // keeps its own, from the iteration it left in, while `i` steps on as

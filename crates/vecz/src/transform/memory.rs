@@ -66,7 +66,9 @@ impl Gen {
             l
         };
         if self.contiguous(ptr, ty) {
-            whole(self, self.scalar_of(ptr))
+            let first = self.scalar_of(ptr);
+            self.prefetch_ahead(i, first, LLVMABISizeOfType(self.layout, vt));
+            whole(self, first)
         } else if self.may_be_consecutive(ptr, ty) {
             self.when_consecutive(ptr, ty, lanes.is_some(), whole, gather)
         } else {

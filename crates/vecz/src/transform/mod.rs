@@ -4,7 +4,8 @@
 //! builder and its vector values are here; how each kind of instruction is
 //! widened: `packetize` (arithmetic, casts, calls), `atomics` (lane
 //! after lane), `local_ids` (comparisons of the local x id on lane
-//! numbers), `memory` (loads and stores), `control_flow` (phis, masks of divergent loops and guarded
+//! numbers), `memory` (loads and stores), `prefetch` (loads of loops striding
+//! far ahead of the lanes), `control_flow` (phis, masks of divergent loops and guarded
 //! blocks), `printf` (lane after lane), `sub_groups` (the sub-group
 //! functions across the lanes).
 
@@ -13,6 +14,7 @@ mod control_flow;
 mod local_ids;
 mod memory;
 mod packetize;
+mod prefetch;
 mod printf;
 mod private;
 mod sub_groups;
