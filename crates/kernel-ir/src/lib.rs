@@ -2,7 +2,8 @@
 //! vectorizer (`vecz`) share, so that neither imports the other's helpers:
 //! - [`cfg`]: a function's blocks, edges, dominators and phis, and a block
 //!   split after an instruction;
-//! - [`loops`]: its natural loops;
+//! - [`loops`]: its natural loops; [`inductions`]: how a header's phi
+//!   steps each iteration;
 //! - [`regions`]: a region under a branch left from one block;
 //! - [`arms`]: the arms of a branch that share blocks before they meet
 //!   (a `switch` case falling into the next) made apart by copying them;
@@ -28,6 +29,7 @@ pub mod builtin_kinds;
 pub mod cfg;
 pub mod compare;
 pub mod form;
+pub mod inductions;
 pub mod lcssa;
 pub mod loop_exits;
 pub mod loops;

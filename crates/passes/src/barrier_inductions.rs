@@ -19,18 +19,11 @@ use crate::barriers::rematerializable;
 use crate::uniformity::Uniformity;
 use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
 use kernel_ir::cfg::{build_phi, incoming, phis, Cfg};
+use kernel_ir::inductions::{step_of, Step};
 use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::LLVMOpcode;
 use llvm_sys::LLVMTypeKind;
-
-/// How `p` steps: `p + u`, `p - u` or a GEP of `p` by `u` elements.
-enum Step {
-    Add(LLVMValueRef),
-    Sub(LLVMValueRef),
-    Gep(LLVMTypeRef, LLVMValueRef),
-}
 
 /// Splits every such induction of `f`'s loops that hold a barrier; returns
 /// how many.
@@ -78,7 +71,7 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
                 (true, false) => ((b, bb), (a, ab)),
                 _ => continue,
             };
-            let Some(step) = step_of(next, p, &uniformity) else {
+            let Some(step) = step_of(next, p, false, |v| uniformity.is_uniform(v)) else {
                 continue;
             };
             let dominates_header = LLVMIsAInstruction(start).is_null()
@@ -152,30 +145,6 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
     }
     LLVMDisposeBuilder(b);
     found.len()
-}
-
-/// `next` as a step of `p` by a uniform amount, if it is one.
-unsafe fn step_of(next: LLVMValueRef, p: LLVMValueRef, uniformity: &Uniformity) -> Option<Step> {
-    if LLVMIsAInstruction(next).is_null() {
-        return None;
-    }
-    let op = |k: u32| LLVMGetOperand(next, k);
-    let uniform = |v: LLVMValueRef| uniformity.is_uniform(v);
-    use LLVMOpcode::*;
-    match LLVMGetInstructionOpcode(next) {
-        LLVMAdd if op(0) == p && uniform(op(1)) => Some(Step::Add(op(1))),
-        LLVMAdd if op(1) == p && uniform(op(0)) => Some(Step::Add(op(0))),
-        LLVMSub if op(0) == p && uniform(op(1)) => Some(Step::Sub(op(1))),
-        LLVMGetElementPtr
-            if LLVMGetNumOperands(next) == 2
-                && op(0) == p
-                && uniform(op(1))
-                && LLVMGetTypeKind(LLVMTypeOf(op(1))) == LLVMTypeKind::LLVMIntegerTypeKind =>
-        {
-            Some(Step::Gep(LLVMGetGEPSourceElementType(next), op(1)))
-        }
-        _ => None,
-    }
 }
 
 #[cfg(test)]

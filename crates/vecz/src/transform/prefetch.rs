@@ -15,10 +15,11 @@
 use super::Gen;
 use crate::analysis::shape::Shape;
 use kernel_ir::builtin_kinds::is_query;
+use kernel_ir::inductions::{step_of, through_casts, Step};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::target::LLVMABISizeOfType;
-use llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
+use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 
 /// Iterations ahead the prefetch is for.
 const AHEAD: i64 = 8;
@@ -136,17 +137,23 @@ impl Gen {
 
     /// The uniform step of pointer `ptr` per iteration of its loop, in
     /// units of the returned size in bytes, where `ptr` is an induction:
-    /// `gep T, base, p` (through a cast of `p`) with `base` uniform, or
-    /// `p` itself, for a header phi `p = phi [.., ..], [p + u, ..]` (or
-    /// `gep T2, p, u`) with `u` uniform.
+    /// `gep T, base, p` (through integer casts of `p`) with `base`
+    /// uniform, or `p` itself stepped by a GEP.
     unsafe fn far_step(&self, ptr: LLVMValueRef) -> Option<(LLVMValueRef, u64)> {
+        let uniform = |v| self.shape(v) == Shape::Uniform;
+        let step = |p: LLVMValueRef| {
+            (0..LLVMCountIncoming(p))
+                .find_map(|k| step_of(LLVMGetIncomingValue(p, k), p, true, uniform))
+        };
         if !LLVMIsAPHINode(ptr).is_null() {
-            return induction_step(ptr, |v| self.shape(v) == Shape::Uniform)
-                .and_then(|(u, elem)| elem.map(|t| (u, LLVMABISizeOfType(self.layout, t))));
+            return match step(ptr)? {
+                Step::Gep(t, u) => Some((u, LLVMABISizeOfType(self.layout, t))),
+                _ => None,
+            };
         }
         if LLVMIsAGetElementPtrInst(ptr).is_null()
             || LLVMGetNumOperands(ptr) != 2
-            || self.shape(LLVMGetOperand(ptr, 0)) != Shape::Uniform
+            || !uniform(LLVMGetOperand(ptr, 0))
         {
             return None;
         }
@@ -154,63 +161,11 @@ impl Gen {
         if LLVMIsAPHINode(index).is_null() {
             return None;
         }
-        let (u, _) = induction_step(index, |v| self.shape(v) == Shape::Uniform)?;
+        let u = match step(index)? {
+            Step::Add(u) => u,
+            _ => return None,
+        };
         let element = LLVMGetGEPSourceElementType(ptr);
         Some((u, LLVMABISizeOfType(self.layout, element)))
     }
-}
-
-/// `v` without the integer casts on it: `sext`, `zext`, `trunc`, and
-/// `(x << 32) >> 32` (a sign extension as an optimizer writes it).
-unsafe fn through_casts(mut v: LLVMValueRef) -> LLVMValueRef {
-    use LLVMOpcode::*;
-    while !LLVMIsAInstruction(v).is_null() {
-        let op = |n: u32| LLVMGetOperand(v, n);
-        v = match LLVMGetInstructionOpcode(v) {
-            LLVMSExt | LLVMZExt | LLVMTrunc => op(0),
-            LLVMAShr
-                if !LLVMIsAInstruction(op(0)).is_null()
-                    && LLVMGetInstructionOpcode(op(0)) == LLVMShl
-                    && LLVMGetOperand(op(0), 1) == op(1) =>
-            {
-                LLVMGetOperand(op(0), 0)
-            }
-            _ => return v,
-        };
-    }
-    v
-}
-
-/// For phi `p` stepped by a uniform amount each iteration (`p + u` or
-/// `u + p`, through integer casts, or `gep T, p, u` for a pointer, `T`
-/// returned): `u`.
-unsafe fn induction_step(
-    p: LLVMValueRef,
-    uniform: impl Fn(LLVMValueRef) -> bool,
-) -> Option<(LLVMValueRef, Option<LLVMTypeRef>)> {
-    use LLVMOpcode::*;
-    for k in 0..LLVMCountIncoming(p) {
-        let next = through_casts(LLVMGetIncomingValue(p, k));
-        if LLVMIsAInstruction(next).is_null() {
-            continue;
-        }
-        let op = |n: u32| LLVMGetOperand(next, n);
-        let step = match LLVMGetInstructionOpcode(next) {
-            LLVMAdd if through_casts(op(0)) == p && uniform(op(1)) => Some((op(1), None)),
-            LLVMAdd if through_casts(op(1)) == p && uniform(op(0)) => Some((op(0), None)),
-            LLVMGetElementPtr
-                if LLVMGetNumOperands(next) == 2
-                    && op(0) == p
-                    && uniform(op(1))
-                    && LLVMGetTypeKind(LLVMTypeOf(op(1))) == LLVMTypeKind::LLVMIntegerTypeKind =>
-            {
-                Some((op(1), Some(LLVMGetGEPSourceElementType(next))))
-            }
-            _ => None,
-        };
-        if step.is_some() {
-            return step;
-        }
-    }
-    None
 }
