@@ -660,7 +660,7 @@ unsafe fn left_on_computed_value(cfg: &kernel_ir::cfg::Cfg, l: &kernel_ir::loops
         .iter()
         .filter(|&&b| cfg.succs[b].iter().any(|s| !l.body.contains(s)))
         .map(|&b| LLVMGetBasicBlockTerminator(cfg.blocks[b]))
-        .filter(|&t| LLVMIsConditional(t) != 0)
+        .filter(|&t| !LLVMIsABranchInst(t).is_null() && LLVMIsConditional(t) != 0)
         .map(|t| LLVMGetCondition(t))
         .filter(|&c| inside(c))
         .collect();

@@ -15,7 +15,7 @@
 //! Wrapping arithmetic is associative, so the sum is the phi's value
 //! exactly.
 
-use crate::barriers::rematerializable;
+use crate::barriers::{position_at_use, rematerializable, uses, REMAT_DEPTH};
 use crate::uniformity::Uniformity;
 use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
 use kernel_ir::cfg::{build_phi, incoming, phis, Cfg};
@@ -78,7 +78,7 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
                 || cfg.dominates(LLVMGetInstructionParent(start), header);
             if uniformity.is_uniform(start)
                 || !dominates_header
-                || !rematerializable(start, crate::barriers::REMAT_DEPTH)
+                || !rematerializable(start, REMAT_DEPTH)
             {
                 continue;
             }
@@ -88,14 +88,14 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
     let b = LLVMCreateBuilderInContext(ctx);
     let i64t = LLVMInt64TypeInContext(ctx);
-    for &(p, start, pre, next, latch, ref step) in &found {
+    for &(p, start, pre, next, latch, step) in &found {
         let is_pointer = LLVMGetTypeKind(LLVMTypeOf(p)) == LLVMTypeKind::LLVMPointerTypeKind;
         let count_ty = if is_pointer { i64t } else { LLVMTypeOf(p) };
         LLVMPositionBuilderBefore(b, p);
         let count = build_phi(b, count_ty, &[(LLVMConstNull(count_ty), pre)]);
         LLVMSetValueName2(count, c"count".as_ptr(), 5);
         LLVMPositionBuilderBefore(b, next);
-        let count_next = match *step {
+        let count_next = match step {
             Step::Add(u) => LLVMBuildAdd(b, count, u, c"count.next".as_ptr()),
             Step::Sub(u) => LLVMBuildSub(b, count, u, c"count.next".as_ptr()),
             Step::Gep(_, u) => {
@@ -107,39 +107,32 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
         let mut latch_block = latch;
         LLVMAddIncoming(count, &mut latch_value, &mut latch_block, 1);
         // Each use of the phi reads the sum, made just before it.
-        let mut uses = Vec::new();
-        let mut u = LLVMGetFirstUse(p);
-        while !u.is_null() {
-            uses.push(u);
-            u = LLVMGetNextUse(u);
-        }
-        for u in uses {
-            let user = LLVMGetUser(u);
-            let operand = (0..LLVMGetNumOperands(user) as u32)
-                .find(|&k| LLVMGetOperand(user, k) == p)
-                .expect("a use of the phi");
-            if LLVMIsAPHINode(user).is_null() {
-                LLVMPositionBuilderBefore(b, user);
-            } else {
-                let from = LLVMGetIncomingBlock(user, operand);
-                LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(from));
-            }
-            let sum = match *step {
+        for u in uses(p) {
+            position_at_use(b, &u);
+            let sum = match step {
                 Step::Gep(ty, _) => {
                     let mut index = [count];
                     LLVMBuildGEP2(b, ty, start, index.as_mut_ptr(), 1, c"at".as_ptr())
                 }
                 _ => LLVMBuildAdd(b, start, count, c"at".as_ptr()),
             };
-            LLVMSetOperand(user, operand, sum);
+            LLVMSetOperand(u.user, u.operand, sum);
         }
         LLVMInstructionEraseFromParent(p);
         // The old step, if nothing else read it, and the sum it read.
         if LLVMGetFirstUse(next).is_null() {
-            let sum = LLVMGetOperand(next, 0);
+            let operands: Vec<LLVMValueRef> = (0..LLVMGetNumOperands(next) as u32)
+                .map(|k| LLVMGetOperand(next, k))
+                .collect();
             LLVMInstructionEraseFromParent(next);
-            if LLVMGetFirstUse(sum).is_null() && !LLVMIsAInstruction(sum).is_null() {
-                LLVMInstructionEraseFromParent(sum);
+            // (A call may have effects of its own: left.)
+            for v in operands {
+                if !LLVMIsAInstruction(v).is_null()
+                    && LLVMIsACallInst(v).is_null()
+                    && LLVMGetFirstUse(v).is_null()
+                {
+                    LLVMInstructionEraseFromParent(v);
+                }
             }
         }
     }

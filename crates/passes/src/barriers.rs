@@ -362,12 +362,13 @@ impl RegionGraph for Cfg {
 }
 
 /// One use of a value: its user and operand number.
-struct Use {
-    user: LLVMValueRef,
-    operand: u32,
+pub(crate) struct Use {
+    pub(crate) user: LLVMValueRef,
+    pub(crate) operand: u32,
 }
 
-unsafe fn uses(v: LLVMValueRef) -> Vec<Use> {
+/// Every use of `v`, each operand of each user.
+pub(crate) unsafe fn uses(v: LLVMValueRef) -> Vec<Use> {
     let mut users = Vec::new();
     let mut u = LLVMGetFirstUse(v);
     while !u.is_null() {
@@ -463,7 +464,7 @@ unsafe fn demote_values_crossing_regions(
 
 /// Places the builder where a use reads its value: before the user, or at
 /// the end of the incoming block for a phi.
-unsafe fn position_at_use(b: LLVMBuilderRef, u: &Use) {
+pub(crate) unsafe fn position_at_use(b: LLVMBuilderRef, u: &Use) {
     if LLVMIsAPHINode(u.user).is_null() {
         LLVMPositionBuilderBefore(b, u.user);
     } else {
