@@ -38,3 +38,30 @@ pub unsafe fn load_i64(
     LLVMSetAlignment(l, 8);
     l
 }
+
+/// A call of intrinsic `name` overloaded on `types` (`llvm.fma` on
+/// `<8 x float>`: `&[that type]`).
+///
+/// # Safety
+/// `b` must be a builder positioned in a function of `m`; `args` of the
+/// types the intrinsic takes.
+pub unsafe fn intrinsic_call(
+    m: LLVMModuleRef,
+    b: LLVMBuilderRef,
+    name: &str,
+    types: &[LLVMTypeRef],
+    args: &mut [LLVMValueRef],
+) -> LLVMValueRef {
+    let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
+    let mut types = types.to_vec();
+    let f = LLVMGetIntrinsicDeclaration(m, id, types.as_mut_ptr(), types.len());
+    let fty = LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, types.as_mut_ptr(), types.len());
+    LLVMBuildCall2(
+        b,
+        fty,
+        f,
+        args.as_mut_ptr(),
+        args.len() as u32,
+        c"".as_ptr(),
+    )
+}

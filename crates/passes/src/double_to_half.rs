@@ -116,17 +116,8 @@ unsafe fn sum_rounded_to_odd(
     let e = LLVMBuildFAdd(b, ep, ec, c"".as_ptr());
     let sbits = LLVMBuildBitCast(b, s, i32t, c"".as_ptr());
     let ebits = LLVMBuildBitCast(b, e, i32t, c"".as_ptr());
-    let zero = LLVMConstNull(LLVMTypeOf(e));
-    // Infinities and NaNs stay what they are.
-    let magnitude = LLVMBuildAnd(b, sbits, splat(i32t, 0x7fff_ffff), c"".as_ptr());
-    let finite = LLVMBuildICmp(
-        b,
-        LLVMIntULT,
-        magnitude,
-        splat(i32t, 0x7f80_0000),
-        c"".as_ptr(),
-    );
-    let inexact = LLVMBuildFCmp(b, LLVMRealONE, e, zero, c"".as_ptr());
+    // An infinite or NaN sum has a NaN error, so it is never moved.
+    let inexact = LLVMBuildFCmp(b, LLVMRealONE, e, LLVMConstNull(LLVMTypeOf(e)), c"".as_ptr());
     let even = LLVMBuildICmp(
         b,
         LLVMIntEQ,
@@ -134,30 +125,18 @@ unsafe fn sum_rounded_to_odd(
         LLVMConstNull(i32t),
         c"".as_ptr(),
     );
-    let adjust = LLVMBuildAnd(
+    let adjust = LLVMBuildAnd(b, inexact, even, c"".as_ptr());
+    // One step of the magnitude's bits: away from zero (+1) where the
+    // error has the sum's sign, towards it (-1) otherwise.
+    let opposite = LLVMBuildAShr(
         b,
-        LLVMBuildAnd(b, finite, inexact, c"".as_ptr()),
-        even,
-        c"".as_ptr(),
-    );
-    // Away from zero where the error has the sum's sign, towards it
-    // otherwise: one step of the magnitude's bits.
-    let same_sign = LLVMBuildICmp(
-        b,
-        LLVMIntSGE,
         LLVMBuildXor(b, sbits, ebits, c"".as_ptr()),
-        LLVMConstNull(i32t),
+        splat(i32t, 31),
         c"".as_ptr(),
     );
-    let step = LLVMBuildSelect(
-        b,
-        same_sign,
-        splat(i32t, 1),
-        LLVMConstAllOnes(i32t),
-        c"".as_ptr(),
-    );
-    let moved = LLVMBuildAdd(b, sbits, step, c"".as_ptr());
-    let bits = LLVMBuildSelect(b, adjust, moved, sbits, c"".as_ptr());
+    let step = LLVMBuildOr(b, opposite, splat(i32t, 1), c"".as_ptr());
+    let step = LLVMBuildSelect(b, adjust, step, LLVMConstNull(i32t), c"".as_ptr());
+    let bits = LLVMBuildAdd(b, sbits, step, c"".as_ptr());
     LLVMBuildBitCast(b, bits, LLVMTypeOf(p), c"float.odd".as_ptr())
 }
 
@@ -291,6 +270,96 @@ declare <2 x half> @llvm.fma.v2f16(<2 x half>, <2 x half>, <2 x half>)
         assert!(stores[1].contains("half 0xH3E01"), "{text}");
         assert!(stores[2].contains("<half 0xH3E02, half 0xH4000>"), "{text}");
         assert!(!text.contains("call half @llvm.fma"), "{text}");
+    }
+
+    /// Folds constants.
+    const FOLD: &str = "function(instsimplify)";
+
+    /// `h` (half bits) as a float.
+    fn half_value(h: u16) -> f32 {
+        let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let e = i32::from((h >> 10) & 0x1f);
+        let m = f32::from(h & 0x3ff);
+        sign * match e {
+            0 => m * 2f32.powi(-24),
+            _ => (1024.0 + m) * 2f32.powi(e - 25),
+        }
+    }
+
+    /// The halves the fmas of `triples` fold to, through the pass or not
+    /// (LLVM folds a half `llvm.fma` rounding once).
+    fn fmas(triples: &[[u16; 3]], rewrite: bool) -> Vec<String> {
+        let calls: String = triples
+            .iter()
+            .enumerate()
+            .map(|(k, [a, b, c])| {
+                format!(
+                    "  %h{k} = call half @llvm.fma.f16(half 0xH{a:04X}, half 0xH{b:04X}, half 0xH{c:04X})\n  store volatile half %h{k}, ptr %p\n"
+                )
+            })
+            .collect();
+        let ir = Ir::parse(&format!(
+            "define void @f(ptr %p) {{\n{calls}  ret void\n}}\ndeclare half @llvm.fma.f16(half, half, half)\n"
+        ));
+        unsafe {
+            if rewrite {
+                assert_eq!(run(ir.m), triples.len());
+                llvm::verify(ir.m).unwrap();
+            }
+            llvm::run_passes(ir.m, FOLD, std::ptr::null_mut()).unwrap();
+        }
+        let text = ir.text();
+        assert!(!text.contains("call half"), "not folded: {text}");
+        text.lines()
+            .filter(|l| l.contains("store volatile"))
+            .map(|l| l.trim().split(',').next().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn half_fma_matches_one_rounding_where_the_float_lands_on_midpoints() {
+        // Products of halves that are midpoints between halves (or near
+        // them), with addends that push the exact sum off them by a
+        // little, a lot, or not at all; and plain random triples.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let finite = |h: u16| h & 0x7c00 != 0x7c00;
+        let (mut triples, mut random) = (Vec::new(), 0);
+        while triples.len() < 1500 {
+            let r = next();
+            let (a, b) = (r as u16, (r >> 16) as u16);
+            if !finite(a) || !finite(b) {
+                continue;
+            }
+            let p = half_value(a) * half_value(b);
+            let midpoint = p.to_bits() & 0x1fff == 0x1000 && p.abs() < 65520.0;
+            let c = match (r >> 32) % 4 {
+                0 if midpoint => ((r >> 40) as u16 & 0x8003) | 1,
+                1 if midpoint => (r >> 40) as u16 & 0x83ff,
+                2 if random < 500 => {
+                    random += 1;
+                    (r >> 40) as u16
+                }
+                _ => continue,
+            };
+            if finite(c) {
+                triples.push([a, b, c]);
+            }
+        }
+        let midpoints = triples
+            .iter()
+            .filter(|[a, b, _]| (half_value(*a) * half_value(*b)).to_bits() & 0x1fff == 0x1000)
+            .count();
+        assert!(midpoints >= 1000, "{midpoints}");
+        let (ours, once) = (fmas(&triples, true), fmas(&triples, false));
+        for (k, t) in triples.iter().enumerate() {
+            assert_eq!(ours[k], once[k], "fma{t:04X?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@
 use builtins::mux as names;
 use compiler::llvm;
 use kernel_ir::abi::{PARAM_ARGS, PARAM_LOCAL, PARAM_STORAGE};
+use kernel_ir::build::intrinsic_call;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::LLVMIntULT;
@@ -69,7 +70,7 @@ pub unsafe fn run(
     let asks_private = calls.iter().any(|&(_, local)| !local);
     let (frame, args) = if asks_private {
         let mut zero = [LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0)];
-        let fa = intrinsic_call(m, b, "llvm.frameaddress", ptr, &mut zero);
+        let fa = intrinsic_call(m, b, "llvm.frameaddress", &[ptr], &mut zero);
         // The frame must hold every private object: none below the stack
         // pointer, in the red zone a leaf function may use.
         let kind = LLVMGetEnumAttributeKindForName(c"noredzone".as_ptr(), 9);
@@ -87,7 +88,7 @@ pub unsafe fn run(
         let answer = if is_local {
             within(b, p, local, local_bytes)
         } else {
-            let sp = intrinsic_call(m, b, "llvm.stacksave", ptr, &mut []);
+            let sp = intrinsic_call(m, b, "llvm.stacksave", &[ptr], &mut []);
             let sp = int(b, sp, "stack.pointer");
             let frame_bytes = LLVMBuildSub(b, frame, sp, c"".as_ptr());
             let on_stack = within(b, p, sp, frame_bytes);
@@ -101,28 +102,6 @@ pub unsafe fn run(
     }
     LLVMDisposeBuilder(b);
     calls.len()
-}
-
-/// A call of the overloaded intrinsic `name` on pointer type `ptr`.
-unsafe fn intrinsic_call(
-    m: LLVMModuleRef,
-    b: LLVMBuilderRef,
-    name: &str,
-    ptr: LLVMTypeRef,
-    args: &mut [LLVMValueRef],
-) -> LLVMValueRef {
-    let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
-    let mut types = [ptr];
-    let f = LLVMGetIntrinsicDeclaration(m, id, types.as_mut_ptr(), 1);
-    let fty = LLVMIntrinsicGetType(LLVMGetModuleContext(m), id, types.as_mut_ptr(), 1);
-    LLVMBuildCall2(
-        b,
-        fty,
-        f,
-        args.as_mut_ptr(),
-        args.len() as u32,
-        c"".as_ptr(),
-    )
 }
 
 #[cfg(test)]
