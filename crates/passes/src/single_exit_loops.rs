@@ -41,13 +41,15 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
     let mut folded = 0;
     // Each fold changes the blocks: look again until nothing fits.
     loop {
-        if let Some((h, b)) = candidate(f) {
+        // A guarded loop's bottom test first: where the body leaves too,
+        // the loop it makes is one of the others.
+        if let Some(g) = guarded_bottom_test(f) {
+            test_at_top(g);
+        } else if let Some((h, b)) = candidate(f) {
             fold(h, b);
         } else if let Some((b, l)) = pure_latch(f) {
             merge_latch(b, l);
             continue;
-        } else if let Some(g) = guarded_bottom_test(f) {
-            test_at_top(g);
         } else {
             return folded;
         }
@@ -96,8 +98,12 @@ unsafe fn guarded_bottom_test(f: LLVMValueRef) -> Option<GuardedLoop> {
             .iter()
             .flat_map(|&b| cfg.succs[b].iter().copied().filter(|s| !l.body.contains(s)))
             .collect();
-        let [x] = exits[..] else { continue };
-        if !cfg.succs[t].contains(&x) || cfg.succs[g].len() != 2 || !cfg.succs[g].contains(&x) {
+        let Some(&x) = exits.first() else { continue };
+        if exits.iter().any(|&y| y != x)
+            || !cfg.succs[t].contains(&x)
+            || cfg.succs[g].len() != 2
+            || !cfg.succs[g].contains(&x)
+        {
             continue;
         }
         let exit = cfg.blocks[x];
@@ -105,18 +111,88 @@ unsafe fn guarded_bottom_test(f: LLVMValueRef) -> Option<GuardedLoop> {
             LLVMGetBasicBlockTerminator(cfg.blocks[g]),
             LLVMGetBasicBlockTerminator(cfg.blocks[t]),
         );
-        if exit_test(gt, exit).is_some() && exit_test(tt, exit).is_some() {
-            return Some(GuardedLoop {
-                guard: cfg.blocks[g],
-                entry: cfg.blocks[e],
-                header: cfg.blocks[l.header],
-                latch: cfg.blocks[t],
-                exit,
-            });
+        if exit_test(gt, exit).is_none() || exit_test(tt, exit).is_none() {
+            continue;
+        }
+        let found = GuardedLoop {
+            guard: cfg.blocks[g],
+            entry: cfg.blocks[e],
+            header: cfg.blocks[l.header],
+            latch: cfg.blocks[t],
+            exit,
+        };
+        // Left from the body too (`while (|z| <= 2 && ++i < n)` rotated):
+        // worth it only where every edge leaves with the loop's own phis,
+        // so that work-items leaving at different iterations keep one
+        // value each rather than a choice between the edges'.
+        if exits.len() == 1 || leaves_with_its_phis(&found) {
+            return Some(found);
         }
     }
     None
 }
+
+/// The phi among `l`'s header's `phis` that starts as `from_guard` and
+/// comes round as `from_latch`, or as a value equal to it where the latch
+/// leaves (the latch leaves on `i1 == n` and brings `n`).
+unsafe fn own_phi(
+    l: &GuardedLoop,
+    phis: &[LLVMValueRef],
+    from_guard: LLVMValueRef,
+    from_latch: LLVMValueRef,
+) -> Option<LLVMValueRef> {
+    let latch_value = equal_where_leaving(l, from_latch);
+    phis.iter().copied().find(|&q| {
+        let incoming = |bb| {
+            (0..LLVMCountIncoming(q))
+                .find(|&k| LLVMGetIncomingBlock(q, k) == bb)
+                .map(|k| LLVMGetIncomingValue(q, k))
+        };
+        LLVMTypeOf(q) == LLVMTypeOf(from_latch)
+            && incoming(l.entry) == Some(from_guard)
+            && (incoming(l.latch) == Some(from_latch) || incoming(l.latch) == latch_value)
+    })
+}
+
+/// The value `v` equals on the edge by which `l`'s latch leaves, where
+/// the latch leaves on `v == w` (or stays on `v != w`): `w`.
+unsafe fn equal_where_leaving(l: &GuardedLoop, v: LLVMValueRef) -> Option<LLVMValueRef> {
+    use llvm_sys::LLVMIntPredicate::*;
+    let (c, leaves) = exit_test(LLVMGetBasicBlockTerminator(l.latch), l.exit)?;
+    if LLVMIsAICmpInst(c).is_null() {
+        return None;
+    }
+    let equal_when_leaving = match LLVMGetICmpPredicate(c) {
+        LLVMIntEQ => leaves,
+        LLVMIntNE => !leaves,
+        _ => return None,
+    };
+    let (a, b) = (LLVMGetOperand(c, 0), LLVMGetOperand(c, 1));
+    match equal_when_leaving {
+        true if a == v => Some(b),
+        true if b == v => Some(a),
+        _ => None,
+    }
+}
+
+/// Whether each phi of `l`'s exit takes, from the guard and the latch,
+/// what one phi of the header starts and comes round as, and from the
+/// loop's other exits, that phi itself.
+unsafe fn leaves_with_its_phis(l: &GuardedLoop) -> bool {
+    phis(l.exit).into_iter().all(|p| {
+        let all = incoming(p);
+        let from = |bb| all.iter().find(|&&(_, b)| b == bb).map(|&(v, _)| v);
+        let (Some(vg), Some(vt)) = (from(l.guard), from(l.latch)) else {
+            return false;
+        };
+        let Some(q) = own_phi(l, &phis(l.header), vg, vt) else {
+            return false;
+        };
+        all.iter()
+            .all(|&(v, bb)| bb == l.guard || bb == l.latch || v == q)
+    })
+}
+
 
 unsafe fn test_at_top(l: GuardedLoop) {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(l.header)));
@@ -161,17 +237,7 @@ unsafe fn test_at_top(l: GuardedLoop) {
         };
         // A value the loop carries and leaves with (`sum`) is its phi
         // already: a second phi of it would be a second recurrence.
-        let same = |q: LLVMValueRef| {
-            let incoming = |bb| {
-                (0..LLVMCountIncoming(q))
-                    .find(|&k| LLVMGetIncomingBlock(q, k) == bb)
-                    .map(|k| LLVMGetIncomingValue(q, k))
-            };
-            LLVMTypeOf(q) == LLVMTypeOf(p)
-                && incoming(l.entry) == Some(vg)
-                && incoming(l.latch) == Some(vt)
-        };
-        let through = match moved.iter().copied().find(|&q| same(q)) {
+        let through = match own_phi(&l, &moved, vg, vt) {
             Some(q) => q,
             None => build_phi(b, LLVMTypeOf(p), &[(vg, l.entry), (vt, l.latch)]),
         };
@@ -427,7 +493,11 @@ unsafe fn fold(h: LLVMBasicBlockRef, b: LLVMBasicBlockRef) {
                 .map(|k| LLVMGetIncomingValue(phi, k))
         };
         if let (Some(vh), Some(vb)) = (from(h), from(b)) {
-            let v = LLVMBuildSelect(builder, leave1, vh, vb, c"".as_ptr());
+            let v = if vh == vb {
+                vh
+            } else {
+                LLVMBuildSelect(builder, leave1, vh, vb, c"".as_ptr())
+            };
             // The phi's incoming list without B, with H's the select.
             let kept: Vec<(LLVMValueRef, LLVMBasicBlockRef)> = incoming(phi)
                 .into_iter()
@@ -680,5 +750,67 @@ done:
         let before = ir.text();
         assert_eq!(unsafe { run(ir.function("k")) }, 0);
         assert_eq!(ir.text(), before);
+    }
+
+    /// `while (i < n && |z|² <= 4)` under `n > 0`, as Clang's `-O2`
+    /// rotates it: the escape test at the top, `++i == n` at the bottom,
+    /// the exit taking `i` from the top and `n` from the bottom.
+    const ESCAPE: &str = r#"
+define i32 @k(i32 %n, float %c) {
+entry:
+  %guard = icmp sgt i32 %n, 0
+  br i1 %guard, label %pre, label %done
+pre:
+  br label %loop
+loop:
+  %z = phi float [ 0.0, %pre ], [ %z1, %next ]
+  %i = phi i32 [ 0, %pre ], [ %i1, %next ]
+  %zz = fmul float %z, %z
+  %out = fcmp ugt float %zz, 4.0
+  br i1 %out, label %done, label %next
+next:
+  %z1 = fadd float %zz, %c
+  %i1 = add i32 %i, 1
+  %last = icmp eq i32 %n, %i1
+  br i1 %last, label %done, label %loop
+done:
+  %r = phi i32 [ 0, %entry ], [ %n, %next ], [ %i, %loop ]
+  ret i32 %r
+}
+"#;
+
+    #[test]
+    fn a_rotated_loop_left_from_its_body_too_leaves_with_its_own_counter() {
+        let ir = Ir::parse(ESCAPE);
+        assert!(unsafe { run(ir.function("k")) } >= 1);
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // One exit, which takes the counter's phi: `n` arrived from the
+        // bottom test, equal to `i + 1` there, which the next turn's `i`
+        // is; no choice between the edges.
+        let done = &text[text.find("\ndone:").expect(&text)..];
+        assert!(done.contains("%r = phi i32 [ %i, %test ]"), "{text}");
+        assert!(!text.contains("select"), "{text}");
+        let test = &text[text.find("\ntest:").expect(&text)..];
+        assert!(
+            test.contains("%i = phi i32 [ 0, %pre ], [ %i1, "),
+            "{text}"
+        );
+        assert_eq!(text.matches("phi i32").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn a_rotated_loop_left_from_its_body_with_another_value_keeps_the_choice() {
+        // The bottom edge brings `n + 1`, no value of the loop's.
+        let ir = Ir::parse(&ESCAPE.replace("[ %n, %next ]", "[ %n1, %next ]").replace(
+            "  %last = icmp eq i32 %n, %i1\n",
+            "  %last = icmp eq i32 %n, %i1\n  %n1 = add i32 %n, 1\n",
+        ));
+        assert!(unsafe { run(ir.function("k")) } >= 1);
+        unsafe { compiler::llvm::verify(ir.m).unwrap() };
+        let text = ir.text();
+        // Folded as before: the two tests made one, the exit's value
+        // chosen by the escape test.
+        assert!(text.contains("select i1 %out, i32 %i, i32 %n1"), "{text}");
     }
 }
