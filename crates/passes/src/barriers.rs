@@ -144,6 +144,48 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
     (bound > 0).then_some(bound as u64)
 }
 
+/// The region that region `id` of region function `f` always leads to:
+/// the barrier every path from its start reaches first, or
+/// [`REGION_EXIT`]. `None` where paths reach different ones (a barrier
+/// in a loop, or under a condition).
+///
+/// # Safety
+/// `f` must be a region function made by [`run`].
+pub unsafe fn successor(f: LLVMValueRef, id: u32) -> Option<u32> {
+    let switch = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(f));
+    if LLVMGetInstructionOpcode(switch) != LLVMOpcode::LLVMSwitch {
+        return None;
+    }
+    let start = if id == 0 {
+        LLVMGetSwitchDefaultDest(switch)
+    } else {
+        (1..LLVMGetNumSuccessors(switch))
+            .find(|&k| LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) == id as u64)
+            .map(|k| LLVMGetSuccessor(switch, k))?
+    };
+    // Every block ending a region returns the barrier's number.
+    let (mut seen, mut stack, mut reached) = (HashSet::new(), vec![start], None);
+    while let Some(bb) = stack.pop() {
+        if !seen.insert(bb) {
+            continue;
+        }
+        let term = LLVMGetBasicBlockTerminator(bb);
+        if LLVMGetInstructionOpcode(term) == LLVMOpcode::LLVMRet {
+            let v = LLVMGetOperand(term, 0);
+            if LLVMIsAConstantInt(v).is_null() {
+                return None;
+            }
+            let next = LLVMConstIntGetZExtValue(v) as u32;
+            if reached.is_some_and(|r| r != next) {
+                return None;
+            }
+            reached = Some(next);
+        }
+        stack.extend((0..LLVMGetNumSuccessors(term)).map(|k| LLVMGetSuccessor(term, k)));
+    }
+    reached
+}
+
 /// Splits `kernel` (already holding everything it calls, inlined) into
 /// barrier regions for work-groups of `items` work-items. Returns `None`,
 /// leaving the kernel alone, when it reaches no barrier. The kernel itself

@@ -302,15 +302,35 @@ pub unsafe fn run(
             let staged = byte_gep(b, i8t, storage, read as u64, "staged.read");
             let dispatch = LLVMAppendBasicBlockInContext(ctx, wg, c"dispatch".as_ptr());
             let group_done = LLVMAppendBasicBlockInContext(ctx, wg, c"group.done".as_ptr());
+            // Where each region leads to one known region, they run one
+            // after the other in straight-line code, so that LLVM sees
+            // what one region stores and the next loads (a tree
+            // reduction's levels); otherwise the region the work-items
+            // reached picks the next.
+            let chain = linear_chain(r.function, r.count, local_size[0]);
             LLVMBuildBr(b, dispatch);
             LLVMPositionBuilderAtEnd(b, dispatch);
-            let region = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
-            let switch = LLVMBuildSwitch(b, region, group_done, r.count);
-            for id in 0..r.count {
-                let run =
-                    LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("region.{id}")).as_ptr());
-                LLVMAddCase(switch, LLVMConstInt(i32t, id as u64, 0), run);
-                LLVMPositionBuilderAtEnd(b, run);
+            let order: Vec<u32> = match &chain {
+                Some(chain) => chain.clone(),
+                None => (0..r.count).collect(),
+            };
+            let runs: Vec<LLVMBasicBlockRef> = order
+                .iter()
+                .map(|id| {
+                    LLVMAppendBasicBlockInContext(ctx, wg, cstr(&format!("region.{id}")).as_ptr())
+                })
+                .collect();
+            if chain.is_some() {
+                LLVMBuildBr(b, runs[0]);
+            } else {
+                let region = LLVMBuildLoad2(b, i32t, next, c"region".as_ptr());
+                let switch = LLVMBuildSwitch(b, region, group_done, r.count);
+                for (&id, &run) in order.iter().zip(&runs) {
+                    LLVMAddCase(switch, LLVMConstInt(i32t, id as u64, 0), run);
+                }
+            }
+            for (at, &id) in order.iter().enumerate() {
+                LLVMPositionBuilderAtEnd(b, runs[at]);
                 let call_region = |b, f, linear_id| {
                     let mut args = call_args.clone();
                     args.extend([LLVMConstInt(i32t, id as u64, 0), storage, linear_id, staged]);
@@ -348,7 +368,11 @@ pub unsafe fn run(
                         LLVMConstInt(i64t, bytes as u64, 0),
                     );
                 }
-                LLVMBuildBr(b, dispatch);
+                let then = match chain {
+                    Some(_) => runs.get(at + 1).copied().unwrap_or(group_done),
+                    None => dispatch,
+                };
+                LLVMBuildBr(b, then);
             }
             LLVMPositionBuilderAtEnd(b, group_done);
         }
@@ -365,6 +389,34 @@ pub unsafe fn run(
     LLVMBuildRetVoid(b);
     LLVMDisposeBuilder(b);
     Ok(wg)
+}
+
+/// The regions of region function `f` in the order they run, where
+/// each leads to one known region (`barriers::successor`) and none runs
+/// twice: from region 0 to the one that leads to the end. Only where the
+/// regions after the first run few work-items together, at most twice
+/// as many as the second (a tree's levels halve): in straight-line code
+/// LLVM keeps what a work-item stores in one region and loads in the
+/// next in registers, and the steps of a scan, each over all `local_x`
+/// x ids, would carry every work-item's value across each and spill.
+unsafe fn linear_chain(f: LLVMValueRef, count: u32, local_x: usize) -> Option<Vec<u32>> {
+    let mut chain = vec![0];
+    loop {
+        let next = crate::barriers::successor(f, *chain.last()?)?;
+        if next == REGION_EXIT {
+            break;
+        }
+        if next >= count || chain.contains(&next) {
+            return None;
+        }
+        chain.push(next);
+    }
+    let items = |id: u32| {
+        crate::barriers::x_bound(f, id).map_or(local_x, |c| (c as usize).min(local_x))
+    };
+    let after_first: usize = chain[1..].iter().map(|&id| items(id)).sum();
+    let second = chain.get(1).map_or(0, |&id| items(id));
+    (after_first <= 2 * second).then_some(chain)
 }
 
 /// What the work-item loops need to know.
@@ -746,6 +798,57 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
     }
 
     #[test]
+    fn regions_a_loop_repeats_are_picked_by_the_barrier_reached() {
+        let ir = Ir::parse(
+            r#"
+target triple = "x86_64-unknown-linux-gnu"
+declare void @__mux_work_group_barrier(i32)
+define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  store i32 %i, ptr addrspace(1) %out
+  call void @__mux_work_group_barrier(i32 1)
+  %i1 = add i32 %i, 1
+  %more = icmp slt i32 %i1, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"#,
+        );
+        unsafe {
+            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
+                .unwrap()
+                .unwrap();
+            // Region 1 leads to itself or to the end.
+            assert_eq!(crate::barriers::successor(regions.function, 0), Some(1));
+            assert_eq!(crate::barriers::successor(regions.function, 1), None);
+            run(
+                ir.m,
+                &info(),
+                [8, 1, 1],
+                Some(&regions),
+                XLoop::Rolled,
+                None,
+                16,
+            )
+            .unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        assert!(
+            text.contains("switch i32 %region, label %group.done"),
+            "{text}"
+        );
+        assert!(
+            text.contains("region.0:") && text.contains("region.1:"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_kernel_with_barriers_runs_each_region_for_every_item() {
         let ir = Ir::parse(
             r#"
@@ -776,15 +879,15 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
             compiler::llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
-        // A dispatch on the region the items reached, one loop nest per region.
-        assert!(
-            text.contains("switch i32 %region, label %group.done"),
-            "{text}"
-        );
+        // One loop nest per region; region 0 always leads to region 1, so
+        // they follow each other with no dispatch between.
         assert!(
             text.contains("region.0:") && text.contains("region.1:"),
             "{text}"
         );
+        let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
+        assert!(!wg.contains("switch"), "{text}");
+        assert!(wg.contains("br label %region.1"), "{text}");
         assert!(
             text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %arg2, i32 1, ptr %storage, i64 %linear_id")
                 && text.contains(", ptr %staged.read)"),
