@@ -797,6 +797,45 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
         assert!(line("icmp ult i64 %next", ", 20"), "{text}");
     }
 
+    /// Four barriers; each region after the first stores while
+    /// `lid < bound` (8, the local size: every work-item).
+    fn four_steps(bounds: [u32; 4]) -> String {
+        let mut body = String::from(
+            "entry:\n  %lid = call i64 @__mux_get_local_id(i32 0)\n  store i32 0, ptr addrspace(1) %out\n",
+        );
+        for (k, c) in bounds.iter().enumerate() {
+            let next = if k == 3 { "done".to_string() } else { format!("b{k}") };
+            body += &format!(
+                "  call void @__mux_work_group_barrier(i32 1)\n  %t{k} = icmp ult i64 %lid, {c}\n  br i1 %t{k}, label %w{k}, label %{next}\nw{k}:\n  store i32 {k}, ptr addrspace(1) %out\n  br label %{next}\n"
+            );
+            if k < 3 {
+                body += &format!("b{k}:\n");
+            }
+        }
+        format!(
+            "target triple = \"x86_64-unknown-linux-gnu\"\ndeclare void @__mux_work_group_barrier(i32)\ndeclare i64 @__mux_get_local_id(i32)\ndefine spir_kernel void @k(ptr addrspace(1) %out) {{\n{body}done:\n  ret void\n}}\n"
+        )
+    }
+
+    #[test]
+    fn a_tree_of_regions_runs_straight_and_a_scan_of_full_steps_through_the_dispatch() {
+        for (bounds, straight) in [([4, 2, 1, 1], true), ([8, 8, 8, 8], false)] {
+            let ir = Ir::parse(&four_steps(bounds));
+            unsafe {
+                let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
+                    .unwrap()
+                    .unwrap();
+                let chain = linear_chain(regions.function, regions.count, 8);
+                assert_eq!(
+                    chain,
+                    straight.then(|| vec![0, 1, 2, 3, 4]),
+                    "{bounds:?}\n{}",
+                    ir.text()
+                );
+            }
+        }
+    }
+
     #[test]
     fn regions_a_loop_repeats_are_picked_by_the_barrier_reached() {
         let ir = Ir::parse(
