@@ -1,5 +1,5 @@
 //! Small IR builders the passes share: addresses and loads at byte
-//! offsets from a pointer.
+//! offsets from a pointer, intrinsic calls, constants of a value's shape.
 
 use compiler::llvm::cstr;
 use llvm_sys::core::*;
@@ -64,4 +64,36 @@ pub unsafe fn intrinsic_call(
         args.len() as u32,
         c"".as_ptr(),
     )
+}
+
+/// `elem`, or a vector of it as long as `shape` when that is a vector.
+///
+/// # Safety
+/// Both must be live types of one context.
+pub unsafe fn same_shape(shape: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
+    match LLVMGetTypeKind(shape) {
+        llvm_sys::LLVMTypeKind::LLVMVectorTypeKind => {
+            LLVMVectorType(elem, LLVMGetVectorSize(shape))
+        }
+        _ => elem,
+    }
+}
+
+/// The constant `value` of integer type `t`, or of a vector of it: each
+/// lane.
+///
+/// # Safety
+/// `t` must be a live integer type or vector of one.
+pub unsafe fn splat_int(t: LLVMTypeRef, value: u64) -> LLVMValueRef {
+    splat(t, |elem| LLVMConstInt(elem, value, 0))
+}
+
+unsafe fn splat(t: LLVMTypeRef, make: impl Fn(LLVMTypeRef) -> LLVMValueRef) -> LLVMValueRef {
+    if LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind {
+        let e = make(LLVMGetElementType(t));
+        let mut elems = vec![e; LLVMGetVectorSize(t) as usize];
+        LLVMConstVector(elems.as_mut_ptr(), elems.len() as u32)
+    } else {
+        make(t)
+    }
 }

@@ -10,6 +10,7 @@
 //! in float, then the same conversion.
 
 use compiler::llvm;
+use kernel_ir::build::{same_shape, splat_int as splat};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -144,25 +145,6 @@ unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
     match LLVMGetTypeKind(t) {
         LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
         k => k,
-    }
-}
-
-/// `elem`, or a vector of it as long as `shape` when that is a vector.
-unsafe fn same_shape(shape: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
-    match LLVMGetTypeKind(shape) {
-        LLVMVectorTypeKind => LLVMVectorType(elem, LLVMGetVectorSize(shape)),
-        _ => elem,
-    }
-}
-
-/// The integer constant `value` of type `t`, splatted if `t` is a vector.
-unsafe fn splat(t: LLVMTypeRef, value: u64) -> LLVMValueRef {
-    if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
-        let e = LLVMConstInt(LLVMGetElementType(t), value, 0);
-        let mut elems = vec![e; LLVMGetVectorSize(t) as usize];
-        LLVMConstVector(elems.as_mut_ptr(), elems.len() as u32)
-    } else {
-        LLVMConstInt(t, value, 0)
     }
 }
 
