@@ -85,15 +85,11 @@ pub unsafe fn same_shape(shape: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
 /// # Safety
 /// `t` must be a live integer type or vector of one.
 pub unsafe fn splat_int(t: LLVMTypeRef, value: u64) -> LLVMValueRef {
-    splat(t, |elem| LLVMConstInt(elem, value, 0))
-}
-
-unsafe fn splat(t: LLVMTypeRef, make: impl Fn(LLVMTypeRef) -> LLVMValueRef) -> LLVMValueRef {
     if LLVMGetTypeKind(t) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind {
-        let e = make(LLVMGetElementType(t));
+        let e = LLVMConstInt(LLVMGetElementType(t), value, 0);
         let mut elems = vec![e; LLVMGetVectorSize(t) as usize];
         LLVMConstVector(elems.as_mut_ptr(), elems.len() as u32)
     } else {
-        make(t)
+        LLVMConstInt(t, value, 0)
     }
 }
