@@ -308,6 +308,20 @@ pub unsafe fn run(
             // reduction's levels); otherwise the region the work-items
             // reached picks the next.
             let chain = linear_chain(r.function, r.count, local_size[0]);
+            if chain.is_some() {
+                // A region copying its work-items' values into local
+                // memory stays loads and stores, not a call of `memcpy`:
+                // the next region's loads of them then become the values.
+                let (k, v) = ("no-builtin-memcpy", "");
+                let attr = LLVMCreateStringAttribute(
+                    ctx,
+                    k.as_ptr() as *const _,
+                    k.len() as u32,
+                    v.as_ptr() as *const _,
+                    0,
+                );
+                LLVMAddAttributeAtIndex(wg, llvm_sys::LLVMAttributeFunctionIndex, attr);
+            }
             LLVMBuildBr(b, dispatch);
             LLVMPositionBuilderAtEnd(b, dispatch);
             let order: Vec<u32> = match &chain {
@@ -885,6 +899,7 @@ done:
             text.contains("region.0:") && text.contains("region.1:"),
             "{text}"
         );
+        assert!(!text.contains("no-builtin-memcpy"), "{text}");
     }
 
     #[test]
@@ -927,6 +942,8 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
         assert!(!wg.contains("switch"), "{text}");
         assert!(wg.contains("br label %region.1"), "{text}");
+        // A copy loop in a region stays loads and stores.
+        assert!(text.contains("\"no-builtin-memcpy\""), "{text}");
         assert!(
             text.contains("call i32 @k.regions(ptr addrspace(1) %arg, i32 %arg2, i32 1, ptr %storage, i64 %linear_id")
                 && text.contains(", ptr %staged.read)"),
