@@ -811,6 +811,30 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
         assert!(line("icmp ult i64 %next", ", 20"), "{text}");
     }
 
+    /// The module's text once kernel `k` of `ir` is split into regions
+    /// (for 8 work-items) and given its work-group function; `check` sees
+    /// the regions first.
+    fn work_group_of(ir: &Ir, check: impl FnOnce(&crate::barriers::Regions)) -> String {
+        unsafe {
+            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
+                .unwrap()
+                .unwrap();
+            check(&regions);
+            run(
+                ir.m,
+                &info(),
+                [8, 1, 1],
+                Some(&regions),
+                XLoop::Rolled,
+                None,
+                16,
+            )
+            .unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        ir.text()
+    }
+
     /// Four barriers; each region after the first stores while
     /// `lid < bound` (8, the local size: every work-item).
     fn four_steps(bounds: [u32; 4]) -> String {
@@ -871,26 +895,11 @@ done:
 }
 "#,
         );
-        unsafe {
-            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
-                .unwrap()
-                .unwrap();
+        let text = work_group_of(&ir, |regions| unsafe {
             // Region 1 leads to itself or to the end.
             assert_eq!(crate::barriers::successor(regions.function, 0), Some(1));
             assert_eq!(crate::barriers::successor(regions.function, 1), None);
-            run(
-                ir.m,
-                &info(),
-                [8, 1, 1],
-                Some(&regions),
-                XLoop::Rolled,
-                None,
-                16,
-            )
-            .unwrap();
-            compiler::llvm::verify(ir.m).unwrap();
-        }
-        let text = ir.text();
+        });
         assert!(
             text.contains("switch i32 %region, label %group.done"),
             "{text}"
@@ -916,23 +925,7 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
 }
 "#,
         );
-        unsafe {
-            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
-                .unwrap()
-                .unwrap();
-            run(
-                ir.m,
-                &info(),
-                [8, 1, 1],
-                Some(&regions),
-                XLoop::Rolled,
-                None,
-                16,
-            )
-            .unwrap();
-            compiler::llvm::verify(ir.m).unwrap();
-        }
-        let text = ir.text();
+        let text = work_group_of(&ir, |_| {});
         // One loop nest per region; region 0 always leads to region 1, so
         // they follow each other with no dispatch between.
         assert!(

@@ -330,17 +330,6 @@ impl Gen {
         types: &[LLVMTypeRef],
         args: &mut [LLVMValueRef],
     ) -> LLVMValueRef {
-        let id = LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len());
-        let mut types = types.to_vec();
-        let f = LLVMGetIntrinsicDeclaration(self.m, id, types.as_mut_ptr(), types.len());
-        let fty = LLVMGlobalGetValueType(f);
-        LLVMBuildCall2(
-            self.b,
-            fty,
-            f,
-            args.as_mut_ptr(),
-            args.len() as u32,
-            c"".as_ptr(),
-        )
+        kernel_ir::build::intrinsic_call(self.m, self.b, name, types, args)
     }
 }
