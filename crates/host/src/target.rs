@@ -371,6 +371,17 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
         if LLVMIsDeclaration(f) != 0 {
             continue;
         }
+        // A function that keeps every register for its callers (the math
+        // functions' rare paths, `preserve_all`) must not clear the upper
+        // halves of the vector registers on its way out, as LLVM otherwise
+        // does after AVX code.
+        let keeps_all =
+            LLVMGetFunctionCallConv(f) == llvm_sys::LLVMCallConv::LLVMPreserveAllCallConv as u32;
+        let features = if keeps_all {
+            format!("{features},-vzeroupper")
+        } else {
+            features.clone()
+        };
         for (k, v) in [
             ("target-cpu", cpu.as_str()),
             ("tune-cpu", cpu.as_str()),

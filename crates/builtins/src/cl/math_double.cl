@@ -348,8 +348,9 @@ static long reduce_huge(double x, double *rh, double *rl) {
 }
 
 // Reduces the lanes of x[0..n) that need it, into rh, rl and j. Cold: the
-// compiler keeps it a call, one copy for every width.
-__attribute__((noinline, cold)) static void reduce_lanes(const double *x,
+// compiler keeps it a call, one copy for every width. It keeps every
+// register (preserve_all), so the common path around it spills nothing.
+__attribute__((noinline, cold, preserve_all)) static void reduce_lanes(const double *x,
                                                           double *rh,
                                                           double *rl, long *j,
                                                           int n) {

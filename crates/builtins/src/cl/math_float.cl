@@ -181,8 +181,9 @@ static float reduce_huge(float x, int *j) {
 }
 
 // Reduces the lanes of x[0..n) that need it, into r and j. Cold: the
-// compiler keeps it a call, one copy for every width.
-__attribute__((noinline, cold)) static void reduce_lanes(const float *x,
+// compiler keeps it a call, one copy for every width. It keeps every
+// register (preserve_all), so the common path around it spills nothing.
+__attribute__((noinline, cold, preserve_all)) static void reduce_lanes(const float *x,
                                                           float *r, int *j,
                                                           int n) {
   for (int i = 0; i < n; i++)
