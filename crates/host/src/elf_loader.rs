@@ -1087,13 +1087,8 @@ mod tests {
     #[test]
     fn damaged_objects_never_crash_the_loader() {
         let good = every_kind();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = kernel_ir::test_support::XorShift(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.next();
         for _ in 0..3000 {
             let mut b = good.clone();
             for _ in 0..1 + next() % 4 {

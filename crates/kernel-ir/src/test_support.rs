@@ -44,3 +44,17 @@ impl Drop for Ir {
         }
     }
 }
+
+/// A small deterministic generator of tests' inputs (xorshift64).
+pub struct XorShift(pub u64);
+
+impl XorShift {
+    /// The next 64 bits.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}

@@ -303,13 +303,8 @@ declare <2 x half> @llvm.fma.v2f16(<2 x half>, <2 x half>, <2 x half>)
         // Products of halves that are midpoints between halves (or near
         // them), with addends that push the exact sum off them by a
         // little, a lot, or not at all; and plain random triples.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = kernel_ir::test_support::XorShift(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.next();
         let finite = |h: u16| h & 0x7c00 != 0x7c00;
         let (mut triples, mut random) = (Vec::new(), 0);
         while triples.len() < 1500 {
