@@ -41,6 +41,24 @@ pub unsafe fn check(err: LLVMErrorRef) -> Result<(), String> {
     Err(text)
 }
 
+/// Sets the string attribute `k` of function `f` to `v`, replacing any it
+/// had.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn set_function_attribute(f: LLVMValueRef, k: &str, v: &str) {
+    let index = llvm_sys::LLVMAttributeFunctionIndex;
+    LLVMRemoveStringAttributeAtIndex(f, index, k.as_ptr() as *const _, k.len() as u32);
+    let attr = LLVMCreateStringAttribute(
+        LLVMGetTypeContext(LLVMTypeOf(f)),
+        k.as_ptr() as *const _,
+        k.len() as u32,
+        v.as_ptr() as *const _,
+        v.len() as u32,
+    );
+    LLVMAddAttributeAtIndex(f, index, attr);
+}
+
 /// The name of a value (function, global, ...).
 ///
 /// # Safety

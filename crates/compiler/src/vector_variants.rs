@@ -131,15 +131,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
             mappings.push(format!("_ZGV_LLVM_N{w}v_{scalar}({variant})"));
             used.push(f);
         }
-        let value = mappings.join(",");
-        let attr = LLVMCreateStringAttribute(
-            ctx,
-            ATTRIBUTE.as_ptr() as *const _,
-            ATTRIBUTE.len() as u32,
-            value.as_ptr() as *const _,
-            value.len() as u32,
-        );
-        LLVMAddAttributeAtIndex(scalar_fn, LLVMAttributeFunctionIndex, attr);
+        crate::llvm::set_function_attribute(scalar_fn, ATTRIBUTE, &mappings.join(","));
     }
     LLVMDisposeBuilder(builder);
     result?;

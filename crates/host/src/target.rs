@@ -296,7 +296,11 @@ fn compile(
             let codegen = program.codegen();
             if codegen.denorms_are_zero {
                 // Code generation may then assume denormals are flushed.
-                set_string_attribute(f, "denormal-fp-math-f32", "preserve-sign,preserve-sign");
+                llvm::set_function_attribute(
+                    f,
+                    "denormal-fp-math-f32",
+                    "preserve-sign,preserve-sign",
+                );
             }
             // Variants of math calls this kernel does not make go now.
             compiler::vector_variants::release_unused(m);
@@ -387,24 +391,9 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
             ("tune-cpu", cpu.as_str()),
             ("target-features", features.as_str()),
         ] {
-            set_string_attribute(f, k, v);
+            llvm::set_function_attribute(f, k, v);
         }
     }
-}
-
-#[cfg(feature = "compiler")]
-/// Sets the function attribute `k` of `f` to `v`, replacing any it had.
-unsafe fn set_string_attribute(f: llvm_sys::prelude::LLVMValueRef, k: &str, v: &str) {
-    let index = llvm_sys::LLVMAttributeFunctionIndex;
-    LLVMRemoveStringAttributeAtIndex(f, index, k.as_ptr() as *const _, k.len() as u32);
-    let attr = LLVMCreateStringAttribute(
-        LLVMGetTypeContext(LLVMTypeOf(f)),
-        k.as_ptr() as *const _,
-        k.len() as u32,
-        v.as_ptr() as *const _,
-        v.len() as u32,
-    );
-    LLVMAddAttributeAtIndex(f, index, attr);
 }
 
 #[cfg(feature = "compiler")]

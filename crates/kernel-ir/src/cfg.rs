@@ -123,6 +123,17 @@ pub unsafe fn incoming(phi: LLVMValueRef) -> Vec<(LLVMValueRef, LLVMBasicBlockRe
         .collect()
 }
 
+/// What `phi` takes from block `bb`, if `bb` is one of its incoming
+/// blocks.
+///
+/// # Safety
+/// `phi` must be a live phi.
+pub unsafe fn incoming_from(phi: LLVMValueRef, bb: LLVMBasicBlockRef) -> Option<LLVMValueRef> {
+    (0..LLVMCountIncoming(phi))
+        .find(|&k| LLVMGetIncomingBlock(phi, k) == bb)
+        .map(|k| LLVMGetIncomingValue(phi, k))
+}
+
 /// A new phi at the builder's position, of type `ty`, with `incoming`.
 ///
 /// # Safety

@@ -125,12 +125,13 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
                 .map(|k| LLVMGetOperand(next, k))
                 .collect();
             LLVMInstructionEraseFromParent(next);
-            // (A call may have effects of its own: left.)
+            // Only arithmetic: a call, a load or an atomic may have
+            // effects of its own.
             for v in operands {
-                if !LLVMIsAInstruction(v).is_null()
-                    && LLVMIsACallInst(v).is_null()
-                    && LLVMGetFirstUse(v).is_null()
-                {
+                let arithmetic = !LLVMIsABinaryOperator(v).is_null()
+                    || !LLVMIsACastInst(v).is_null()
+                    || !LLVMIsAGetElementPtrInst(v).is_null();
+                if arithmetic && LLVMGetFirstUse(v).is_null() {
                     LLVMInstructionEraseFromParent(v);
                 }
             }

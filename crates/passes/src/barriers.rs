@@ -74,13 +74,10 @@ impl Regions {
 /// `f` must be a region function made by [`run`].
 pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
     use llvm_sys::LLVMIntPredicate::*;
-    let switch = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(f));
-    if id == 0 || LLVMGetInstructionOpcode(switch) != LLVMOpcode::LLVMSwitch {
+    if id == 0 {
         return None;
     }
-    let start = (1..LLVMGetNumSuccessors(switch))
-        .find(|&k| LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) == id as u64)
-        .map(|k| LLVMGetSuccessor(switch, k))?;
+    let start = region_start(f, id)?;
     let branch = LLVMGetBasicBlockTerminator(start);
     if LLVMGetInstructionOpcode(branch) != LLVMOpcode::LLVMBr || LLVMIsConditional(branch) == 0 {
         return None;
@@ -144,6 +141,21 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
     (bound > 0).then_some(bound as u64)
 }
 
+/// The block region `id` of region function `f` starts at: where the
+/// entry's `switch` on the region goes (its default for region 0).
+unsafe fn region_start(f: LLVMValueRef, id: u32) -> Option<LLVMBasicBlockRef> {
+    let switch = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(f));
+    if LLVMGetInstructionOpcode(switch) != LLVMOpcode::LLVMSwitch {
+        return None;
+    }
+    if id == 0 {
+        return Some(LLVMGetSwitchDefaultDest(switch));
+    }
+    (1..LLVMGetNumSuccessors(switch))
+        .find(|&k| LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) == id as u64)
+        .map(|k| LLVMGetSuccessor(switch, k))
+}
+
 /// The region that region `id` of region function `f` always leads to:
 /// the barrier every path from its start reaches first, or
 /// [`REGION_EXIT`]. `None` where paths reach different ones (a barrier
@@ -152,17 +164,7 @@ pub unsafe fn x_bound(f: LLVMValueRef, id: u32) -> Option<u64> {
 /// # Safety
 /// `f` must be a region function made by [`run`].
 pub unsafe fn successor(f: LLVMValueRef, id: u32) -> Option<u32> {
-    let switch = LLVMGetBasicBlockTerminator(LLVMGetEntryBasicBlock(f));
-    if LLVMGetInstructionOpcode(switch) != LLVMOpcode::LLVMSwitch {
-        return None;
-    }
-    let start = if id == 0 {
-        LLVMGetSwitchDefaultDest(switch)
-    } else {
-        (1..LLVMGetNumSuccessors(switch))
-            .find(|&k| LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) == id as u64)
-            .map(|k| LLVMGetSuccessor(switch, k))?
-    };
+    let start = region_start(f, id)?;
     // Every block ending a region returns the barrier's number.
     let (mut seen, mut stack, mut reached) = (HashSet::new(), vec![start], None);
     while let Some(bb) = stack.pop() {

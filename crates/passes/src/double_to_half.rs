@@ -118,7 +118,13 @@ unsafe fn sum_rounded_to_odd(
     let sbits = LLVMBuildBitCast(b, s, i32t, c"".as_ptr());
     let ebits = LLVMBuildBitCast(b, e, i32t, c"".as_ptr());
     // An infinite or NaN sum has a NaN error, so it is never moved.
-    let inexact = LLVMBuildFCmp(b, LLVMRealONE, e, LLVMConstNull(LLVMTypeOf(e)), c"".as_ptr());
+    let inexact = LLVMBuildFCmp(
+        b,
+        LLVMRealONE,
+        e,
+        LLVMConstNull(LLVMTypeOf(e)),
+        c"".as_ptr(),
+    );
     let even = LLVMBuildICmp(
         b,
         LLVMIntEQ,

@@ -27,7 +27,7 @@
 //! `H`. The phis of `X` move into `H` too.
 
 use compiler::llvm;
-use kernel_ir::cfg::{build_phi, incoming, phis, replace_phi, retarget_phi, Cfg};
+use kernel_ir::cfg::{build_phi, incoming, incoming_from, phis, replace_phi, retarget_phi, Cfg};
 use kernel_ir::loops::natural_loops;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -143,14 +143,10 @@ unsafe fn own_phi(
 ) -> Option<LLVMValueRef> {
     let latch_value = equal_where_leaving(l, from_latch);
     phis.iter().copied().find(|&q| {
-        let incoming = |bb| {
-            (0..LLVMCountIncoming(q))
-                .find(|&k| LLVMGetIncomingBlock(q, k) == bb)
-                .map(|k| LLVMGetIncomingValue(q, k))
-        };
+        let round = incoming_from(q, l.latch);
         LLVMTypeOf(q) == LLVMTypeOf(from_latch)
-            && incoming(l.entry) == Some(from_guard)
-            && (incoming(l.latch) == Some(from_latch) || incoming(l.latch) == latch_value)
+            && incoming_from(q, l.entry) == Some(from_guard)
+            && (round == Some(from_latch) || round == latch_value)
     })
 }
 
@@ -180,19 +176,17 @@ unsafe fn equal_where_leaving(l: &GuardedLoop, v: LLVMValueRef) -> Option<LLVMVa
 /// loop's other exits, that phi itself.
 unsafe fn leaves_with_its_phis(l: &GuardedLoop) -> bool {
     phis(l.exit).into_iter().all(|p| {
-        let all = incoming(p);
-        let from = |bb| all.iter().find(|&&(_, b)| b == bb).map(|&(v, _)| v);
-        let (Some(vg), Some(vt)) = (from(l.guard), from(l.latch)) else {
+        let (Some(vg), Some(vt)) = (incoming_from(p, l.guard), incoming_from(p, l.latch)) else {
             return false;
         };
         let Some(q) = own_phi(l, &phis(l.header), vg, vt) else {
             return false;
         };
-        all.iter()
-            .all(|&(v, bb)| bb == l.guard || bb == l.latch || v == q)
+        incoming(p)
+            .into_iter()
+            .all(|(v, bb)| bb == l.guard || bb == l.latch || v == q)
     })
 }
-
 
 unsafe fn test_at_top(l: GuardedLoop) {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(l.header)));
@@ -226,13 +220,7 @@ unsafe fn test_at_top(l: GuardedLoop) {
         if LLVMIsAPHINode(p).is_null() {
             break;
         }
-        let n = LLVMCountIncoming(p);
-        let from = |bb| {
-            (0..n)
-                .find(|&k| LLVMGetIncomingBlock(p, k) == bb)
-                .map(|k| LLVMGetIncomingValue(p, k))
-        };
-        let (Some(vg), Some(vt)) = (from(l.guard), from(l.latch)) else {
+        let (Some(vg), Some(vt)) = (incoming_from(p, l.guard), incoming_from(p, l.latch)) else {
             continue;
         };
         // A value the loop carries and leaves with (`sum`) is its phi
@@ -486,13 +474,7 @@ unsafe fn fold(h: LLVMBasicBlockRef, b: LLVMBasicBlockRef) {
         if LLVMIsAPHINode(phi).is_null() {
             break;
         }
-        let n = LLVMCountIncoming(phi);
-        let from = |bb| {
-            (0..n)
-                .find(|&k| LLVMGetIncomingBlock(phi, k) == bb)
-                .map(|k| LLVMGetIncomingValue(phi, k))
-        };
-        if let (Some(vh), Some(vb)) = (from(h), from(b)) {
+        if let (Some(vh), Some(vb)) = (incoming_from(phi, h), incoming_from(phi, b)) {
             let v = if vh == vb {
                 vh
             } else {
@@ -792,10 +774,7 @@ done:
         assert!(done.contains("%r = phi i32 [ %i, %test ]"), "{text}");
         assert!(!text.contains("select"), "{text}");
         let test = &text[text.find("\ntest:").expect(&text)..];
-        assert!(
-            test.contains("%i = phi i32 [ 0, %pre ], [ %i1, "),
-            "{text}"
-        );
+        assert!(test.contains("%i = phi i32 [ 0, %pre ], [ %i1, "), "{text}");
         assert_eq!(text.matches("phi i32").count(), 2, "{text}");
     }
 

@@ -312,15 +312,7 @@ pub unsafe fn run(
                 // A region copying its work-items' values into local
                 // memory stays loads and stores, not a call of `memcpy`:
                 // the next region's loads of them then become the values.
-                let (k, v) = ("no-builtin-memcpy", "");
-                let attr = LLVMCreateStringAttribute(
-                    ctx,
-                    k.as_ptr() as *const _,
-                    k.len() as u32,
-                    v.as_ptr() as *const _,
-                    0,
-                );
-                LLVMAddAttributeAtIndex(wg, llvm_sys::LLVMAttributeFunctionIndex, attr);
+                compiler::llvm::set_function_attribute(wg, "no-builtin-memcpy", "");
             }
             LLVMBuildBr(b, dispatch);
             LLVMPositionBuilderAtEnd(b, dispatch);
@@ -425,9 +417,8 @@ unsafe fn linear_chain(f: LLVMValueRef, count: u32, local_x: usize) -> Option<Ve
         }
         chain.push(next);
     }
-    let items = |id: u32| {
-        crate::barriers::x_bound(f, id).map_or(local_x, |c| (c as usize).min(local_x))
-    };
+    let items =
+        |id: u32| crate::barriers::x_bound(f, id).map_or(local_x, |c| (c as usize).min(local_x));
     let after_first: usize = chain[1..].iter().map(|&id| items(id)).sum();
     let second = chain.get(1).map_or(0, |&id| items(id));
     (after_first <= 2 * second).then_some(chain)
@@ -842,7 +833,11 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             "entry:\n  %lid = call i64 @__mux_get_local_id(i32 0)\n  store i32 0, ptr addrspace(1) %out\n",
         );
         for (k, c) in bounds.iter().enumerate() {
-            let next = if k == 3 { "done".to_string() } else { format!("b{k}") };
+            let next = if k == 3 {
+                "done".to_string()
+            } else {
+                format!("b{k}")
+            };
             body += &format!(
                 "  call void @__mux_work_group_barrier(i32 1)\n  %t{k} = icmp ult i64 %lid, {c}\n  br i1 %t{k}, label %w{k}, label %{next}\nw{k}:\n  store i32 {k}, ptr addrspace(1) %out\n  br label %{next}\n"
             );

@@ -111,10 +111,7 @@ impl Gen {
                     // The lanes that skipped the guarded block keep the
                     // value they had at the guard.
                     let (guard, block) = (g.guard, g.block);
-                    let skipped = (0..LLVMCountIncoming(i))
-                        .find(|&k| LLVMGetIncomingBlock(i, k) == guard)
-                        .map(|k| LLVMGetIncomingValue(i, k));
-                    if let Some(before) = skipped {
+                    if let Some(before) = kernel_ir::cfg::incoming_from(i, guard) {
                         let ran = self.spread(self.guard_masks[&block], elements(LLVMTypeOf(i)));
                         let before = self.vector_of(before);
                         v = LLVMBuildSelect(self.b, ran, v, before, c"guarded".as_ptr());
@@ -338,12 +335,8 @@ impl Gen {
         } = self.guards[g];
         let (other, other_exit) = (other.expect("an if/else"), other_exit.expect("an if/else"));
         let (guard_end, check) = self.else_checks[&exit];
-        let incoming = |bb| {
-            (0..LLVMCountIncoming(i))
-                .find(|&k| LLVMGetIncomingBlock(i, k) == bb)
-                .map(|k| LLVMGetIncomingValue(i, k))
-                .expect("the merge is reached from both arms")
-        };
+        let incoming =
+            |bb| kernel_ir::cfg::incoming_from(i, bb).expect("the merge is reached from both arms");
         let p = self.vector[&i];
         let ty = LLVMTypeOf(p);
         let then_end = self.ends[&exit];

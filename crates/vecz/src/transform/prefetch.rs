@@ -126,9 +126,13 @@ impl Gen {
             }
             _ => return None,
         };
+        // The operands first: a copy left outside any block, were one of
+        // them missing, would keep uses of the originals.
+        let ops = (0..operands)
+            .map(|k| self.available(LLVMGetOperand(v, k), depth - 1))
+            .collect::<Option<Vec<_>>>()?;
         let copy = LLVMInstructionClone(v);
-        for k in 0..operands {
-            let op = self.available(LLVMGetOperand(v, k), depth - 1)?;
+        for (k, op) in (0..).zip(ops) {
             LLVMSetOperand(copy, k, op);
         }
         LLVMInsertIntoBuilder(self.b, copy);
