@@ -1,12 +1,19 @@
 //! A persistent pool of one worker per core. An ND-range is handed out in
 //! chunks of work-groups through an atomic counter; the thread that asked
-//! for the run works too. Idle workers sleep on a condition variable.
+//! for the run works too. A worker that finishes a run watches for the
+//! next for a short while before it sleeps on a condition variable: waking
+//! a sleeping thread takes longer than a short ND-range runs.
 
 use mux::{Kernel, ScheduleInfo};
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long a worker watches for the next run before it sleeps: longer
+/// than the gap between back-to-back enqueues, far shorter than a tick.
+const WATCH: Duration = Duration::from_micros(200);
 
 /// One ND-range being run.
 struct Job {
@@ -95,6 +102,8 @@ struct State {
 
 struct Shared {
     state: Mutex<State>,
+    /// `State::generation`, readable without the lock by a watching worker.
+    posted: AtomicU64,
     wake: Condvar,
     /// One ND-range at a time: concurrent runs queue here.
     run_lock: Mutex<()>,
@@ -115,6 +124,7 @@ impl ThreadPool {
                 generation: 0,
                 shutdown: false,
             }),
+            posted: AtomicU64::new(0),
             wake: Condvar::new(),
             run_lock: Mutex::new(()),
         });
@@ -185,6 +195,7 @@ impl ThreadPool {
             let mut st = self.shared.state.lock().unwrap();
             st.job = Some(job.clone());
             st.generation += 1;
+            self.shared.posted.store(st.generation, Ordering::Release);
             drop(st);
             self.shared.wake.notify_all();
         }
@@ -202,6 +213,7 @@ impl ThreadPool {
 fn worker(shared: Arc<Shared>) {
     let mut seen = 0u64;
     loop {
+        watch(&shared, seen);
         let job = {
             let mut st = shared.state.lock().unwrap();
             while st.generation == seen && !st.shutdown {
@@ -219,9 +231,97 @@ fn worker(shared: Arc<Shared>) {
     }
 }
 
+/// Spins until a run after `seen` is posted or `WATCH` has passed.
+fn watch(shared: &Shared, seen: u64) {
+    let start = Instant::now();
+    while shared.posted.load(Ordering::Acquire) == seen {
+        for _ in 0..64 {
+            std::hint::spin_loop();
+        }
+        if start.elapsed() > WATCH {
+            return;
+        }
+    }
+}
+
 impl Drop for ThreadPool {
     fn drop(&mut self) {
         self.shared.state.lock().unwrap().shutdown = true;
         self.shared.wake.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::sync::atomic::AtomicU32;
+
+    /// Counts the runs of each group and notes the threads that ran them.
+    struct Counting {
+        runs: Vec<AtomicU32>,
+        threads: Mutex<HashSet<thread::ThreadId>>,
+    }
+
+    impl Kernel for Counting {
+        fn static_local_memory(&self) -> usize {
+            0
+        }
+        fn work_item_storage(&self) -> usize {
+            0
+        }
+        unsafe fn run_groups(
+            &self,
+            _: *const u8,
+            _: &ScheduleInfo,
+            _: *mut u8,
+            _: *mut u8,
+            first: u64,
+            last: u64,
+        ) {
+            for g in first..last {
+                self.runs[g as usize].fetch_add(1, Ordering::Relaxed);
+            }
+            // Long enough that a watching worker takes a chunk too.
+            thread::sleep(Duration::from_micros(50));
+            self.threads.lock().unwrap().insert(thread::current().id());
+        }
+    }
+
+    #[test]
+    fn every_group_runs_once_whether_the_worker_watches_or_sleeps() {
+        let pool = ThreadPool::new(1, None);
+        let groups = 64;
+        let kernel = Counting {
+            runs: (0..groups).map(|_| AtomicU32::new(0)).collect(),
+            threads: Mutex::new(HashSet::new()),
+        };
+        // Back to back (the worker still watching), then with gaps longer
+        // than the watch (asleep, woken by the condition variable).
+        let gaps = [Duration::ZERO, WATCH * 3];
+        let rounds = 20;
+        for gap in gaps {
+            for _ in 0..rounds {
+                unsafe {
+                    pool.run(
+                        &kernel,
+                        std::ptr::null(),
+                        ScheduleInfo::default(),
+                        groups,
+                        0,
+                    )
+                };
+                thread::sleep(gap);
+            }
+        }
+        let want = (rounds * gaps.len()) as u32;
+        for (g, runs) in kernel.runs.iter().enumerate() {
+            assert_eq!(runs.load(Ordering::Relaxed), want, "group {g}");
+        }
+        assert_eq!(
+            kernel.threads.lock().unwrap().len(),
+            2,
+            "the worker ran no chunk"
+        );
     }
 }
