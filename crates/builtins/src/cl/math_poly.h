@@ -113,11 +113,18 @@
 #define TAN_OF_QUADRANT(q, s, c)                                              \
   ((((q) & 1) != 0 ? -(c) : (s)) / (((q) & 1) != 0 ? (s) : (c)))
 
-// Estrin's scheme: the same polynomials as H7, H9 and H10 with the terms
+// Estrin's scheme: the same polynomials as H5, H7, H9 and H10 with the terms
 // paired (c0 + c1 x, c2 + c3 x, ...) and the pairs combined by x^2, x^4,
 // x^8: about half the chain of dependent FMAs of Horner's, for the
 // functions whose vector loops wait on that chain.
 #define E_PAIR(F, x, a, b) FMA((F)(b), x, (F)(a))
+#define E5(F, x, c0, c1, c2, c3, c4, c5)                                      \
+  ({                                                                          \
+    F ex_ = (x);                                                              \
+    F ex2_ = ex_ * ex_;                                                       \
+    FMA(E_PAIR(F, ex_, c4, c5), ex2_ * ex2_,                                  \
+        FMA(E_PAIR(F, ex_, c2, c3), ex2_, E_PAIR(F, ex_, c0, c1)));           \
+  })
 #define E7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
   ({                                                                          \
     F ex_ = (x);                                                              \
