@@ -1,9 +1,11 @@
 //! Runs each benchmark on every platform, alternating the platforms run by
 //! run so that drifting machine load falls on all of them alike. Times are
 //! host-clock spans around enqueue + clFinish, after a warm-up run that
-//! also absorbs compilation at first launch.
+//! also absorbs compilation at first launch. Each timed kernel run starts
+//! after a pause, so that no platform's worker threads, which may spin for
+//! a while after a run before they sleep, take cores from the next.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::kernels::{latency, Benchmark, Peak, Prepared, Unit};
 use crate::platforms::{mem, Launch, Target};
@@ -63,6 +65,9 @@ fn timing(value: f64, times_ms: Vec<f64>, build_ms: Option<f64>) -> Timing {
     }
 }
 
+/// Longer than any platform's workers watch for more work after a run.
+const SETTLE: Duration = Duration::from_millis(3);
+
 /// One kernel benchmark: prepare and warm up on each platform, then `reps`
 /// alternating timed runs, then check each platform's last result.
 pub fn kernel(b: &dyn Benchmark, targets: &[Target], reps: usize) -> Row {
@@ -72,6 +77,7 @@ pub fn kernel(b: &dyn Benchmark, targets: &[Target], reps: usize) -> Row {
     for _ in 0..reps {
         for (i, t) in targets.iter().enumerate() {
             if let Ok((p, _)) = &mut states[i] {
+                std::thread::sleep(SETTLE);
                 let start = Instant::now();
                 match p.enqueue(t).and_then(|_| t.finish()) {
                     Ok(()) => times[i].push(ms_since(start)),
