@@ -283,7 +283,7 @@ mod tests {
                 self.runs[g as usize].fetch_add(1, Ordering::Relaxed);
             }
             // Long enough that a watching worker takes a chunk too.
-            thread::sleep(Duration::from_micros(50));
+            thread::sleep(Duration::from_micros(200));
             self.threads.lock().unwrap().insert(thread::current().id());
         }
     }
