@@ -65,7 +65,8 @@ fn timing(value: f64, times_ms: Vec<f64>, build_ms: Option<f64>) -> Timing {
     }
 }
 
-/// Longer than any platform's workers watch for more work after a run.
+/// Longer than ferrocl's workers watch for more work after a run (200 µs);
+/// other runtimes' idle workers may spin a while too.
 const SETTLE: Duration = Duration::from_millis(3);
 
 /// One kernel benchmark: prepare and warm up on each platform, then `reps`

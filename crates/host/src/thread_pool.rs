@@ -96,13 +96,14 @@ impl Job {
 
 struct State {
     job: Option<Arc<Job>>,
-    generation: u64,
     shutdown: bool,
 }
 
 struct Shared {
     state: Mutex<State>,
-    /// `State::generation`, readable without the lock by a watching worker.
+    /// Runs posted so far: changed only under `state`'s lock, so that a
+    /// worker checking it there before it sleeps misses no wake-up, and
+    /// read without it by a watching worker.
     posted: AtomicU64,
     wake: Condvar,
     /// One ND-range at a time: concurrent runs queue here.
@@ -121,7 +122,6 @@ impl ThreadPool {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 job: None,
-                generation: 0,
                 shutdown: false,
             }),
             posted: AtomicU64::new(0),
@@ -194,8 +194,7 @@ impl ThreadPool {
         {
             let mut st = self.shared.state.lock().unwrap();
             st.job = Some(job.clone());
-            st.generation += 1;
-            self.shared.posted.store(st.generation, Ordering::Release);
+            self.shared.posted.fetch_add(1, Ordering::Release);
             drop(st);
             self.shared.wake.notify_all();
         }
@@ -216,13 +215,13 @@ fn worker(shared: Arc<Shared>) {
         watch(&shared, seen);
         let job = {
             let mut st = shared.state.lock().unwrap();
-            while st.generation == seen && !st.shutdown {
+            while shared.posted.load(Ordering::Acquire) == seen && !st.shutdown {
                 st = shared.wake.wait(st).unwrap();
             }
             if st.shutdown {
                 return;
             }
-            seen = st.generation;
+            seen = shared.posted.load(Ordering::Acquire);
             st.job.clone()
         };
         if let Some(job) = job {
