@@ -123,7 +123,7 @@
     F ex_ = (x);                                                              \
     F ex2_ = ex_ * ex_;                                                       \
     FMA(E_PAIR(F, ex_, c4, c5), ex2_ * ex2_,                                  \
-        FMA(E_PAIR(F, ex_, c2, c3), ex2_, E_PAIR(F, ex_, c0, c1)));           \
+        E_LOW4(F, ex_, ex2_, c0, c1, c2, c3));                                \
   })
 #define E7(F, x, c0, c1, c2, c3, c4, c5, c6, c7)                              \
   ({                                                                          \
@@ -131,10 +131,12 @@
     F ex2_ = ex_ * ex_;                                                       \
     E_LOW8(F, ex_, ex2_, ex2_ * ex2_, c0, c1, c2, c3, c4, c5, c6, c7);        \
   })
+// c0 + ... + c3 x^3 from x and x^2.
+#define E_LOW4(F, x, x2, c0, c1, c2, c3)                                      \
+  FMA(E_PAIR(F, x, c2, c3), x2, E_PAIR(F, x, c0, c1))
 // c0 + ... + c7 x^7 from x, x^2 and x^4.
 #define E_LOW8(F, x, x2, x4, c0, c1, c2, c3, c4, c5, c6, c7)                  \
-  FMA(FMA(E_PAIR(F, x, c6, c7), x2, E_PAIR(F, x, c4, c5)), x4,                \
-      FMA(E_PAIR(F, x, c2, c3), x2, E_PAIR(F, x, c0, c1)))
+  FMA(E_LOW4(F, x, x2, c4, c5, c6, c7), x4, E_LOW4(F, x, x2, c0, c1, c2, c3))
 #define E9(F, x, c0, c1, c2, c3, c4, c5, c6, c7, c8, c9)                      \
   ({                                                                          \
     F ex_ = (x);                                                              \
