@@ -536,3 +536,43 @@ fn sin_and_cos_of_one_value_share_their_reduction() {
         }
     }
 }
+
+#[test]
+fn a_float8_kernel_calling_sin_runs_two_work_items_as_one_float16_call() {
+    dump_dir();
+    let src = "__kernel void sin8x2(__global const float8* a, __global float8* o) {\n\
+               size_t i = get_global_id(0); o[i] = sin(a[i]) + cos(a[i]) * 0.5f;\n}\n";
+    let e = Env::new();
+    // Work-groups of 7: three pairs through the vector form, one work-item
+    // through the scalar one. Some lanes huge, for the rare path.
+    const N: usize = 7 * 9;
+    let a: Vec<f32> = (0..N * 8)
+        .map(|i| i as f32 * 0.61 - 150.0)
+        .map(|x| {
+            if i64::from(x as i32) % 5 == 0 {
+                x * 1e6
+            } else {
+                x
+            }
+        })
+        .collect();
+    let (_p, k) = e.kernel(src, "sin8x2");
+    let bufs = [e.buffer_from(&a), e.buffer(N * 32)];
+    e.run_with(&k, &bufs, &[N], Some(&[7]));
+    let o = e.read::<f32>(&bufs[1], 0, N * 8);
+    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
+        let x = x as f64;
+        let want = x.sin() + x.cos() * 0.5;
+        assert!(
+            (y as f64 - want).abs() < 2e-6,
+            "sin8x2 lane {i}: {y} for {want}"
+        );
+    }
+    let ir = optimized_ir("sin8x2");
+    // The two work-items' sine as one 16-lane reduction, beside the
+    // scalar form's 8-lane one.
+    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
+    assert!(rint("v16f32"), "no 16-lane sine:\n{ir}");
+    assert!(rint("v8f32"), "no scalar form:\n{ir}");
+    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+}

@@ -131,8 +131,12 @@ pub mod vector_calls {
 
     /// Which of [`NAMES`], of which type, a program that calls `mangled` (a
     /// function of the library) calls, directly or through the library.
+    /// A call of one of its vector forms needs the others too: the
+    /// vectorizer widens a work-item's `float8` call into a `float16` one.
     pub fn needed_by(mangled: &str) -> impl Iterator<Item = (&'static str, char)> + '_ {
-        let direct = all().filter(move |&(n, ty)| mangled == scalar(n, ty));
+        let direct = all().filter(move |&(n, ty)| {
+            mangled == scalar(n, ty) || WIDTHS.iter().any(|&w| mangled == vector(n, w, ty))
+        });
         let through = TYPES.iter().flat_map(move |&ty| {
             CALLED_BY
                 .iter()
@@ -172,6 +176,10 @@ pub mod vector_calls {
             // float tgamma is computed in double, through double exp.
             assert_eq!(needed("_Z6tgammaf"), [("exp", 'd')]);
             assert!(needed("_Z4sqrtd").is_empty());
+            // A vector form: the others, for wider work.
+            assert_eq!(needed("_Z3sinDv8_f"), [("sin", 'f')]);
+            assert_eq!(needed("_Z3cosDv4_d"), [("cos", 'd')]);
+            assert!(needed("_Z3sinDv2_f").is_empty());
         }
     }
 }

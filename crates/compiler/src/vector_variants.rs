@@ -19,6 +19,11 @@ use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
 /// The attribute LLVM reads the variants from.
 pub const ATTRIBUTE: &str = "vector-function-abi-variant";
 
+/// The attribute of a value form naming its forms over several work-items
+/// (`_ZGV_LLVM_N2v_<form>(<form twice as wide>)`), for `vecz`: LLVM's loop
+/// vectorizer, which widens scalars only, must not read them.
+pub const WIDER: &str = "ferrocl-wider-forms";
+
 const USED: &str = "llvm.compiler.used";
 
 /// The name of the variant of `scalar` (a mangled name) at `width`: the
@@ -78,7 +83,11 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
 
 /// Defines the variants of each of those builtins that `m` defines, names
 /// them in the scalar function's attribute, and keeps them in
-/// `llvm.compiler.used`.
+/// `llvm.compiler.used`. The variant of width `w` is also the library's
+/// `w`-wide form with its vector passed in a register (its value form):
+/// the program's calls of the library's forms become calls of these, and
+/// each names the wider ones in [`WIDER`], for `vecz` to widen a call of a
+/// work-item's `float8` into one of `float16` across two work-items.
 ///
 /// # Safety
 /// `m` must be a live module, linked with the library.
@@ -87,19 +96,22 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
     let builder = LLVMCreateBuilderInContext(ctx);
     let mut used = Vec::new();
     let mut result = Ok(());
+    let defined = |name: &str| function(m, name).filter(|&f| LLVMIsDeclaration(f) == 0);
     'names: for (name, ty) in vector_calls::all() {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);
-        let Some(scalar_fn) = function(m, &scalar) else {
-            continue;
-        };
-        if LLVMIsDeclaration(scalar_fn) != 0 {
+        let scalar_fn = defined(&scalar);
+        let called_as_vector = WIDTHS
+            .iter()
+            .any(|&w| defined(&vector_calls::vector(name, w, ty)).is_some());
+        if scalar_fn.is_none() && !called_as_vector {
             continue;
         }
         let mut mappings = Vec::new();
+        let mut forms = Vec::new();
         for &w in WIDTHS {
             let vname = vector_calls::vector(name, w, ty);
-            let Some(lib) = function(m, &vname).filter(|&f| LLVMIsDeclaration(f) == 0) else {
+            let Some(lib) = defined(&vname) else {
                 result = Err(format!("the library lacks {vname}"));
                 break 'names;
             };
@@ -115,23 +127,27 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
             // form branches on every lane (its rare path): frozen, they
             // are some value, and the branch is defined.
             let x = LLVMBuildFreeze(builder, LLVMGetParam(f, 0), c"lanes".as_ptr());
-            let lib_ty = LLVMGlobalGetValueType(lib);
-            // The argument as the library's form takes it: the vector
-            // itself, or (wider than 16 bytes) a copy in memory.
-            let mut arg = x;
-            if LLVMTypeOf(LLVMGetParam(lib, 0)) != vec {
-                let slot = LLVMBuildAlloca(builder, vec, c"".as_ptr());
-                LLVMSetAlignment(slot, 64);
-                LLVMBuildStore(builder, x, slot);
-                arg = slot;
-            }
-            let mut args = [arg];
-            let call = LLVMBuildCall2(builder, lib_ty, lib, args.as_mut_ptr(), 1, c"".as_ptr());
+            let call = call_library_form(builder, lib, x);
             LLVMBuildRet(builder, call);
             mappings.push(format!("_ZGV_LLVM_N{w}v_{scalar}({variant})"));
             used.push(f);
+            forms.push((w, lib, f, variant));
         }
-        crate::llvm::set_function_attribute(scalar_fn, ATTRIBUTE, &mappings.join(","));
+        if let Some(scalar_fn) = scalar_fn {
+            crate::llvm::set_function_attribute(scalar_fn, ATTRIBUTE, &mappings.join(","));
+        }
+        for &(w, lib, f, ref variant) in &forms {
+            let wider: Vec<String> = forms
+                .iter()
+                .filter(|(v, ..)| v % w == 0 && v / w >= 2)
+                .map(|(v, _, _, wide)| format!("_ZGV_LLVM_N{}v_{variant}({wide})", v / w))
+                .collect();
+            if !wider.is_empty() {
+                crate::llvm::set_function_attribute(f, WIDER, &wider.join(","));
+            }
+            let value_forms: Vec<LLVMValueRef> = forms.iter().map(|&(_, _, f, _)| f).collect();
+            to_value_form_calls(builder, lib, f, &value_forms);
+        }
     }
     LLVMDisposeBuilder(builder);
     result?;
@@ -143,18 +159,118 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
     Ok(())
 }
 
+/// A call of the library's form `lib` on vector `x`, as the library's
+/// form takes it: the vector itself, or (wider than 16 bytes) a copy in
+/// memory. The builder is in an entry block.
+unsafe fn call_library_form(
+    builder: LLVMBuilderRef,
+    lib: LLVMValueRef,
+    x: LLVMValueRef,
+) -> LLVMValueRef {
+    let vec = LLVMTypeOf(x);
+    let mut arg = x;
+    if LLVMTypeOf(LLVMGetParam(lib, 0)) != vec {
+        let slot = LLVMBuildAlloca(builder, vec, c"".as_ptr());
+        LLVMSetAlignment(slot, 64);
+        LLVMBuildStore(builder, x, slot);
+        arg = slot;
+    }
+    let mut args = [arg];
+    let lib_ty = LLVMGlobalGetValueType(lib);
+    LLVMBuildCall2(builder, lib_ty, lib, args.as_mut_ptr(), 1, c"".as_ptr())
+}
+
+/// Every call of the library's form `lib` outside the value forms becomes
+/// a call of its value form `f`: a vector in a register, which `vecz`
+/// widens and which inlining and SROA make the library's body on values.
+unsafe fn to_value_form_calls(
+    builder: LLVMBuilderRef,
+    lib: LLVMValueRef,
+    f: LLVMValueRef,
+    value_forms: &[LLVMValueRef],
+) {
+    let ty = LLVMGlobalGetValueType(f);
+    let vec = LLVMTypeOf(LLVMGetParam(f, 0));
+    let mut calls = Vec::new();
+    let mut u = LLVMGetFirstUse(lib);
+    while !u.is_null() {
+        let call = LLVMGetUser(u);
+        u = LLVMGetNextUse(u);
+        if LLVMIsACallInst(call).is_null()
+            || LLVMGetCalledValue(call) != lib
+            || value_forms.contains(&LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)))
+        {
+            continue;
+        }
+        calls.push(call);
+    }
+    for call in calls {
+        LLVMPositionBuilderBefore(builder, call);
+        let arg = LLVMGetOperand(call, 0);
+        let x = if LLVMTypeOf(arg) == vec {
+            arg
+        } else {
+            let x = LLVMBuildLoad2(builder, vec, arg, c"".as_ptr());
+            // The caller's copy, as Clang makes it, is an aligned slot.
+            let align = if LLVMIsAAllocaInst(arg).is_null() {
+                1
+            } else {
+                LLVMGetAlignment(arg)
+            };
+            LLVMSetAlignment(x, align);
+            x
+        };
+        let mut args = [x];
+        let c = LLVMBuildCall2(builder, ty, f, args.as_mut_ptr(), 1, c"".as_ptr());
+        LLVMReplaceAllUsesWith(call, c);
+        LLVMInstructionEraseFromParent(call);
+    }
+}
+
 /// Whether `f` is a builtin the vectorizer is to see as a call.
 ///
 /// # Safety
 /// `f` must be a live function.
 pub unsafe fn stays_a_call(f: LLVMValueRef) -> bool {
+    string_attribute(f, ATTRIBUTE).is_some()
+}
+
+/// Whether `f` is a value form with wider forms, which stays a call until
+/// `vecz` has made a kernel's vector form.
+///
+/// # Safety
+/// `f` must be a live function.
+pub unsafe fn widens(f: LLVMValueRef) -> bool {
+    string_attribute(f, WIDER).is_some()
+}
+
+/// The function that computes a call of `f` for `width` work-items at
+/// once: a scalar's variant, or a value form's wider form, if `m` has one.
+///
+/// # Safety
+/// `m` must be a live module holding function `f`.
+pub unsafe fn variant_at(m: LLVMModuleRef, f: LLVMValueRef, width: u32) -> Option<LLVMValueRef> {
+    let text = string_attribute(f, ATTRIBUTE).or_else(|| string_attribute(f, WIDER))?;
+    let prefix = format!("_ZGV_LLVM_N{width}v_");
+    let mapping = text.split(',').find(|m| m.starts_with(&prefix))?;
+    let name = mapping.split_once('(')?.1.strip_suffix(')')?;
+    function(m, name)
+}
+
+unsafe fn string_attribute(f: LLVMValueRef, key: &str) -> Option<String> {
     let a = LLVMGetStringAttributeAtIndex(
         f,
         LLVMAttributeFunctionIndex,
-        ATTRIBUTE.as_ptr() as *const _,
-        ATTRIBUTE.len() as u32,
+        key.as_ptr() as *const _,
+        key.len() as u32,
     );
-    !a.is_null()
+    if a.is_null() {
+        return None;
+    }
+    let mut len = 0;
+    let p = LLVMGetStringAttributeValue(a, &mut len);
+    let bytes = std::slice::from_raw_parts(p as *const u8, len as usize);
+    Some(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// Takes the variants out of `llvm.compiler.used`: those no loop calls go

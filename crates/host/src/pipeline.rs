@@ -120,7 +120,7 @@ pub unsafe fn build_work_group_function(
     let globals = program_globals::offsets(m);
     // Barriers in called functions become barriers in the kernel; the
     // sub-group functions stay calls until the vector form is made.
-    inline_all::run_keeping_sub_group_calls(m, k)?;
+    inline_all::run_before_vector_form(m, k)?;
     let sub_group_functions: Vec<LLVMValueRef> = compiler::llvm::instructions(k)
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
@@ -296,7 +296,10 @@ unsafe fn vector_form(
     let local_x = local_size[0];
     // LLVM's loop vectorizer takes the work-item loop of other kernels;
     // not one that calls printf, even where no work-item reaches it.
-    let worth = |k| has_loop(k) || streaming || printing;
+    // Nor one whose work-items call a math builtin's vector form: that
+    // call for two work-items is one of a form twice as wide.
+    let widened = wider_form_lanes(k);
+    let worth = |k| has_loop(k) || streaming || printing || widened.is_some();
     if !options.vectorize || !worth(k) {
         return None;
     }
@@ -328,8 +331,11 @@ unsafe fn vector_form(
     }
     // Math calls have vector variants one register wide; wider, they
     // would run once per lane.
+    // A vector form's call runs two vectors interleaved.
     let interleave = if calls_vector_variant(k) {
         1
+    } else if widened.is_some() {
+        2
     } else {
         INTERLEAVE
     };
@@ -337,7 +343,9 @@ unsafe fn vector_form(
     // fill `interleave` registers.
     let (element, elements) = widest_value(m, k);
     let widest = |interleave: usize| {
-        let most = (vector_bytes * interleave / (element * elements)).min(local_x);
+        let most = (vector_bytes * interleave / (element * elements))
+            .min(local_x)
+            .min(widened.unwrap_or(usize::MAX));
         (most >= 2).then(|| 1 << most.ilog2())
     };
     // What the kernel's loops carry from one iteration to the next stays
@@ -577,6 +585,24 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
         .any(|f| compiler::vector_variants::stays_a_call(f))
+}
+
+/// The most work-items whose calls of a math builtin's vector form one
+/// wider form computes, for every such call of `k` (`None`: it has none).
+unsafe fn wider_form_lanes(k: LLVMValueRef) -> Option<usize> {
+    let m = llvm_sys::core::LLVMGetGlobalParent(k);
+    compiler::llvm::instructions(k)
+        .into_iter()
+        .filter_map(|i| compiler::llvm::called_function(i))
+        .filter(|&f| compiler::vector_variants::widens(f))
+        .map(|f| {
+            (1..=4)
+                .map(|s| 1usize << s)
+                .filter(|&w| compiler::vector_variants::variant_at(m, f, w as u32).is_some())
+                .max()
+                .unwrap_or(1)
+        })
+        .min()
 }
 
 unsafe fn has_private_memory(k: LLVMValueRef) -> bool {

@@ -4,7 +4,7 @@
 //! barriers (its `sub_group.h`), which is what the scalar kernel runs; a
 //! vector form whose lanes are one sub-group does the same in a few vector
 //! instructions (`vecz`), so these calls stay calls until the vector form
-//! is made (`passes::inline_all::run_keeping_sub_group_calls`).
+//! is made (`passes::inline_all::run_before_vector_form`).
 
 use crate::builtin_kinds::{demangle, is_barrier, Barrier};
 use compiler::llvm;

@@ -47,26 +47,28 @@ pub unsafe fn run_leaving(
 
 /// [`run`], but the library's sub-group functions that meet at a sub-group
 /// barrier stay calls too ([`crate::sub_group_calls`]): a vector form
-/// computes them across its lanes; a later [`run`] inlines them into the
-/// scalar kernel.
+/// computes them across its lanes; and so do the math builtins' vector
+/// forms with wider forms ([`vector_variants::widens`]), which a vector
+/// form calls for all its lanes at once. A later [`run`] inlines them into
+/// the scalar kernel.
 ///
 /// # Safety
 /// `m` must be a live module containing `wg`.
-pub unsafe fn run_keeping_sub_group_calls(
-    m: LLVMModuleRef,
-    wg: LLVMValueRef,
-) -> Result<(), String> {
+pub unsafe fn run_before_vector_form(m: LLVMModuleRef, wg: LLVMValueRef) -> Result<(), String> {
     inline(m, wg, true, &[])
 }
 
 unsafe fn inline(
     m: LLVMModuleRef,
     wg: LLVMValueRef,
-    keep_sub_groups: bool,
+    before_vector_form: bool,
     others: &[LLVMValueRef],
 ) -> Result<(), String> {
-    let stays_a_call =
-        |f| stays_a_call(f) || (keep_sub_groups && kernel_ir::sub_group_calls::meets_sub_group(f));
+    let stays_a_call = |f| {
+        stays_a_call(f)
+            || (before_vector_form
+                && (kernel_ir::sub_group_calls::meets_sub_group(f) || vector_variants::widens(f)))
+    };
     let ctx = LLVMGetModuleContext(m);
     let always = LLVMCreateEnumAttribute(ctx, attr_kind("alwaysinline"), 0);
     let never = LLVMCreateEnumAttribute(ctx, attr_kind("noinline"), 0);
@@ -169,6 +171,33 @@ define void @wg(ptr %p, float %x) {
         assert!(text.contains("call float @sin("), "{text}");
         assert!(text.contains("call float @rare("), "{text}");
         assert!(text.contains("define internal <4 x float> @sin4"), "{text}");
+    }
+
+    #[test]
+    fn a_math_vector_form_with_wider_forms_stays_a_call_until_the_vector_form_is_made() {
+        let text = r#"
+define internal <8 x float> @sin8(<8 x float> %x) "ferrocl-wider-forms"="_ZGV_LLVM_N2v_sin8(sin16)" {
+  %y = fmul <8 x float> %x, splat (float 2.0)
+  ret <8 x float> %y
+}
+define internal <16 x float> @sin16(<16 x float> %x) {
+  ret <16 x float> %x
+}
+@llvm.compiler.used = appending global [1 x ptr] [ptr @sin16], section "llvm.metadata"
+define void @wg(ptr %p, <8 x float> %x) {
+  %a = call <8 x float> @sin8(<8 x float> %x)
+  store <8 x float> %a, ptr %p
+  ret void
+}
+"#;
+        let ir = Ir::parse(text);
+        unsafe { run_before_vector_form(ir.m, ir.function("wg")).unwrap() };
+        let kept = ir.text();
+        assert!(kept.contains("call <8 x float> @sin8("), "{kept}");
+        unsafe { run(ir.m, ir.function("wg")).unwrap() };
+        let inlined = ir.text();
+        assert!(!inlined.contains("call"), "{inlined}");
+        assert!(inlined.contains("fmul <8 x float>"), "{inlined}");
     }
 
     #[test]

@@ -224,7 +224,7 @@ unsafe fn run_with(
         apart_inside_loops(&cfg, &loops, &divergent, &guards)?;
     }
     for &i in &insts {
-        check(i, &shapes, &divergent, &guards, &in_loops)?;
+        check(i, width, &shapes, &divergent, &guards, &in_loops)?;
     }
     for &i in &insts {
         if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMRet

@@ -1163,3 +1163,45 @@ out:
     let ir = Ir::parse(&escape(false));
     assert!(unsafe { run(ir.m, ir.function("k"), 4, Forms::Paying) }.is_ok());
 }
+
+/// `out[lid] = sin8(in[lid])`, a work-item's `float8` through a value form
+/// whose two-work-item form is `@sin16`.
+fn float8_sin() -> String {
+    format!(
+        "{HEAD}
+define internal <8 x float> @sin8(<8 x float> %x) #0 {{
+  ret <8 x float> %x
+}}
+define internal <16 x float> @sin16(<16 x float> %x) {{
+  ret <16 x float> %x
+}}
+define void @k(ptr %in, ptr %out) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pi = getelementptr <8 x float>, ptr %in, i64 %lid
+  %x = load <8 x float>, ptr %pi, align 32
+  %y = call <8 x float> @sin8(<8 x float> %x)
+  %po = getelementptr <8 x float>, ptr %out, i64 %lid
+  store <8 x float> %y, ptr %po, align 32
+  ret void
+}}
+attributes #0 = {{ \"ferrocl-wider-forms\"=\"_ZGV_LLVM_N2v_sin8(sin16)\" }}"
+    )
+}
+
+#[test]
+fn two_work_items_vector_math_call_is_one_call_of_the_form_twice_as_wide() {
+    let v = vector_text(&float8_sin(), 2);
+    // One call for both lanes' eight elements, lane 0's first.
+    assert!(v.contains("call <16 x float> @sin16(<16 x float>"), "{v}");
+    assert!(!v.contains("@sin8"), "{v}");
+    assert!(v.contains("load <16 x float>"), "{v}");
+    assert!(v.contains("store <16 x float>"), "{v}");
+}
+
+#[test]
+fn a_vector_math_call_without_a_form_that_wide_is_declined() {
+    let ir = Ir::parse(&float8_sin());
+    let err = vectorize(&ir, 4).unwrap_err();
+    assert!(err.contains("no form 4 times as wide"), "{err}");
+}

@@ -15,9 +15,11 @@ use llvm_sys::prelude::*;
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 use std::collections::{HashMap, HashSet};
 
-/// Why `i` keeps the kernel from being vectorized, if it does.
+/// Why `i` keeps the kernel from being vectorized at `width` work-items,
+/// if it does.
 pub(crate) unsafe fn check(
     i: LLVMValueRef,
+    width: u32,
     shapes: &HashMap<LLVMValueRef, Shape>,
     divergent: &[DivergentLoop],
     guards: &[Guard],
@@ -162,6 +164,17 @@ pub(crate) unsafe fn check(
                     if shape_of(LLVMGetOperand(i, k), shapes) != Shape::Uniform {
                         return Err(format!("a varying flag of {intr}"));
                     }
+                }
+                return Ok(());
+            }
+            // A math builtin's vector form is called in its form as wide
+            // as all lanes' vectors together, where there is one.
+            if vector_variants::widens(f) {
+                let m = LLVMGetGlobalParent(f);
+                if shape != Shape::Uniform && vector_variants::variant_at(m, f, width).is_none() {
+                    return Err(format!(
+                        "a call of {name} with no form {width} times as wide"
+                    ));
                 }
                 return Ok(());
             }

@@ -14,7 +14,7 @@ use kernel_ir::builtin_kinds::{callee_name, is_local_id};
 use kernel_ir::sub_group_calls;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAttributeFunctionIndex, LLVMOpcode};
+use llvm_sys::LLVMOpcode;
 
 impl Gen {
     pub(super) unsafe fn instruction(&mut self, i: LLVMValueRef) -> Result<(), String> {
@@ -253,7 +253,7 @@ impl Gen {
         let mut args: Vec<LLVMValueRef> = (0..nargs)
             .map(|k| self.vector_of(LLVMGetOperand(i, k)))
             .collect();
-        if let Some(variant) = self.variant(f) {
+        if let Some(variant) = vector_variants::variant_at(self.m, f, self.width) {
             let fty = LLVMGlobalGetValueType(variant);
             let c = LLVMBuildCall2(self.b, fty, variant, args.as_mut_ptr(), nargs, c"".as_ptr());
             copy_fast_math(i, c);
@@ -274,31 +274,6 @@ impl Gen {
             out = LLVMBuildInsertElement(self.b, out, c, l, c"".as_ptr());
         }
         Ok(out)
-    }
-
-    /// The vector variant of math builtin `f` at this width, if the
-    /// module has one.
-    pub(super) unsafe fn variant(&self, f: LLVMValueRef) -> Option<LLVMValueRef> {
-        let key = vector_variants::ATTRIBUTE;
-        let a = LLVMGetStringAttributeAtIndex(
-            f,
-            LLVMAttributeFunctionIndex,
-            key.as_ptr() as *const _,
-            key.len() as u32,
-        );
-        if a.is_null() {
-            return None;
-        }
-        let mut len = 0;
-        let p = LLVMGetStringAttributeValue(a, &mut len);
-        let text =
-            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize))
-                .into_owned();
-        let prefix = format!("_ZGV_LLVM_N{}v_", self.width);
-        let mapping = text.split(',').find(|m| m.starts_with(&prefix))?;
-        let name = mapping.split_once('(')?.1.strip_suffix(')')?;
-        let v = LLVMGetNamedFunction(self.m, cstr(name).as_ptr());
-        (!v.is_null()).then_some(v)
     }
 }
 
