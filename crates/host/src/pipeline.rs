@@ -296,10 +296,12 @@ unsafe fn vector_form(
     let local_x = local_size[0];
     // LLVM's loop vectorizer takes the work-item loop of other kernels;
     // not one that calls printf, even where no work-item reaches it.
-    // Nor one whose work-items call a math builtin's vector form: that
-    // call for two work-items is one of a form twice as wide.
-    let widened = wider_form_lanes(k);
-    let worth = |k| has_loop(k) || streaming || printing || widened.is_some();
+    // Nor one whose work-items call math builtins that stay calls: the
+    // vector form calls their vector variants (a `float8` call for two
+    // work-items one of a form twice as wide), inlined before the
+    // optimizer runs, where the loop vectorizer's calls are inlined after.
+    let math_lanes = math_call_lanes(k);
+    let worth = |k| has_loop(k) || streaming || printing || math_lanes.is_some();
     if !options.vectorize || !worth(k) {
         return None;
     }
@@ -329,23 +331,16 @@ unsafe fn vector_form(
             return None;
         }
     }
-    // Math calls have vector variants one register wide; wider, they
-    // would run once per lane.
-    // A vector form's call runs two vectors interleaved.
-    let interleave = if calls_vector_variant(k) {
-        1
-    } else if widened.is_some() {
-        2
-    } else {
-        INTERLEAVE
-    };
+    // Math calls' variants run two vectors interleaved; wider than their
+    // widest variant, they would run once per lane.
+    let interleave = if math_lanes.is_some() { 2 } else { INTERLEAVE };
     // A work-item's widest value (a `float8` is 32 bytes) sets how many
     // fill `interleave` registers.
     let (element, elements) = widest_value(m, k);
     let widest = |interleave: usize| {
         let most = (vector_bytes * interleave / (element * elements))
             .min(local_x)
-            .min(widened.unwrap_or(usize::MAX));
+            .min(math_lanes.unwrap_or(usize::MAX));
         (most >= 2).then(|| 1 << most.ilog2())
     };
     // What the kernel's loops carry from one iteration to the next stays
@@ -486,7 +481,9 @@ unsafe fn region_vector_width(
         INTERLEAVE
     };
     let (element, elements) = widest_value(m, k);
-    let most = (vector_bytes * interleave / (element * elements)).min(local_size[0]);
+    let most = (vector_bytes * interleave / (element * elements))
+        .min(local_size[0])
+        .min(math_call_lanes(k).unwrap_or(usize::MAX));
     if most < 2 {
         return None;
     }
@@ -587,14 +584,16 @@ unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
         .any(|f| compiler::vector_variants::stays_a_call(f))
 }
 
-/// The most work-items whose calls of a math builtin's vector form one
-/// wider form computes, for every such call of `k` (`None`: it has none).
-unsafe fn wider_form_lanes(k: LLVMValueRef) -> Option<usize> {
+/// The most work-items whose calls of a math builtin one of its vector
+/// variants (a scalar's, or a vector form's wider form) computes, for every
+/// such call of `k` (`None`: it has none).
+unsafe fn math_call_lanes(k: LLVMValueRef) -> Option<usize> {
+    use compiler::vector_variants::{stays_a_call, widens};
     let m = llvm_sys::core::LLVMGetGlobalParent(k);
     compiler::llvm::instructions(k)
         .into_iter()
         .filter_map(|i| compiler::llvm::called_function(i))
-        .filter(|&f| compiler::vector_variants::widens(f))
+        .filter(|&f| stays_a_call(f) || widens(f))
         .map(|f| {
             (1..=4)
                 .map(|s| 1usize << s)
@@ -793,6 +792,39 @@ done:
             assert_eq!(loop_carried_bytes(ir.m, ir.function("escape")), 12);
             // The counted loop is left by all lanes at once: its phis only.
             assert_eq!(loop_carried_bytes(ir.m, ir.function("counted")), 8);
+        }
+    }
+
+    #[test]
+    fn math_calls_cover_the_lanes_of_their_narrowest_widest_variant() {
+        let ir = Ir::parse(
+            r#"
+declare <4 x float> @sin4(<4 x float>)
+declare <8 x float> @sin8(<8 x float>)
+declare <16 x float> @sin16(<16 x float>)
+declare float @sin(float) "vector-function-abi-variant"="_ZGV_LLVM_N4v_sin(sin4),_ZGV_LLVM_N8v_sin(sin8),_ZGV_LLVM_N16v_sin(sin16)"
+declare <8 x float> @sinv8(<8 x float>) "ferrocl-wider-forms"="_ZGV_LLVM_N2v_sinv8(sin16)"
+declare float @fabsf(float)
+define void @scalar(float %x) {
+  %s = call float @sin(float %x)
+  ret void
+}
+define void @both(float %x, <8 x float> %v) {
+  %s = call float @sin(float %x)
+  %t = call <8 x float> @sinv8(<8 x float> %v)
+  ret void
+}
+define void @none(float %x) {
+  %a = call float @fabsf(float %x)
+  ret void
+}
+"#,
+        );
+        unsafe {
+            assert_eq!(math_call_lanes(ir.function("scalar")), Some(16));
+            // A float8 call has a form for two work-items only.
+            assert_eq!(math_call_lanes(ir.function("both")), Some(2));
+            assert_eq!(math_call_lanes(ir.function("none")), None);
         }
     }
 }
