@@ -120,7 +120,10 @@
 
 // Float to integer: round to an integer in `mode` (the conversion itself
 // truncates, which is _rtz). Saturation: NaN gives 0, values beyond the range
-// its ends; in range values are first clamped to just below HI so the
+// its ends. Where every value of the type is exact in S (char and short
+// from float or double), the clamp to [LO, MAX] is the whole of it: max
+// with a number gives that number for NaN, so only a signed type needs
+// NaN's 0 chosen. Otherwise in range values are first clamped to just below HI so the
 // conversion is defined, then the out-of-range lanes are replaced.
 #define CVT_IF(N, D, S)                                                       \
   static D##N OVERLOAD cvt_##D##N(S##N x, int mode, int sat) {                \
@@ -130,6 +133,15 @@
                            : x;                                               \
     if (!sat)                                                                 \
       return CONV(N, D##N, r);                                                \
+    if (HI_##D <= 0x1p16 && sizeof(S) >= 4) {                                 \
+      D##N c = CONV(N, D##N,                                                  \
+                    __builtin_elementwise_min(                                \
+                        __builtin_elementwise_max(r, (S##N)(S)LO_##D),        \
+                        (S##N)(S)MAX_##D));                                   \
+      if (LO_##D == 0.0)                                                      \
+        return c;                                                             \
+      return MASK(N, CAT(SI_, D), r != r) ? (D##N)0 : c;                      \
+    }                                                                         \
     const S hi = (S)HI_##D;                                                   \
     const S below_hi = hi - hi * EPS_##S;                \
     S##N rc = __builtin_elementwise_min(                                      \
