@@ -576,3 +576,45 @@ fn a_float8_kernel_calling_sin_runs_two_work_items_as_one_float16_call() {
     assert!(rint("v8f32"), "no scalar form:\n{ir}");
     assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
 }
+
+#[test]
+fn a_double2_kernel_calling_sin_runs_four_work_items_as_one_double8_call() {
+    dump_dir();
+    if !has_fp64() {
+        return;
+    }
+    let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
+               __kernel void sin2x4(__global const double2* a, __global double2* o) {\n\
+               size_t i = get_global_id(0); o[i] = sin(a[i]);\n}\n";
+    let e = Env::new();
+    // Work-groups of 6: one run of four work-items, two through the
+    // scalar form. Some lanes huge, for the rare path.
+    const N: usize = 6 * 11;
+    let a: Vec<f64> = (0..N * 2)
+        .map(|i| i as f64 * 0.61 - 40.0)
+        .map(|x| {
+            if i64::from(x as i32) % 5 == 0 {
+                x * 1e12
+            } else {
+                x
+            }
+        })
+        .collect();
+    let (_p, k) = e.kernel(src, "sin2x4");
+    let bufs = [e.buffer_from(&a), e.buffer(N * 16)];
+    e.run_with(&k, &bufs, &[N], Some(&[6]));
+    let o = e.read::<f64>(&bufs[1], 0, N * 2);
+    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
+        assert!(
+            (y - x.sin()).abs() < 1e-15,
+            "sin2x4 lane {i}: {y} for {}",
+            x.sin()
+        );
+    }
+    let ir = optimized_ir("sin2x4");
+    // Four work-items' sine on eight lanes, beside the scalar form's two.
+    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
+    assert!(rint("v8f64"), "no 8-lane sine:\n{ir}");
+    assert!(rint("v2f64"), "no scalar form:\n{ir}");
+    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+}

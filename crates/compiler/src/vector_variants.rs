@@ -11,7 +11,7 @@
 //! `llvm.compiler.used` until the optimizer has run ([`release`]).
 
 use crate::llvm::{self, cstr};
-use builtins::vector_calls::{self, WIDTHS};
+use builtins::vector_calls::{self, widths};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
@@ -65,7 +65,7 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let mut declared = false;
     for (name, ty) in needed {
         let (elem, size) = element(ctx, ty);
-        for &w in WIDTHS {
+        for &w in widths(ty) {
             let vname = vector_calls::vector(name, w, ty);
             if function(m, &vname).is_some() {
                 continue;
@@ -101,7 +101,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);
         let scalar_fn = defined(&scalar);
-        let called_as_vector = WIDTHS
+        let called_as_vector = widths(ty)
             .iter()
             .any(|&w| defined(&vector_calls::vector(name, w, ty)).is_some());
         if scalar_fn.is_none() && !called_as_vector {
@@ -109,7 +109,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         }
         let mut mappings = Vec::new();
         let mut forms = Vec::new();
-        for &w in WIDTHS {
+        for &w in widths(ty) {
             let vname = vector_calls::vector(name, w, ty);
             let Some(lib) = defined(&vname) else {
                 result = Err(format!("the library lacks {vname}"));
