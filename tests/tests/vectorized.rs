@@ -618,3 +618,40 @@ fn a_double2_kernel_calling_sin_runs_four_work_items_as_one_double8_call() {
     assert!(rint("v2f64"), "no scalar form:\n{ir}");
     assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
 }
+
+#[test]
+fn a_float2_kernel_calling_cos_runs_eight_work_items_as_one_float16_call() {
+    dump_dir();
+    // The library takes a float2 as a double: the bits cross over.
+    let src = "__kernel void cos2x8(__global const float2* a, __global float2* o) {\n\
+               size_t i = get_global_id(0); o[i] = cos(a[i]);\n}\n";
+    let e = Env::new();
+    // Work-groups of 10: one run of eight work-items, two through the
+    // scalar form. Some lanes huge, for the rare path.
+    const N: usize = 10 * 7;
+    let a: Vec<f32> = (0..N * 2)
+        .map(|i| i as f32 * 0.61 - 40.0)
+        .map(|x| {
+            if i64::from(x as i32) % 5 == 0 {
+                x * 1e6
+            } else {
+                x
+            }
+        })
+        .collect();
+    let (_p, k) = e.kernel(src, "cos2x8");
+    let bufs = [e.buffer_from(&a), e.buffer(N * 8)];
+    e.run_with(&k, &bufs, &[N], Some(&[10]));
+    let o = e.read::<f32>(&bufs[1], 0, N * 2);
+    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
+        let want = (x as f64).cos();
+        assert!(
+            (y as f64 - want).abs() < 1e-6,
+            "cos2x8 lane {i}: {y} for {want}"
+        );
+    }
+    let ir = optimized_ir("cos2x8");
+    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
+    assert!(rint("v16f32"), "no 16-lane cosine:\n{ir}");
+    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3cosDv"]);
+}

@@ -91,16 +91,8 @@ pub mod vector_calls {
     ];
     /// Every element type of any of them.
     pub const TYPES: &[char] = &['f', 'd'];
-    /// The widths the vectorizers may call, of element type `ty`: `double2`
-    /// too, which the library takes in a register as it does `float4`
-    /// (`float2` it takes as a `double`).
-    pub fn widths(ty: char) -> &'static [u32] {
-        if ty == 'd' {
-            &[2, 4, 8, 16]
-        } else {
-            &[4, 8, 16]
-        }
-    }
+    /// The widths the vectorizers may call.
+    pub const WIDTHS: &[u32] = &[2, 4, 8, 16];
     /// Library functions whose float or double forms call some of them: a
     /// program calling one needs the vector forms of those too, of the
     /// caller's type, or of double where the called function stays a call
@@ -143,7 +135,7 @@ pub mod vector_calls {
     /// vectorizer widens a work-item's `float8` call into a `float16` one.
     pub fn needed_by(mangled: &str) -> impl Iterator<Item = (&'static str, char)> + '_ {
         let direct = all().filter(move |&(n, ty)| {
-            mangled == scalar(n, ty) || widths(ty).iter().any(|&w| mangled == vector(n, w, ty))
+            mangled == scalar(n, ty) || WIDTHS.iter().any(|&w| mangled == vector(n, w, ty))
         });
         let through = TYPES.iter().flat_map(move |&ty| {
             CALLED_BY
@@ -188,8 +180,8 @@ pub mod vector_calls {
             assert_eq!(needed("_Z3sinDv8_f"), [("sin", 'f')]);
             assert_eq!(needed("_Z3cosDv4_d"), [("cos", 'd')]);
             assert_eq!(needed("_Z3sinDv2_d"), [("sin", 'd')]);
-            // float2 is passed as a double: no value form of it.
-            assert!(needed("_Z3sinDv2_f").is_empty());
+            assert_eq!(needed("_Z3sinDv2_f"), [("sin", 'f')]);
+            assert!(needed("_Z3sinDv3_f").is_empty());
         }
     }
 }

@@ -11,10 +11,10 @@
 //! `llvm.compiler.used` until the optimizer has run ([`release`]).
 
 use crate::llvm::{self, cstr};
-use builtins::vector_calls::{self, widths};
+use builtins::vector_calls::{self, WIDTHS};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage};
+use llvm_sys::{LLVMAttributeFunctionIndex, LLVMLinkage, LLVMTypeKind};
 
 /// The attribute LLVM reads the variants from.
 pub const ATTRIBUTE: &str = "vector-function-abi-variant";
@@ -65,15 +65,22 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let mut declared = false;
     for (name, ty) in needed {
         let (elem, size) = element(ctx, ty);
-        for &w in widths(ty) {
+        for &w in WIDTHS {
             let vname = vector_calls::vector(name, w, ty);
             if function(m, &vname).is_some() {
                 continue;
             }
-            // As the library defines it: vectors over 16 bytes in memory.
+            // As the library defines it (the x86-64 ABI): vectors over 16
+            // bytes in memory, of 8 bytes (`float2`) as a double.
             let vec = LLVMVectorType(elem, w);
-            let mut params = [if w * size > 16 { ptr } else { vec }];
-            let ty = LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0);
+            let double = LLVMDoubleTypeInContext(ctx);
+            let (param, ret) = match w * size {
+                8 => (double, double),
+                n if n > 16 => (ptr, vec),
+                _ => (vec, vec),
+            };
+            let mut params = [param];
+            let ty = LLVMFunctionType(ret, params.as_mut_ptr(), 1, 0);
             LLVMAddFunction(m, cstr(&vname).as_ptr(), ty);
             declared = true;
         }
@@ -101,7 +108,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);
         let scalar_fn = defined(&scalar);
-        let called_as_vector = widths(ty)
+        let called_as_vector = WIDTHS
             .iter()
             .any(|&w| defined(&vector_calls::vector(name, w, ty)).is_some());
         if scalar_fn.is_none() && !called_as_vector {
@@ -109,7 +116,7 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         }
         let mut mappings = Vec::new();
         let mut forms = Vec::new();
-        for &w in widths(ty) {
+        for &w in WIDTHS {
             let vname = vector_calls::vector(name, w, ty);
             let Some(lib) = defined(&vname) else {
                 result = Err(format!("the library lacks {vname}"));
@@ -160,24 +167,34 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
 }
 
 /// A call of the library's form `lib` on vector `x`, as the library's
-/// form takes it: the vector itself, or (wider than 16 bytes) a copy in
-/// memory. The builder is in an entry block.
+/// form takes it: the vector itself, a copy in memory (wider than 16
+/// bytes), or its bits as a double (`float2`, whose result comes so too).
+/// The builder is in an entry block.
 unsafe fn call_library_form(
     builder: LLVMBuilderRef,
     lib: LLVMValueRef,
     x: LLVMValueRef,
 ) -> LLVMValueRef {
     let vec = LLVMTypeOf(x);
-    let mut arg = x;
-    if LLVMTypeOf(LLVMGetParam(lib, 0)) != vec {
+    let param = LLVMTypeOf(LLVMGetParam(lib, 0));
+    let arg = if param == vec {
+        x
+    } else if LLVMGetTypeKind(param) == LLVMTypeKind::LLVMPointerTypeKind {
         let slot = LLVMBuildAlloca(builder, vec, c"".as_ptr());
         LLVMSetAlignment(slot, 64);
         LLVMBuildStore(builder, x, slot);
-        arg = slot;
-    }
+        slot
+    } else {
+        LLVMBuildBitCast(builder, x, param, c"".as_ptr())
+    };
     let mut args = [arg];
     let lib_ty = LLVMGlobalGetValueType(lib);
-    LLVMBuildCall2(builder, lib_ty, lib, args.as_mut_ptr(), 1, c"".as_ptr())
+    let call = LLVMBuildCall2(builder, lib_ty, lib, args.as_mut_ptr(), 1, c"".as_ptr());
+    if LLVMTypeOf(call) == vec {
+        call
+    } else {
+        LLVMBuildBitCast(builder, call, vec, c"".as_ptr())
+    }
 }
 
 /// Every call of the library's form `lib` outside the value forms becomes
@@ -209,6 +226,8 @@ unsafe fn to_value_form_calls(
         let arg = LLVMGetOperand(call, 0);
         let x = if LLVMTypeOf(arg) == vec {
             arg
+        } else if LLVMGetTypeKind(LLVMTypeOf(arg)) != LLVMTypeKind::LLVMPointerTypeKind {
+            LLVMBuildBitCast(builder, arg, vec, c"".as_ptr())
         } else {
             let x = LLVMBuildLoad2(builder, vec, arg, c"".as_ptr());
             // The caller's copy, as Clang makes it, is an aligned slot.
@@ -221,7 +240,10 @@ unsafe fn to_value_form_calls(
             x
         };
         let mut args = [x];
-        let c = LLVMBuildCall2(builder, ty, f, args.as_mut_ptr(), 1, c"".as_ptr());
+        let mut c = LLVMBuildCall2(builder, ty, f, args.as_mut_ptr(), 1, c"".as_ptr());
+        if LLVMTypeOf(call) != vec {
+            c = LLVMBuildBitCast(builder, c, LLVMTypeOf(call), c"".as_ptr());
+        }
         LLVMReplaceAllUsesWith(call, c);
         LLVMInstructionEraseFromParent(call);
     }
