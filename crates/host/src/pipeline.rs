@@ -279,9 +279,11 @@ pub const ROWS: usize = 4;
 /// The vector form of kernel `k` (`vecz`), for a kernel without
 /// barriers (the caller's check, from the reflection) that needs it: one
 /// with a loop of its own or stores that stream (which LLVM's loop
-/// vectorizer leaves scalar), and at least a vector register's worth of
-/// work-items in dimension 0. The width is `INTERLEAVE` registers of the
-/// kernel's widest scalar, or fewer to fit the local size. Where the local
+/// vectorizer leaves scalar), or calls of math builtins with vector
+/// variants, and at least a vector register's worth of work-items in
+/// dimension 0. The width is `INTERLEAVE` registers of the kernel's widest
+/// scalar (two with math calls, up to their widest variant), or fewer to
+/// fit the local size. Where the local
 /// size in y allows and rows share loads, it is the form of `ROWS` rows
 /// jammed together (`jam_rows`), `ROWS` times narrower.
 unsafe fn vector_form(
