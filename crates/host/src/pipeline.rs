@@ -422,6 +422,7 @@ unsafe fn sub_group_vector_form(
                 width,
                 rows: 1,
                 rest: k,
+                register_lanes: width,
             })
         }
         Err(why) => {
@@ -454,6 +455,8 @@ unsafe fn form_of(
             width,
             rows,
             rest,
+            // Its runs stop at the local size, never at a region's bound.
+            register_lanes: width,
         }),
         Err(why) => {
             if rest != k {
@@ -563,11 +566,13 @@ unsafe fn region_vector_form(
             if explaining {
                 eprintln!("ferrocl: {name} vectorized, {width} work-items at once");
             }
+            let (element, elements) = widest_value(m, r.function);
             Some(work_item_loops::VectorForm {
                 function,
                 width,
                 rows: 1,
                 rest: r.function,
+                register_lanes: (options.vector_bytes / (element * elements)).clamp(1, width),
             })
         }
         Err(why) => {

@@ -51,6 +51,12 @@ pub struct VectorForm {
     pub rows: usize,
     /// Runs one x id of `rows` rows: the x ids past the last whole run.
     pub rest: LLVMValueRef,
+    /// X ids one vector register of `function` holds: where a region's
+    /// work-items end short of a whole run, a last part of fewer than this
+    /// goes through `rest` rather than under a mask (a masked register's
+    /// loads and stores cost more than a few work-items one by one, and a
+    /// masked store does not forward to the next region's load).
+    pub register_lanes: usize,
 }
 
 /// Adds the work-group function for `kernel` to `m` and returns it.
@@ -581,7 +587,13 @@ unsafe fn vector_item_loops(
 ) {
     let (vector, width, kernel) = (v.function, v.width, v.rest);
     let lx = ids.local_size[0].min(bound);
-    let whole = (ids.local_size[0] / width * width).min(lx.div_ceil(width) * width);
+    let full = lx / width * width;
+    let last = if lx - full < v.register_lanes {
+        full
+    } else {
+        full + width
+    };
+    let whole = (ids.local_size[0] / width * width).min(last);
     outer_loops(b, wg, ids, v.rows, |b, yz| {
         if whole > 0 {
             let runs = XRange {
@@ -775,6 +787,7 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             width: 8,
             rows: 1,
             rest: k,
+            register_lanes: 8,
         };
         unsafe {
             run(
@@ -867,6 +880,54 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_region_of_fewer_work_items_than_a_register_runs_them_one_by_one() {
+        // Regions for all 8 x ids, then 8, 4, 2 and 1 of them; the
+        // parameters `info` reflects.
+        let src = four_steps([8, 4, 2, 1]).replace(
+            "@k(ptr addrspace(1) %out)",
+            "@k(ptr addrspace(1) %out, i32 %n)",
+        );
+        let ir = Ir::parse(&src);
+        unsafe {
+            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
+                .unwrap()
+                .unwrap();
+            let ty = LLVMGlobalGetValueType(regions.function);
+            let v = LLVMAddFunction(ir.m, c"k.regions.v8".as_ptr(), ty);
+            let b = LLVMCreateBuilderInContext(ir.ctx);
+            LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlock(v, c"entry".as_ptr()));
+            LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(ir.ctx), 0, 0));
+            LLVMDisposeBuilder(b);
+            let form = VectorForm {
+                function: v,
+                width: 8,
+                rows: 1,
+                rest: regions.function,
+                register_lanes: 4,
+            };
+            run(
+                ir.m,
+                &info(),
+                [8, 1, 1],
+                Some(&regions),
+                XLoop::Rolled,
+                Some(form),
+                16,
+            )
+            .unwrap();
+            compiler::llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
+        let calls = |f: &str| wg.lines().filter(|l| l.contains(&format!("@{f}("))).count();
+        // Three regions of a register or more (8, 8 and 4 x ids) through the
+        // vector form, masked past its bound; the regions of 2 and 1
+        // through the scalar one.
+        assert_eq!(calls("k.regions.v8"), 3, "{text}");
+        assert_eq!(calls("k.regions"), 2, "{text}");
     }
 
     #[test]
