@@ -655,3 +655,39 @@ fn a_float2_kernel_calling_cos_runs_eight_work_items_as_one_float16_call() {
     assert!(rint("v16f32"), "no 16-lane cosine:\n{ir}");
     assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3cosDv"]);
 }
+
+#[test]
+fn a_float3_kernel_calling_sin_runs_four_work_items_as_one_padded_float16_call() {
+    dump_dir();
+    let src = "__kernel void sin3x4(__global const float3* a, __global float3* o) {\n\
+               size_t i = get_global_id(0); o[i] = sin(a[i]);\n}\n";
+    let e = Env::new();
+    // Work-groups of 5: one run of four work-items (12 lanes, padded to
+    // 16), one through the scalar form. A float3 takes 16 bytes.
+    const N: usize = 5 * 9;
+    let a: Vec<f32> = (0..N * 4)
+        .map(|i| i as f32 * 0.61 - 50.0)
+        .map(|x| {
+            if i64::from(x as i32) % 5 == 0 {
+                x * 1e6
+            } else {
+                x
+            }
+        })
+        .collect();
+    let (_p, k) = e.kernel(src, "sin3x4");
+    let bufs = [e.buffer_from(&a), e.buffer(N * 16)];
+    e.run_with(&k, &bufs, &[N], Some(&[5]));
+    let o = e.read::<f32>(&bufs[1], 0, N * 4);
+    for (i, (&x, &y)) in a.iter().zip(&o).enumerate().filter(|(i, _)| i % 4 != 3) {
+        let want = (x as f64).sin();
+        assert!(
+            (y as f64 - want).abs() < 1e-6,
+            "sin3x4 lane {i}: {y} for {want}"
+        );
+    }
+    let ir = optimized_ir("sin3x4");
+    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
+    assert!(rint("v16f32"), "no 16-lane sine:\n{ir}");
+    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+}

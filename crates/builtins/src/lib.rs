@@ -91,8 +91,8 @@ pub mod vector_calls {
     ];
     /// Every element type of any of them.
     pub const TYPES: &[char] = &['f', 'd'];
-    /// The widths the vectorizers may call.
-    pub const WIDTHS: &[u32] = &[2, 4, 8, 16];
+    /// The widths of the library's vector forms the vectorizers call.
+    pub const WIDTHS: &[u32] = &[2, 3, 4, 8, 16];
     /// Library functions whose float or double forms call some of them: a
     /// program calling one needs the vector forms of those too, of the
     /// caller's type, or of double where the called function stays a call
@@ -181,7 +181,8 @@ pub mod vector_calls {
             assert_eq!(needed("_Z3cosDv4_d"), [("cos", 'd')]);
             assert_eq!(needed("_Z3sinDv2_d"), [("sin", 'd')]);
             assert_eq!(needed("_Z3sinDv2_f"), [("sin", 'f')]);
-            assert!(needed("_Z3sinDv3_f").is_empty());
+            assert_eq!(needed("_Z3cosDv3_f"), [("cos", 'f')]);
+            assert!(needed("_Z3sinDv6_f").is_empty());
         }
     }
 }

@@ -144,11 +144,31 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
             crate::llvm::set_function_attribute(scalar_fn, ATTRIBUTE, &mappings.join(","));
         }
         for &(w, lib, f, ref variant) in &forms {
-            let wider: Vec<String> = forms
+            let mut wider: Vec<String> = forms
                 .iter()
                 .filter(|(v, ..)| v % w == 0 && v / w >= 2)
                 .map(|(v, _, _, wide)| format!("_ZGV_LLVM_N{}v_{variant}({wide})", v / w))
                 .collect();
+            // A width no form is a multiple of (float3 over 2 or 4 work-items):
+            // the next form up, its extra lanes zeros.
+            for k in [2, 4, 8] {
+                let lanes = k * w;
+                let up = lanes.next_power_of_two();
+                if wider
+                    .iter()
+                    .any(|m| m.starts_with(&format!("_ZGV_LLVM_N{k}v_")))
+                {
+                    continue;
+                }
+                let Some(&(_, _, over, _)) = forms.iter().find(|(v, ..)| *v == up && up > lanes)
+                else {
+                    continue;
+                };
+                let name = variant_name(&scalar, lanes);
+                let p = padded_form(m, builder, elem, lanes, up, over, &name);
+                used.push(p);
+                wider.push(format!("_ZGV_LLVM_N{k}v_{variant}({name})"));
+            }
             if !wider.is_empty() {
                 crate::llvm::set_function_attribute(f, WIDER, &wider.join(","));
             }
@@ -164,6 +184,62 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         set_used(m, &all);
     }
     Ok(())
+}
+
+/// The form of `lanes` lanes over value form `over` of `up` lanes (the
+/// next power of two): the vector padded with zeros (on which the functions
+/// take their common path), and the result's first `lanes` lanes.
+unsafe fn padded_form(
+    m: LLVMModuleRef,
+    builder: LLVMBuilderRef,
+    elem: LLVMTypeRef,
+    lanes: u32,
+    up: u32,
+    over: LLVMValueRef,
+    name: &str,
+) -> LLVMValueRef {
+    let ctx = LLVMGetModuleContext(m);
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let vec = LLVMVectorType(elem, lanes);
+    let mut params = [vec];
+    let f = LLVMAddFunction(
+        m,
+        cstr(name).as_ptr(),
+        LLVMFunctionType(vec, params.as_mut_ptr(), 1, 0),
+    );
+    LLVMSetLinkage(f, LLVMLinkage::LLVMInternalLinkage);
+    let entry = LLVMAppendBasicBlockInContext(ctx, f, c"entry".as_ptr());
+    LLVMPositionBuilderAtEnd(builder, entry);
+    let mask = |n: u32| {
+        let mut v: Vec<LLVMValueRef> = (0..n).map(|i| LLVMConstInt(i32t, i as u64, 0)).collect();
+        LLVMConstVector(v.as_mut_ptr(), n)
+    };
+    // Lanes past `lanes` come from the zero vector.
+    let padded = LLVMBuildShuffleVector(
+        builder,
+        LLVMGetParam(f, 0),
+        LLVMConstNull(vec),
+        mask(up),
+        c"padded".as_ptr(),
+    );
+    let mut args = [padded];
+    let wide = LLVMBuildCall2(
+        builder,
+        LLVMGlobalGetValueType(over),
+        over,
+        args.as_mut_ptr(),
+        1,
+        c"".as_ptr(),
+    );
+    let r = LLVMBuildShuffleVector(
+        builder,
+        wide,
+        LLVMGetPoison(LLVMTypeOf(wide)),
+        mask(lanes),
+        c"".as_ptr(),
+    );
+    LLVMBuildRet(builder, r);
+    f
 }
 
 /// A call of the library's form `lib` on vector `x`, as the library's
