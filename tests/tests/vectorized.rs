@@ -537,157 +537,115 @@ fn sin_and_cos_of_one_value_share_their_reduction() {
     }
 }
 
+/// Runs `kernel` of `src`, whose work-items each compute `want` of every
+/// lane of a vector of `lanes` elements of type `T` (`stride` apart in
+/// memory: a 3-vector takes four), in work-groups of `local` (so that
+/// runs of the vector form and the scalar form both run), on arguments
+/// with some lanes huge (the rare path); checks each lane against the host
+/// within `tolerance` and returns the kernel's optimized IR, with every
+/// vector variant inlined.
+fn run_vector_math<T>(
+    src: &str,
+    kernel: &str,
+    (lanes, stride): (usize, usize),
+    local: usize,
+    want: impl Fn(f64) -> f64,
+    tolerance: f64,
+) -> String
+where
+    T: Copy + Default + Into<f64>,
+    f64: AsTo<T>,
+{
+    dump_dir();
+    let e = Env::new();
+    let n = local * 9;
+    let a: Vec<T> = (0..n * stride)
+        .map(|i| i as f64 * 0.61 - 150.0)
+        .map(|x| if x as i64 % 5 == 0 { x * 1e6 } else { x })
+        .map(|x| x.as_to())
+        .collect();
+    let (_p, k) = e.kernel(src, kernel);
+    let bytes = n * stride * std::mem::size_of::<T>();
+    let bufs = [e.buffer_from(&a), e.buffer(bytes)];
+    e.run_with(&k, &bufs, &[n], Some(&[local]));
+    let o = e.read::<T>(&bufs[1], 0, n * stride);
+    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
+        if i % stride >= lanes {
+            continue;
+        }
+        let (x, y): (f64, f64) = (x.into(), y.into());
+        let w = want(x);
+        assert!((y - w).abs() < tolerance, "{kernel} lane {i}: {y} for {w}");
+    }
+    let ir = optimized_ir(kernel);
+    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv", "@_Z3cosDv"]);
+    ir
+}
+
+/// Conversion of the arguments `run_vector_math` makes.
+trait AsTo<T> {
+    fn as_to(self) -> T;
+}
+impl AsTo<f32> for f64 {
+    fn as_to(self) -> f32 {
+        self as f32
+    }
+}
+impl AsTo<f64> for f64 {
+    fn as_to(self) -> f64 {
+        self
+    }
+}
+
+/// Whether `ir` rounds a vector of type `ty` (`v16f32`) to integers: the
+/// argument reduction of sin and cos at that width.
+fn reduces(ir: &str, ty: &str) -> bool {
+    ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")))
+}
+
 #[test]
 fn a_float8_kernel_calling_sin_runs_two_work_items_as_one_float16_call() {
-    dump_dir();
     let src = "__kernel void sin8x2(__global const float8* a, __global float8* o) {\n\
                size_t i = get_global_id(0); o[i] = sin(a[i]) + cos(a[i]) * 0.5f;\n}\n";
-    let e = Env::new();
-    // Work-groups of 7: three pairs through the vector form, one work-item
-    // through the scalar one. Some lanes huge, for the rare path.
-    const N: usize = 7 * 9;
-    let a: Vec<f32> = (0..N * 8)
-        .map(|i| i as f32 * 0.61 - 150.0)
-        .map(|x| {
-            if i64::from(x as i32) % 5 == 0 {
-                x * 1e6
-            } else {
-                x
-            }
-        })
-        .collect();
-    let (_p, k) = e.kernel(src, "sin8x2");
-    let bufs = [e.buffer_from(&a), e.buffer(N * 32)];
-    e.run_with(&k, &bufs, &[N], Some(&[7]));
-    let o = e.read::<f32>(&bufs[1], 0, N * 8);
-    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
-        let x = x as f64;
-        let want = x.sin() + x.cos() * 0.5;
-        assert!(
-            (y as f64 - want).abs() < 2e-6,
-            "sin8x2 lane {i}: {y} for {want}"
-        );
-    }
-    let ir = optimized_ir("sin8x2");
+    // Work-groups of 7: three pairs, one work-item through the scalar form.
+    let want = |x: f64| x.sin() + x.cos() * 0.5;
+    let ir = run_vector_math::<f32>(src, "sin8x2", (8, 8), 7, want, 2e-6);
     // The two work-items' sine as one 16-lane reduction, beside the
     // scalar form's 8-lane one.
-    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
-    assert!(rint("v16f32"), "no 16-lane sine:\n{ir}");
-    assert!(rint("v8f32"), "no scalar form:\n{ir}");
-    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+    assert!(reduces(&ir, "v16f32"), "no 16-lane sine:\n{ir}");
+    assert!(reduces(&ir, "v8f32"), "no scalar form:\n{ir}");
 }
 
 #[test]
 fn a_double2_kernel_calling_sin_runs_four_work_items_as_one_double8_call() {
-    dump_dir();
     if !has_fp64() {
         return;
     }
     let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
                __kernel void sin2x4(__global const double2* a, __global double2* o) {\n\
                size_t i = get_global_id(0); o[i] = sin(a[i]);\n}\n";
-    let e = Env::new();
-    // Work-groups of 6: one run of four work-items, two through the
-    // scalar form. Some lanes huge, for the rare path.
-    const N: usize = 6 * 11;
-    let a: Vec<f64> = (0..N * 2)
-        .map(|i| i as f64 * 0.61 - 40.0)
-        .map(|x| {
-            if i64::from(x as i32) % 5 == 0 {
-                x * 1e12
-            } else {
-                x
-            }
-        })
-        .collect();
-    let (_p, k) = e.kernel(src, "sin2x4");
-    let bufs = [e.buffer_from(&a), e.buffer(N * 16)];
-    e.run_with(&k, &bufs, &[N], Some(&[6]));
-    let o = e.read::<f64>(&bufs[1], 0, N * 2);
-    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
-        assert!(
-            (y - x.sin()).abs() < 1e-15,
-            "sin2x4 lane {i}: {y} for {}",
-            x.sin()
-        );
-    }
-    let ir = optimized_ir("sin2x4");
-    // Four work-items' sine on eight lanes, beside the scalar form's two.
-    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
-    assert!(rint("v8f64"), "no 8-lane sine:\n{ir}");
-    assert!(rint("v2f64"), "no scalar form:\n{ir}");
-    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+    // Work-groups of 6: one run of four, two through the scalar form.
+    let ir = run_vector_math::<f64>(src, "sin2x4", (2, 2), 6, f64::sin, 1e-15);
+    assert!(reduces(&ir, "v8f64"), "no 8-lane sine:\n{ir}");
+    assert!(reduces(&ir, "v2f64"), "no scalar form:\n{ir}");
 }
 
 #[test]
 fn a_float2_kernel_calling_cos_runs_eight_work_items_as_one_float16_call() {
-    dump_dir();
     // The library takes a float2 as a double: the bits cross over.
     let src = "__kernel void cos2x8(__global const float2* a, __global float2* o) {\n\
                size_t i = get_global_id(0); o[i] = cos(a[i]);\n}\n";
-    let e = Env::new();
-    // Work-groups of 10: one run of eight work-items, two through the
-    // scalar form. Some lanes huge, for the rare path.
-    const N: usize = 10 * 7;
-    let a: Vec<f32> = (0..N * 2)
-        .map(|i| i as f32 * 0.61 - 40.0)
-        .map(|x| {
-            if i64::from(x as i32) % 5 == 0 {
-                x * 1e6
-            } else {
-                x
-            }
-        })
-        .collect();
-    let (_p, k) = e.kernel(src, "cos2x8");
-    let bufs = [e.buffer_from(&a), e.buffer(N * 8)];
-    e.run_with(&k, &bufs, &[N], Some(&[10]));
-    let o = e.read::<f32>(&bufs[1], 0, N * 2);
-    for (i, (&x, &y)) in a.iter().zip(&o).enumerate() {
-        let want = (x as f64).cos();
-        assert!(
-            (y as f64 - want).abs() < 1e-6,
-            "cos2x8 lane {i}: {y} for {want}"
-        );
-    }
-    let ir = optimized_ir("cos2x8");
-    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
-    assert!(rint("v16f32"), "no 16-lane cosine:\n{ir}");
-    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3cosDv"]);
+    // Work-groups of 10: one run of eight, two through the scalar form.
+    let ir = run_vector_math::<f32>(src, "cos2x8", (2, 2), 10, f64::cos, 1e-6);
+    assert!(reduces(&ir, "v16f32"), "no 16-lane cosine:\n{ir}");
 }
 
 #[test]
 fn a_float3_kernel_calling_sin_runs_four_work_items_as_one_padded_float16_call() {
-    dump_dir();
     let src = "__kernel void sin3x4(__global const float3* a, __global float3* o) {\n\
                size_t i = get_global_id(0); o[i] = sin(a[i]);\n}\n";
-    let e = Env::new();
-    // Work-groups of 5: one run of four work-items (12 lanes, padded to
-    // 16), one through the scalar form. A float3 takes 16 bytes.
-    const N: usize = 5 * 9;
-    let a: Vec<f32> = (0..N * 4)
-        .map(|i| i as f32 * 0.61 - 50.0)
-        .map(|x| {
-            if i64::from(x as i32) % 5 == 0 {
-                x * 1e6
-            } else {
-                x
-            }
-        })
-        .collect();
-    let (_p, k) = e.kernel(src, "sin3x4");
-    let bufs = [e.buffer_from(&a), e.buffer(N * 16)];
-    e.run_with(&k, &bufs, &[N], Some(&[5]));
-    let o = e.read::<f32>(&bufs[1], 0, N * 4);
-    for (i, (&x, &y)) in a.iter().zip(&o).enumerate().filter(|(i, _)| i % 4 != 3) {
-        let want = (x as f64).sin();
-        assert!(
-            (y as f64 - want).abs() < 1e-6,
-            "sin3x4 lane {i}: {y} for {want}"
-        );
-    }
-    let ir = optimized_ir("sin3x4");
-    let rint = |ty: &str| ir.lines().any(|l| l.contains(&format!("@llvm.rint.{ty}")));
-    assert!(rint("v16f32"), "no 16-lane sine:\n{ir}");
-    assert_no_call(&ir, &["@_ZGV_LLVM_N", "@_Z3sinDv"]);
+    // Work-groups of 5: one run of four (12 lanes, padded to 16), one
+    // through the scalar form.
+    let ir = run_vector_math::<f32>(src, "sin3x4", (3, 4), 5, f64::sin, 1e-6);
+    assert!(reduces(&ir, "v16f32"), "no 16-lane sine:\n{ir}");
 }

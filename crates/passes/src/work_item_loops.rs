@@ -819,18 +819,30 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
     /// (for 8 work-items) and given its work-group function; `check` sees
     /// the regions first.
     fn work_group_of(ir: &Ir, check: impl FnOnce(&crate::barriers::Regions)) -> String {
+        work_group_with(ir, |regions| {
+            check(regions);
+            None
+        })
+    }
+
+    /// As `work_group_of`, with the vector form of the regions `vector`
+    /// makes, if any.
+    fn work_group_with(
+        ir: &Ir,
+        vector: impl FnOnce(&crate::barriers::Regions) -> Option<VectorForm>,
+    ) -> String {
         unsafe {
             let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
                 .unwrap()
                 .unwrap();
-            check(&regions);
+            let form = vector(&regions);
             run(
                 ir.m,
                 &info(),
                 [8, 1, 1],
                 Some(&regions),
                 XLoop::Rolled,
-                None,
+                form,
                 16,
             )
             .unwrap();
@@ -891,36 +903,21 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             "@k(ptr addrspace(1) %out, i32 %n)",
         );
         let ir = Ir::parse(&src);
-        unsafe {
-            let regions = crate::barriers::run(ir.m, ir.function("k"), 8)
-                .unwrap()
-                .unwrap();
+        let text = work_group_with(&ir, |regions| unsafe {
             let ty = LLVMGlobalGetValueType(regions.function);
             let v = LLVMAddFunction(ir.m, c"k.regions.v8".as_ptr(), ty);
             let b = LLVMCreateBuilderInContext(ir.ctx);
             LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlock(v, c"entry".as_ptr()));
             LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(ir.ctx), 0, 0));
             LLVMDisposeBuilder(b);
-            let form = VectorForm {
+            Some(VectorForm {
                 function: v,
                 width: 8,
                 rows: 1,
                 rest: regions.function,
                 register_lanes: 4,
-            };
-            run(
-                ir.m,
-                &info(),
-                [8, 1, 1],
-                Some(&regions),
-                XLoop::Rolled,
-                Some(form),
-                16,
-            )
-            .unwrap();
-            compiler::llvm::verify(ir.m).unwrap();
-        }
-        let text = ir.text();
+            })
+        });
         let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
         let calls = |f: &str| wg.lines().filter(|l| l.contains(&format!("@{f}("))).count();
         // Three regions of a register or more (8, 8 and 4 x ids) through the
