@@ -93,6 +93,22 @@ pub mod vector_calls {
     pub const TYPES: &[char] = &['f', 'd'];
     /// The widths of the library's vector forms the vectorizers call.
     pub const WIDTHS: &[u32] = &[2, 3, 4, 8, 16];
+    /// The forms a scalar call needs: the widths LLVM's loop vectorizer
+    /// and `vecz` call it at.
+    pub const SCALAR_WIDTHS: &[u32] = &[4, 8, 16];
+
+    /// The forms a call of the `width` form needs: itself, and those `vecz`
+    /// makes of it over several work-items (a 3-vector's over 2 and 4, 6
+    /// and 12 lanes, are the 8- and 16-lane forms padded).
+    pub fn widened(width: u32) -> &'static [u32] {
+        match width {
+            2 => &[2, 4, 8, 16],
+            3 => &[3, 8, 16],
+            4 => &[4, 8, 16],
+            8 => &[8, 16],
+            _ => &[16],
+        }
+    }
     /// Library functions whose float or double forms call some of them: a
     /// program calling one needs the vector forms of those too, of the
     /// caller's type, or of double where the called function stays a call
@@ -130,23 +146,46 @@ pub mod vector_calls {
     }
 
     /// Which of [`NAMES`], of which type, a program that calls `mangled` (a
-    /// function of the library) calls, directly or through the library.
-    /// A call of one of its vector forms needs the others too: the
-    /// vectorizer widens a work-item's `float8` call into a `float16` one.
-    pub fn needed_by(mangled: &str) -> impl Iterator<Item = (&'static str, char)> + '_ {
-        let direct = all().filter(move |&(n, ty)| {
-            mangled == scalar(n, ty) || WIDTHS.iter().any(|&w| mangled == vector(n, w, ty))
+    /// function of the library) calls, directly or through the library,
+    /// and the widths of the forms it needs of each: [`SCALAR_WIDTHS`] for
+    /// a scalar call, [`widened`] for a vector form's (the vectorizer
+    /// widens a work-item's `float8` call into a `float16` one).
+    pub fn needed_by(
+        mangled: &str,
+    ) -> impl Iterator<Item = (&'static str, char, &'static [u32])> + '_ {
+        // The widths a call of `prefix(...)` needs, if `mangled` is one.
+        let widths_of = move |prefix: &dyn Fn(Option<u32>) -> String| {
+            if mangled.starts_with(&prefix(None)) {
+                return Some(SCALAR_WIDTHS);
+            }
+            WIDTHS
+                .iter()
+                .find(|&&w| mangled.starts_with(&prefix(Some(w))))
+                .map(|&w| widened(w))
+        };
+        let overload = |name: &str, ty: char, width: Option<u32>| match width {
+            None => scalar(name, ty),
+            Some(w) => vector(name, w, ty),
+        };
+        let direct = all().filter_map(move |(n, ty)| {
+            let exact = |w: Option<u32>| mangled == overload(n, ty, w);
+            if exact(None) {
+                Some((n, ty, SCALAR_WIDTHS))
+            } else {
+                let w = WIDTHS.iter().find(|&&w| exact(Some(w)))?;
+                Some((n, ty, widened(*w)))
+            }
         });
         let through = TYPES.iter().flat_map(move |&ty| {
-            CALLED_BY
-                .iter()
-                .filter(move |(caller, _)| mangled.starts_with(&scalar(caller, ty)))
-                .flat_map(|(_, called)| called.iter().copied())
-                .filter_map(move |n| {
+            CALLED_BY.iter().flat_map(move |&(caller, called)| {
+                let widths = widths_of(&|w| overload(caller, ty, w));
+                called.iter().filter_map(move |&n| {
                     let tys = types_of(n);
                     let t = if tys.contains(&ty) { ty } else { 'd' };
-                    tys.contains(&t).then_some((n, t))
+                    let widths = widths?;
+                    tys.contains(&t).then_some((n, t, widths))
                 })
+            })
         });
         direct.chain(through)
     }
@@ -161,9 +200,13 @@ pub mod vector_calls {
         use super::needed_by;
 
         fn needed(mangled: &str) -> Vec<(&'static str, char)> {
-            let mut v: Vec<_> = needed_by(mangled).collect();
+            let mut v: Vec<_> = needed_by(mangled).map(|(n, ty, _)| (n, ty)).collect();
             v.sort_unstable();
             v
+        }
+
+        fn widths(mangled: &str) -> Vec<&'static [u32]> {
+            needed_by(mangled).map(|(_, _, w)| w).collect()
         }
 
         #[test]
@@ -183,6 +226,13 @@ pub mod vector_calls {
             assert_eq!(needed("_Z3sinDv2_f"), [("sin", 'f')]);
             assert_eq!(needed("_Z3cosDv3_f"), [("cos", 'f')]);
             assert!(needed("_Z3sinDv6_f").is_empty());
+            // Each call the forms it may become.
+            assert_eq!(widths("_Z3sinf"), [&[4, 8, 16]]);
+            assert_eq!(widths("_Z3sinDv8_f"), [&[8, 16]]);
+            assert_eq!(widths("_Z3sinDv3_f"), [&[3, 8, 16]]);
+            // A vector sincos calls sin and cos of its width.
+            assert_eq!(needed("_Z6sincosDv4_fPS_"), [("cos", 'f'), ("sin", 'f')]);
+            assert_eq!(widths("_Z6sincosDv4_fPS_"), [&[4, 8, 16], &[4, 8, 16]]);
         }
     }
 }

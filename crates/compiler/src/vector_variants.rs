@@ -56,34 +56,34 @@ unsafe fn function(m: LLVMModuleRef, name: &str) -> Option<LLVMValueRef> {
 pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let ctx = LLVMGetModuleContext(m);
     let ptr = LLVMPointerTypeInContext(ctx, 0);
-    let mut needed: Vec<(&str, char)> = Vec::new();
+    let mut needed: Vec<(&str, char, u32)> = Vec::new();
     for f in llvm::functions(m) {
-        needed.extend(vector_calls::needed_by(&llvm::name(f)));
+        for (name, ty, widths) in vector_calls::needed_by(&llvm::name(f)) {
+            needed.extend(widths.iter().map(|&w| (name, ty, w)));
+        }
     }
     needed.sort_unstable();
     needed.dedup();
     let mut declared = false;
-    for (name, ty) in needed {
+    for (name, ty, w) in needed {
         let (elem, size) = element(ctx, ty);
-        for &w in WIDTHS {
-            let vname = vector_calls::vector(name, w, ty);
-            if function(m, &vname).is_some() {
-                continue;
-            }
-            // As the library defines it (the x86-64 ABI): vectors over 16
-            // bytes in memory, of 8 bytes (`float2`) as a double.
-            let vec = LLVMVectorType(elem, w);
-            let double = LLVMDoubleTypeInContext(ctx);
-            let (param, ret) = match w * size {
-                8 => (double, double),
-                n if n > 16 => (ptr, vec),
-                _ => (vec, vec),
-            };
-            let mut params = [param];
-            let ty = LLVMFunctionType(ret, params.as_mut_ptr(), 1, 0);
-            LLVMAddFunction(m, cstr(&vname).as_ptr(), ty);
-            declared = true;
+        let vname = vector_calls::vector(name, w, ty);
+        if function(m, &vname).is_some() {
+            continue;
         }
+        // As the library defines it (the x86-64 ABI): vectors over 16
+        // bytes in memory, of 8 bytes (`float2`) as a double.
+        let vec = LLVMVectorType(elem, w);
+        let double = LLVMDoubleTypeInContext(ctx);
+        let (param, ret) = match w * size {
+            8 => (double, double),
+            n if n > 16 => (ptr, vec),
+            _ => (vec, vec),
+        };
+        let mut params = [param];
+        let ty = LLVMFunctionType(ret, params.as_mut_ptr(), 1, 0);
+        LLVMAddFunction(m, cstr(&vname).as_ptr(), ty);
+        declared = true;
     }
     declared
 }
@@ -108,15 +108,29 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         let (elem, _) = element(ctx, ty);
         let scalar = vector_calls::scalar(name, ty);
         let scalar_fn = defined(&scalar);
-        let called_as_vector = WIDTHS
+        // The forms `declare_vector_forms` asked for: those the program's
+        // calls may become.
+        let wanted: Vec<u32> = WIDTHS
             .iter()
-            .any(|&w| defined(&vector_calls::vector(name, w, ty)).is_some());
-        if scalar_fn.is_none() && !called_as_vector {
+            .copied()
+            .filter(|&w| function(m, &vector_calls::vector(name, w, ty)).is_some())
+            .collect();
+        if scalar_fn.is_none() && wanted.is_empty() {
             continue;
         }
         let mut mappings = Vec::new();
         let mut forms = Vec::new();
-        for &w in WIDTHS {
+        let scalar_widths = vector_calls::SCALAR_WIDTHS
+            .iter()
+            .filter(|_| scalar_fn.is_some());
+        let mut widths: Vec<u32> = wanted
+            .iter()
+            .copied()
+            .chain(scalar_widths.copied())
+            .collect();
+        widths.sort_unstable();
+        widths.dedup();
+        for w in widths {
             let vname = vector_calls::vector(name, w, ty);
             let Some(lib) = defined(&vname) else {
                 result = Err(format!("the library lacks {vname}"));
@@ -136,7 +150,10 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
             let x = LLVMBuildFreeze(builder, LLVMGetParam(f, 0), c"lanes".as_ptr());
             let call = call_library_form(builder, lib, x);
             LLVMBuildRet(builder, call);
-            mappings.push(format!("_ZGV_LLVM_N{w}v_{scalar}({variant})"));
+            // The loop vectorizer's widths: powers of two.
+            if w.is_power_of_two() {
+                mappings.push(format!("_ZGV_LLVM_N{w}v_{scalar}({variant})"));
+            }
             used.push(f);
             forms.push((w, lib, f, variant));
         }
