@@ -97,16 +97,31 @@ pub mod vector_calls {
     /// and `vecz` call it at.
     pub const SCALAR_WIDTHS: &[u32] = &[4, 8, 16];
 
-    /// The forms a call of the `width` form needs: itself, and those `vecz`
-    /// makes of it over several work-items (a 3-vector's over 2 and 4, 6
-    /// and 12 lanes, are the 8- and 16-lane forms padded).
-    pub fn widened(width: u32) -> &'static [u32] {
+    /// How a call of the `width`-lane form is computed for `k` work-items at
+    /// once (2, 4 or 8): `(k, lanes, form)`, the `k * width` lanes through
+    /// the form of that width, or where the library has none (a 3-vector's
+    /// 6 and 12) through the next one up, its extra lanes padded.
+    pub fn over_work_items(width: u32) -> impl Iterator<Item = (u32, u32, u32)> {
+        [2, 4, 8].into_iter().filter_map(move |k| {
+            let lanes = k * width;
+            let form = if WIDTHS.contains(&lanes) {
+                lanes
+            } else {
+                lanes.next_power_of_two()
+            };
+            WIDTHS.contains(&form).then_some((k, lanes, form))
+        })
+    }
+
+    /// The forms a call of the overload of `width` lanes (`None`: the
+    /// scalar) needs: [`SCALAR_WIDTHS`] for a scalar, for a vector form
+    /// itself and those [`over_work_items`] computes its calls with.
+    pub fn forms_needed(width: Option<u32>) -> Vec<u32> {
         match width {
-            2 => &[2, 4, 8, 16],
-            3 => &[3, 8, 16],
-            4 => &[4, 8, 16],
-            8 => &[8, 16],
-            _ => &[16],
+            None => SCALAR_WIDTHS.to_vec(),
+            Some(w) => std::iter::once(w)
+                .chain(over_work_items(w).map(|(_, _, form)| form))
+                .collect(),
         }
     }
     /// Library functions whose float or double forms call some of them: a
@@ -145,45 +160,42 @@ pub mod vector_calls {
         format!("_Z{}{name}{ty}", name.len())
     }
 
+    /// The width of `name`'s overload on `ty` that `mangled` is (`exact`)
+    /// or begins as (a parameter after the first): `Some(None)` for the
+    /// scalar, `Some(Some(w))` for the `w`-lane form.
+    fn overload_width(mangled: &str, name: &str, ty: char, exact: bool) -> Option<Option<u32>> {
+        let is = |o: String| {
+            if exact {
+                mangled == o
+            } else {
+                mangled.starts_with(&o)
+            }
+        };
+        if is(scalar(name, ty)) {
+            return Some(None);
+        }
+        WIDTHS
+            .iter()
+            .find(|&&w| is(vector(name, w, ty)))
+            .map(|&w| Some(w))
+    }
+
     /// Which of [`NAMES`], of which type, a program that calls `mangled` (a
     /// function of the library) calls, directly or through the library,
-    /// and the widths of the forms it needs of each: [`SCALAR_WIDTHS`] for
-    /// a scalar call, [`widened`] for a vector form's (the vectorizer
-    /// widens a work-item's `float8` call into a `float16` one).
+    /// and the width of the overload called (`None`: the scalar), whose
+    /// [`forms_needed`] it needs.
     pub fn needed_by(
         mangled: &str,
-    ) -> impl Iterator<Item = (&'static str, char, &'static [u32])> + '_ {
-        // The widths a call of `prefix(...)` needs, if `mangled` is one.
-        let widths_of = move |prefix: &dyn Fn(Option<u32>) -> String| {
-            if mangled.starts_with(&prefix(None)) {
-                return Some(SCALAR_WIDTHS);
-            }
-            WIDTHS
-                .iter()
-                .find(|&&w| mangled.starts_with(&prefix(Some(w))))
-                .map(|&w| widened(w))
-        };
-        let overload = |name: &str, ty: char, width: Option<u32>| match width {
-            None => scalar(name, ty),
-            Some(w) => vector(name, w, ty),
-        };
-        let direct = all().filter_map(move |(n, ty)| {
-            let exact = |w: Option<u32>| mangled == overload(n, ty, w);
-            if exact(None) {
-                Some((n, ty, SCALAR_WIDTHS))
-            } else {
-                let w = WIDTHS.iter().find(|&&w| exact(Some(w)))?;
-                Some((n, ty, widened(*w)))
-            }
-        });
+    ) -> impl Iterator<Item = (&'static str, char, Option<u32>)> + '_ {
+        let direct =
+            all().filter_map(move |(n, ty)| Some((n, ty, overload_width(mangled, n, ty, true)?)));
         let through = TYPES.iter().flat_map(move |&ty| {
             CALLED_BY.iter().flat_map(move |&(caller, called)| {
-                let widths = widths_of(&|w| overload(caller, ty, w));
+                let width = overload_width(mangled, caller, ty, false);
                 called.iter().filter_map(move |&n| {
                     let tys = types_of(n);
                     let t = if tys.contains(&ty) { ty } else { 'd' };
-                    let widths = widths?;
-                    tys.contains(&t).then_some((n, t, widths))
+                    tys.contains(&t).then_some((n, t, width?))
                 })
             })
         });
@@ -197,7 +209,7 @@ pub mod vector_calls {
 
     #[cfg(test)]
     mod tests {
-        use super::needed_by;
+        use super::{forms_needed, needed_by};
 
         fn needed(mangled: &str) -> Vec<(&'static str, char)> {
             let mut v: Vec<_> = needed_by(mangled).map(|(n, ty, _)| (n, ty)).collect();
@@ -205,8 +217,10 @@ pub mod vector_calls {
             v
         }
 
-        fn widths(mangled: &str) -> Vec<&'static [u32]> {
-            needed_by(mangled).map(|(_, _, w)| w).collect()
+        fn widths(mangled: &str) -> Vec<Vec<u32>> {
+            needed_by(mangled)
+                .map(|(_, _, w)| forms_needed(w))
+                .collect()
         }
 
         #[test]
@@ -227,12 +241,13 @@ pub mod vector_calls {
             assert_eq!(needed("_Z3cosDv3_f"), [("cos", 'f')]);
             assert!(needed("_Z3sinDv6_f").is_empty());
             // Each call the forms it may become.
-            assert_eq!(widths("_Z3sinf"), [&[4, 8, 16]]);
-            assert_eq!(widths("_Z3sinDv8_f"), [&[8, 16]]);
-            assert_eq!(widths("_Z3sinDv3_f"), [&[3, 8, 16]]);
+            assert_eq!(widths("_Z3sinf"), [[4, 8, 16]]);
+            assert_eq!(widths("_Z3sinDv8_f"), [vec![8, 16]]);
+            assert_eq!(widths("_Z3sinDv3_f"), [[3, 8, 16]]);
+            assert_eq!(widths("_Z3sinDv2_d"), [[2, 4, 8, 16]]);
             // A vector sincos calls sin and cos of its width.
             assert_eq!(needed("_Z6sincosDv4_fPS_"), [("cos", 'f'), ("sin", 'f')]);
-            assert_eq!(widths("_Z6sincosDv4_fPS_"), [&[4, 8, 16], &[4, 8, 16]]);
+            assert_eq!(widths("_Z6sincosDv4_fPS_"), [[4, 8, 16], [4, 8, 16]]);
         }
     }
 }

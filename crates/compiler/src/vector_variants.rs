@@ -58,8 +58,9 @@ pub unsafe fn declare_vector_forms(m: LLVMModuleRef) -> bool {
     let ptr = LLVMPointerTypeInContext(ctx, 0);
     let mut needed: Vec<(&str, char, u32)> = Vec::new();
     for f in llvm::functions(m) {
-        for (name, ty, widths) in vector_calls::needed_by(&llvm::name(f)) {
-            needed.extend(widths.iter().map(|&w| (name, ty, w)));
+        for (name, ty, width) in vector_calls::needed_by(&llvm::name(f)) {
+            let forms = vector_calls::forms_needed(width);
+            needed.extend(forms.into_iter().map(|w| (name, ty, w)));
         }
     }
     needed.sort_unstable();
@@ -160,36 +161,26 @@ pub unsafe fn define(m: LLVMModuleRef) -> Result<(), String> {
         if let Some(scalar_fn) = scalar_fn {
             crate::llvm::set_function_attribute(scalar_fn, ATTRIBUTE, &mappings.join(","));
         }
+        let value_forms: Vec<LLVMValueRef> = forms.iter().map(|&(_, _, f, _)| f).collect();
         for &(w, lib, f, ref variant) in &forms {
-            let mut wider: Vec<String> = forms
-                .iter()
-                .filter(|(v, ..)| v % w == 0 && v / w >= 2)
-                .map(|(v, _, _, wide)| format!("_ZGV_LLVM_N{}v_{variant}({wide})", v / w))
-                .collect();
-            // A width no form is a multiple of (float3 over 2 or 4 work-items):
-            // the next form up, its extra lanes zeros.
-            for k in [2, 4, 8] {
-                let lanes = k * w;
-                let up = lanes.next_power_of_two();
-                if wider
-                    .iter()
-                    .any(|m| m.starts_with(&format!("_ZGV_LLVM_N{k}v_")))
-                {
-                    continue;
-                }
-                let Some(&(_, _, over, _)) = forms.iter().find(|(v, ..)| *v == up && up > lanes)
-                else {
+            let mut wider = Vec::new();
+            for (k, lanes, up) in vector_calls::over_work_items(w) {
+                let Some((_, _, over, over_name)) = forms.iter().find(|(v, ..)| *v == up) else {
                     continue;
                 };
-                let name = variant_name(&scalar, lanes);
-                let p = padded_form(m, builder, elem, lanes, up, over, &name);
-                used.push(p);
+                // The form itself, or one padded up to it.
+                let name = if lanes == up {
+                    over_name.clone()
+                } else {
+                    let name = variant_name(&scalar, lanes);
+                    used.push(padded_form(m, builder, elem, lanes, up, *over, &name));
+                    name
+                };
                 wider.push(format!("_ZGV_LLVM_N{k}v_{variant}({name})"));
             }
             if !wider.is_empty() {
                 crate::llvm::set_function_attribute(f, WIDER, &wider.join(","));
             }
-            let value_forms: Vec<LLVMValueRef> = forms.iter().map(|&(_, _, f, _)| f).collect();
             to_value_form_calls(builder, lib, f, &value_forms);
         }
     }
@@ -306,8 +297,11 @@ unsafe fn to_value_form_calls(
     while !u.is_null() {
         let call = LLVMGetUser(u);
         u = LLVMGetNextUse(u);
+        // A call through another type (a module's own declaration of the
+        // name) is left as it is.
         if LLVMIsACallInst(call).is_null()
             || LLVMGetCalledValue(call) != lib
+            || LLVMGetCalledFunctionType(call) != LLVMGlobalGetValueType(lib)
             || value_forms.contains(&LLVMGetBasicBlockParent(LLVMGetInstructionParent(call)))
         {
             continue;
