@@ -960,17 +960,41 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     d
 }
 
-/// The directory the library writes each kernel's IR to (`FERROCL_DUMP_DIR`),
-/// with the on-disk cache off so that every kernel is compiled and dumped.
-/// Set once per test process, before the library compiles anything.
-pub fn ir_dump_dir() -> &'static std::path::Path {
-    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
+/// Runs `$setup` before `main`, while the process has one thread. A test
+/// binary sets the environment it gives the library (`FERROCL_*`) there:
+/// setting a variable while another thread reads the environment (the
+/// library, the ICD loader, LLVM) is undefined behaviour in C's `setenv`.
+#[macro_export]
+macro_rules! before_main {
+    ($setup:block) => {
+        #[used]
+        #[link_section = ".init_array"]
+        static BEFORE_MAIN: extern "C" fn() = {
+            extern "C" fn before_main() $setup
+            before_main
+        };
+    };
+}
+
+static IR_DUMP_DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+/// Has the library write each kernel's IR to a fresh directory
+/// (`FERROCL_DUMP_DIR`), with the on-disk cache off so that every kernel is
+/// compiled and dumped. Called in [`before_main!`].
+pub fn dump_ir() {
+    IR_DUMP_DIR.get_or_init(|| {
         let dir = temp_dir("ir");
         std::env::set_var("FERROCL_DUMP_DIR", &dir);
         std::env::set_var("FERROCL_CACHE", "0");
         dir
-    })
+    });
+}
+
+/// The directory [`dump_ir`] set.
+pub fn ir_dump_dir() -> &'static std::path::Path {
+    IR_DUMP_DIR
+        .get()
+        .expect("the test binary calls dump_ir() in before_main!")
 }
 
 /// Whether the device reports `cl_khr_fp64`; says so when it does not.

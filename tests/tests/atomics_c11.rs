@@ -38,9 +38,10 @@ const SCOPES: [&str; 4] = [
     "memory_scope_all_devices",
 ];
 
-/// Every test compiles with the IR dump on (set before anything compiles).
+// Every test compiles with the IR dump on.
+before_main!({ dump_ir() });
+
 fn env() -> Env {
-    ir_dump_dir();
     Env::new()
 }
 

@@ -5,7 +5,19 @@
 
 use ferrocl_tests::*;
 use std::ffi::{c_char, CString};
+use std::path::PathBuf;
 use std::ptr::{null, null_mut};
+use std::sync::OnceLock;
+
+/// What the code generator is given, as FERROCL_DUMP_DIR writes it: every
+/// test's kernels, each named by its test's own values.
+static DUMP_DIR: OnceLock<PathBuf> = OnceLock::new();
+
+before_main!({
+    let dir = temp_dir("binaries-dump");
+    std::env::set_var("FERROCL_DUMP_DIR", &dir);
+    DUMP_DIR.set(dir).unwrap();
+});
 
 /// The binary of `p` for the device.
 fn binary_of(p: &Prog) -> Vec<u8> {
@@ -278,10 +290,7 @@ fn denormals_are_zero_survives_a_binary() {
 
 #[test]
 fn opt_disable_survives_a_binary() {
-    // What the code generator was given, as FERROCL_DUMP_DIR writes it.
-    let dir = std::env::temp_dir().join(format!("ferrocl-binaries-dump-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = DUMP_DIR.get().unwrap();
     let e = Env::new();
     // A kernel of this run alone, so no cache holds its code.
     let nonce = std::time::SystemTime::now()
@@ -296,11 +305,9 @@ fn opt_disable_survives_a_binary() {
     let q = from_binary(&e, &binary_of(&p)).expect("accepted");
     drop(p);
     check(build_program(q.get(), ""), "build from binary");
-    std::env::set_var("FERROCL_DUMP_DIR", &dir);
     let out = run_ints(&e, &q, 4, Some(&[2]));
-    std::env::remove_var("FERROCL_DUMP_DIR");
     assert_eq!(out, [0, 4111, 8222, 12333].map(|v| v + nonce));
-    let dumped: Vec<String> = std::fs::read_dir(&dir)
+    let dumped: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
         .map(|f| f.path())
@@ -317,7 +324,6 @@ fn opt_disable_survives_a_binary() {
         !dumped[0].contains("local_unnamed_addr"),
         "optimized although -cl-opt-disable"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

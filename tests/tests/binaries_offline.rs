@@ -2,10 +2,14 @@
 //! for runs no compiler at all: with `FERROCL_FORBID_COMPILER` set, any run
 //! of Clang, the SPIR-V translator or LLVM's optimizer is an error, and the
 //! kernels specialized before the binary was taken still run. One test per
-//! process: the library reads the cache settings once.
+//! process: the library reads the cache settings once, and the test sets
+//! `FERROCL_FORBID_COMPILER` while no other thread reads the environment.
 
 use ferrocl_tests::*;
 use std::ptr::null_mut;
+
+// No on-disk cache: only the binary can hold the machine code.
+before_main!({ std::env::set_var("FERROCL_CACHE", "0") });
 
 fn binary_of(p: &Prog) -> Vec<u8> {
     let size = ok(
@@ -54,8 +58,6 @@ fn run(e: &Env, p: &Prog, local: usize) -> Result<Vec<i32>, cl_int> {
 
 #[test]
 fn an_executable_binary_for_this_cpu_runs_without_the_compiler() {
-    // No on-disk cache: only the binary can hold the machine code.
-    std::env::set_var("FERROCL_CACHE", "0");
     let e = Env::new();
     let src =
         "__kernel void k(__global int* o) { o[get_global_id(0)] = (int)get_global_id(0) * 9 + 2; }";

@@ -533,8 +533,9 @@ fn command_buffers_refuse_printf_kernels() {
     check(unsafe { release(cb) }, "clReleaseCommandBufferKHR");
 }
 
+before_main!({ dump_ir() });
+
 fn main() {
-    ir_dump_dir();
     let checks: &[(&str, fn())] = &[
         (
             "a_printf_some_work_items_reach_keeps_the_kernel_vectorized",

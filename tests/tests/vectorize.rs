@@ -18,19 +18,18 @@ fn float_lanes() -> usize {
     .u32() as usize
 }
 
-/// Where the IR goes. Every vector form is made here, also those the
-/// pipeline expects to run slower than the scalar form (work-items
-/// branching apart inside loops), as the tests are of what they compute.
-fn dump_dir() -> &'static std::path::Path {
-    static ALL: std::sync::Once = std::sync::Once::new();
-    ALL.call_once(|| std::env::set_var("FERROCL_VECTORIZE", "all"));
-    ir_dump_dir()
-}
+// Every vector form is made here, also those the pipeline expects to run
+// slower than the scalar form (work-items branching apart inside loops), as
+// the tests are of what they compute; and the IR is dumped.
+before_main!({
+    std::env::set_var("FERROCL_VECTORIZE", "all");
+    dump_ir();
+});
 
 /// The IR of every work-group function of `kernel`, before optimization.
 fn work_group_ir(kernel: &str) -> String {
     let prefix = format!("__ferrocl_wg.{kernel}.");
-    std::fs::read_dir(dump_dir())
+    std::fs::read_dir(ir_dump_dir())
         .unwrap()
         .map(|f| f.unwrap().path())
         .filter(|p| {
@@ -62,7 +61,6 @@ fn run_each(
     global: &[usize],
     locals: &[&[usize]],
 ) -> Vec<Vec<Vec<u8>>> {
-    dump_dir();
     let e = Env::new();
     let (_p, k) = e.kernel(src, name);
     locals
@@ -938,7 +936,6 @@ fn an_if_else_runs_each_arm_for_its_lanes_and_gives_the_same_bits() {
 
 #[test]
 fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
-    dump_dir();
     let e = Env::new();
     let cache = ok(
         device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
@@ -970,7 +967,6 @@ fn a_streaming_copy_stores_whole_vectors_past_the_cache() {
 /// beside a large input, or a kernel whose buffers all fit, stays cached).
 #[test]
 fn stores_stream_past_the_cache_where_the_buffers_exceed_it() {
-    dump_dir();
     let e = Env::new();
     let cache = ok(
         device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
@@ -1291,7 +1287,6 @@ kernel void image_blur(read_only image2d_t img, global float4 *out, int taps) {
 
 #[test]
 fn a_loop_of_image_reads_with_a_constant_sampler_is_vector_code_with_gathers() {
-    dump_dir();
     let e = Env::new();
     let (w, h) = (48usize, 4usize);
     let texels: Vec<u8> = (0..w * h * 4).map(|i| (i * 29 % 251) as u8).collect();

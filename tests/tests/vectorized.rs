@@ -5,14 +5,12 @@
 
 use ferrocl_tests::*;
 
-fn dump_dir() -> &'static std::path::Path {
-    ir_dump_dir()
-}
+before_main!({ dump_ir() });
 
 /// The optimized IR of the work-group functions of `kernel`.
 fn optimized_ir(kernel: &str) -> String {
     let prefix = format!("__ferrocl_wg.{kernel}.");
-    let ir: String = std::fs::read_dir(dump_dir())
+    let ir: String = std::fs::read_dir(ir_dump_dir())
         .unwrap()
         .map(|f| f.unwrap().path())
         .filter(|p| {
@@ -64,7 +62,6 @@ const SRC: &str = "__kernel void k(__global const float* a, __global float* s,\n
 
 #[test]
 fn a_loop_calling_sin_exp_and_log_is_vectorized() {
-    dump_dir();
     let e = Env::new();
     let (_p, k) = e.kernel(SRC, "k");
     const N: usize = 4096;
@@ -108,7 +105,6 @@ const DOUBLE_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 /// become vector code with it; sin is called through its vector variant.
 #[test]
 fn a_loop_calling_double_sin_exp_and_log_is_vectorized() {
-    dump_dir();
     if !has_fp64() {
         return;
     }
@@ -168,7 +164,6 @@ const TILE_SRC: &str = "__attribute__((reqd_work_group_size(16, 16, 1)))\n\
 
 #[test]
 fn a_short_work_item_loop_is_vectorized_not_unrolled() {
-    dump_dir();
     let e = Env::new();
     let (_p, k) = e.kernel(TILE_SRC, "tile");
     const N: usize = 64;
@@ -205,7 +200,6 @@ const MATH_SRC: &str = "__kernel void m(__global const float* a, __global const 
 
 #[test]
 fn a_loop_calling_inverse_trig_hyperbolic_and_root_functions_is_vectorized() {
-    dump_dir();
     let e = Env::new();
     let (_p, k) = e.kernel(MATH_SRC, "m");
     const N: usize = 4096;
@@ -279,7 +273,6 @@ const DOUBLE_MATH_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 /// into the work-item loop and vector code with it, no call left.
 #[test]
 fn a_loop_calling_double_pow_and_friends_is_vectorized() {
-    dump_dir();
     if !has_fp64() {
         return;
     }
@@ -372,7 +365,6 @@ const DOUBLE_REM_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 /// and runs for a vector of work-items at once, no call left.
 #[test]
 fn a_loop_calling_double_fmod_remainder_and_remquo_is_vectorized() {
-    dump_dir();
     if !has_fp64() {
         return;
     }
@@ -425,7 +417,6 @@ const DOUBLE_GAMMA_SRC: &str = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
 /// once; no call left, of them or of the C library.
 #[test]
 fn a_loop_calling_double_tgamma_and_lgamma_is_vectorized() {
-    dump_dir();
     if !has_fp64() {
         return;
     }
@@ -475,7 +466,6 @@ fn a_loop_calling_double_tgamma_and_lgamma_is_vectorized() {
 /// after the common one, taken for the vectors that have a huge lane.
 #[test]
 fn sin_and_cos_of_one_value_share_their_reduction() {
-    dump_dir();
     let src = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\
                __kernel void sc8(__global const float8* a, __global float8* o) {\n\
                size_t i = get_global_id(0); o[i] = sin(a[i]) * cos(a[i]);\n}\n\
@@ -556,7 +546,6 @@ where
     T: Copy + Default + Into<f64>,
     f64: AsTo<T>,
 {
-    dump_dir();
     let e = Env::new();
     let n = local * 9;
     let a: Vec<T> = (0..n * stride)
