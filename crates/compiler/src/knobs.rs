@@ -98,7 +98,11 @@ mod tests {
             ("many", None),
             ("99999999", Some(MAX_THREADS)),
         ] {
-            assert_eq!(threads_from(value.as_ref()), want, "FERROCL_THREADS={value:?}");
+            assert_eq!(
+                threads_from(value.as_ref()),
+                want,
+                "FERROCL_THREADS={value:?}"
+            );
         }
     }
 }
