@@ -21,6 +21,8 @@
 
 #![allow(clippy::missing_safety_doc)]
 
+mod fatal_signals;
+
 use std::ffi::{c_void, CString};
 use std::ptr::{null, null_mut};
 use std::sync::OnceLock;
@@ -367,6 +369,7 @@ pub fn platform() -> cl_platform_id {
     unsafe impl Sync for Id {}
     static P: OnceLock<Id> = OnceLock::new();
     P.get_or_init(|| {
+        fatal_signals::install();
         let want = std::env::var("FERROCL_TEST_PLATFORM").unwrap_or_else(|_| PLATFORM_NAME.into());
         let ids = all_platforms();
         let names: Vec<String> = ids.iter().map(|&p| platform_name(p)).collect();
