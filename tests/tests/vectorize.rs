@@ -43,8 +43,11 @@ fn work_group_ir(kernel: &str) -> String {
 /// An argument of a kernel run: a buffer's contents or a scalar.
 enum Arg<'a> {
     In(&'a [u8]),
+    /// Read back after the run.
+    InOut(&'a [u8]),
     Out(usize),
     Int(i32),
+    Long(i64),
 }
 
 fn bytes<T: Copy>(v: &[T]) -> &[u8] {
@@ -80,7 +83,13 @@ fn run_each(
                         ok(set_mem(k.get(), i, &m), "set buffer");
                         outs.push((m, *size));
                     }
+                    Arg::InOut(data) => {
+                        let m = e.buffer_from(data);
+                        ok(set_mem(k.get(), i, &m), "set buffer");
+                        outs.push((m, data.len()));
+                    }
                     Arg::Int(v) => ok(set_arg(k.get(), i, v), "set int"),
+                    Arg::Long(v) => ok(set_arg(k.get(), i, v), "set long"),
                 }
             }
             e.run(&k, global, Some(local));
@@ -487,6 +496,122 @@ fn a_loop_work_items_leave_at_different_iterations_gives_the_same_bits() {
         ir.contains("@llvm.masked.scatter"),
         "no masked scatter to trace:\n{ir}"
     );
+}
+
+/// Grid-stride loops: on `int` ids with `<`, on `size_t` ids with `<=`
+/// from an offset, and one whose work-items also store as they go; each
+/// item's result depends on the order of its iterations.
+const GRID_STRIDE: &str = r#"
+kernel void grid_int(int n, global const int *in, global int *out, global int *count) {
+    int acc = 1, k = 0;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        acc = acc * 3 + in[i];
+        k++;
+    }
+    out[get_global_id(0)] = acc;
+    count[get_global_id(0)] = k;
+}
+
+kernel void grid_size_t(ulong last, global const int *in, global int *out, global int *count) {
+    int acc = 7, k = 0;
+    for (size_t i = get_global_id(0) + 3; i <= last; i += get_global_size(0)) {
+        acc = acc * 5 - in[i];
+        k++;
+    }
+    out[get_global_id(0)] = acc;
+    count[get_global_id(0)] = k;
+}
+
+kernel void grid_store(int n, global int *io, global int *count) {
+    int k = 0;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        io[i] = io[i] * 2 + k;
+        k++;
+    }
+    count[get_global_id(0)] = k;
+}
+"#;
+
+/// What `grid_int` (`grid_size_t` with `first` 3 and `<=`) gives each
+/// work-item of `global`, and its count of iterations.
+fn grid_on_host(
+    input: &[i32],
+    global: usize,
+    first: usize,
+    end: usize,
+    seed: i32,
+    step: impl Fn(i32, i32) -> i32,
+) -> (Vec<i32>, Vec<i32>) {
+    (0..global)
+        .map(|g| {
+            let (mut acc, mut k) = (seed, 0);
+            let mut i = g + first;
+            while i < end {
+                acc = step(acc, input[i]);
+                k += 1;
+                i += global;
+            }
+            (acc, k)
+        })
+        .unzip()
+}
+
+#[test]
+fn grid_stride_loops_give_the_host_results_where_items_leave_apart_or_together() {
+    const GLOBAL: usize = 128;
+    let input: Vec<i32> = (0..2048).map(|i| (i * 29 % 97) - 48).collect();
+    let locals: [&[usize]; 4] = [&[1], &[8], &[64], &[128]];
+    let mul3 = |acc: i32, x: i32| acc.wrapping_mul(3).wrapping_add(x);
+    // A whole number of strides, a part of one, less than one, none.
+    for n in [1024, 1000, 1957, 100, 0, -5] {
+        let args = [
+            Arg::Int(n),
+            Arg::In(bytes(&input)),
+            Arg::Out(GLOBAL * 4),
+            Arg::Out(GLOBAL * 4),
+        ];
+        let runs = run_each(GRID_STRIDE, "grid_int", &args, &[GLOBAL], &locals);
+        assert_all_equal(&runs, &locals);
+        let (acc, k) = grid_on_host(&input, GLOBAL, 0, n.max(0) as usize, 1, mul3);
+        assert_eq!(ints(&runs[0][0]), acc, "n = {n}");
+        assert_eq!(ints(&runs[0][1]), k, "n = {n}");
+    }
+    let mul5 = |acc: i32, x: i32| acc.wrapping_mul(5).wrapping_sub(x);
+    for last in [1026u64, 1000, 1957, 2, 0] {
+        let args = [
+            Arg::Long(last as i64),
+            Arg::In(bytes(&input)),
+            Arg::Out(GLOBAL * 4),
+            Arg::Out(GLOBAL * 4),
+        ];
+        let runs = run_each(GRID_STRIDE, "grid_size_t", &args, &[GLOBAL], &locals);
+        assert_all_equal(&runs, &locals);
+        let (acc, k) = grid_on_host(&input, GLOBAL, 3, last as usize + 1, 7, mul5);
+        assert_eq!(ints(&runs[0][0]), acc, "last = {last}");
+        assert_eq!(ints(&runs[0][1]), k, "last = {last}");
+    }
+    for n in [1024, 1001] {
+        let args = [Arg::Int(n), Arg::InOut(bytes(&input)), Arg::Out(GLOBAL * 4)];
+        let runs = run_each(GRID_STRIDE, "grid_store", &args, &[GLOBAL], &locals);
+        assert_all_equal(&runs, &locals);
+        let mut want = input.clone();
+        for g in 0..GLOBAL {
+            let mut k = 0;
+            let mut i = g;
+            while i < n as usize {
+                want[i] = want[i] * 2 + k;
+                k += 1;
+                i += GLOBAL;
+            }
+        }
+        assert_eq!(ints(&runs[0][0]), want, "n = {n}");
+    }
+    // The vector forms run the loop first as a copy all their lanes stay
+    // in, tested on the group's last work-item.
+    for k in ["grid_int", "grid_size_t", "grid_store"] {
+        let ir = work_group_ir(k);
+        assert!(ir.contains("all.stay"), "{k} not split:\n{ir}");
+    }
 }
 
 /// A loop left by its own test or by a `break` before its increment, work-items

@@ -4,7 +4,8 @@
 //! barrier of a work-group or of a sub-group, the work-group collectives'
 //! scratch. Which sub-group function a call is: [`crate::sub_group_calls`].
 
-use builtins::mux as names;
+/// The `__mux_*` builtins' names.
+pub use builtins::mux as names;
 use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;

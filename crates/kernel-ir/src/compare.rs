@@ -18,6 +18,23 @@ pub fn swapped(pred: LLVMIntPredicate) -> LLVMIntPredicate {
     }
 }
 
+/// The predicate that holds exactly where `pred` does not: `a < b` is
+/// not `a >= b`.
+pub fn inverse(pred: LLVMIntPredicate) -> LLVMIntPredicate {
+    match pred {
+        LLVMIntULT => LLVMIntUGE,
+        LLVMIntULE => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULE,
+        LLVMIntUGE => LLVMIntULT,
+        LLVMIntSLT => LLVMIntSGE,
+        LLVMIntSLE => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLE,
+        LLVMIntSGE => LLVMIntSLT,
+        LLVMIntEQ => LLVMIntNE,
+        LLVMIntNE => LLVMIntEQ,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +48,16 @@ mod tests {
         }
         assert_eq!(swapped(LLVMIntULT), LLVMIntUGT);
         assert_eq!(swapped(LLVMIntEQ), LLVMIntEQ);
+    }
+
+    #[test]
+    fn the_inverse_of_the_inverse_is_the_predicate() {
+        for p in [
+            LLVMIntULT, LLVMIntULE, LLVMIntSGT, LLVMIntSGE, LLVMIntEQ, LLVMIntNE,
+        ] {
+            assert_eq!(inverse(inverse(p)), p);
+            assert_ne!(inverse(p), p);
+        }
+        assert_eq!(inverse(LLVMIntSLT), LLVMIntSGE);
     }
 }

@@ -52,6 +52,7 @@
 //! (`transform`) builds the vector form instruction by instruction.
 
 mod analysis;
+mod group_loops;
 mod intrinsics;
 mod transform;
 mod types;
@@ -152,30 +153,20 @@ unsafe fn run_with(
     // What a loop hands on goes through phis of its exit, where each lane
     // takes what it had when it left.
     kernel_ir::lcssa::close_loops(kernel);
+    // A grid-stride loop runs first as a copy every lane stays in.
+    {
+        let insts = instructions_in_order(kernel);
+        let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
+        group_loops::split(m, kernel, &shapes);
+    }
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
-    let insts: Vec<LLVMValueRef> = order
-        .iter()
-        .flat_map(|&b| llvm::block_instructions(cfg.blocks[b]))
-        .collect();
+    let insts = instructions_in_order(kernel);
     let loops = natural_loops(&cfg);
     // A loop left on a varying condition carries different values in
     // different lanes, whatever they are computed from: its header's phis
     // are varying, and what follows from them.
-    let mut forced: HashSet<LLVMValueRef> = insts
-        .iter()
-        .copied()
-        .filter(|&i| compiler::printf::is_printf_call(i))
-        .collect();
-    if forced.len() > 1 {
-        // Lane after lane, two calls would interleave their work-items'
-        // records; one after the other, each work-item's stay together.
-        return Err("more than one printf call".into());
-    }
-    // Each lane has a private array of its own.
-    forced.extend(insts.iter().copied().filter(|&i| {
-        !LLVMIsAAllocaInst(i).is_null() && analysis::private::private_array(m, i).is_some()
-    }));
+    let mut forced = varying_from_the_start(m, &insts)?;
     let in_loops: HashSet<LLVMBasicBlockRef> = loops
         .iter()
         .flat_map(|l| l.body.iter().map(|&b| cfg.blocks[b]))
@@ -245,6 +236,37 @@ unsafe fn run_with(
     let v = gen.v;
     let made = gen.emit(&cfg, &order).map(|_| ());
     kept_if_verified(v, made, "its vector form does not verify")
+}
+
+/// The instructions of `f`'s reachable blocks, in reverse post-order.
+unsafe fn instructions_in_order(f: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let cfg = Cfg::of(f);
+    reverse_post_order(&cfg)
+        .iter()
+        .flat_map(|&b| llvm::block_instructions(cfg.blocks[b]))
+        .collect()
+}
+
+/// What differs between lanes whatever it is computed from: the printf
+/// call (made lane after lane) and each lane's private arrays.
+unsafe fn varying_from_the_start(
+    m: LLVMModuleRef,
+    insts: &[LLVMValueRef],
+) -> Result<HashSet<LLVMValueRef>, String> {
+    let mut forced: HashSet<LLVMValueRef> = insts
+        .iter()
+        .copied()
+        .filter(|&i| compiler::printf::is_printf_call(i))
+        .collect();
+    if forced.len() > 1 {
+        // Lane after lane, two calls would interleave their work-items'
+        // records; one after the other, each work-item's stay together.
+        return Err("more than one printf call".into());
+    }
+    forced.extend(insts.iter().copied().filter(|&i| {
+        !LLVMIsAAllocaInst(i).is_null() && analysis::private::private_array(m, i).is_some()
+    }));
+    Ok(forced)
 }
 
 /// Why work-items branch apart inside a loop of `cfg`, if they do (see

@@ -119,6 +119,157 @@ fn a_grid_stride_loop_reads_its_lanes_elements_as_one_masked_vector() {
 }
 
 #[test]
+fn a_grid_stride_loop_runs_first_as_a_copy_every_lane_stays_in() {
+    let v = vector_text(&grid_stride_loop(false), 8);
+    // The copy stays while the group's last work-item would: `i - lid`,
+    // the same in every lane, plus the local size less one, below `n`.
+    assert!(v.contains("%group.first = sub i128"), "{v}");
+    assert!(v.contains("%all.stay = icmp ult i128 %group.last"), "{v}");
+    assert!(
+        v.contains("br i1 %all.stay, label %body.all, label %head.rest"),
+        "{v}"
+    );
+    // Its lanes read one whole vector, unmasked; the loop after it, from
+    // the copy's `i` and sum on, masks what it reads.
+    let copy = &v[v.find("body.all:").unwrap()..];
+    let copy = &copy[..copy.find("\n\n").unwrap()];
+    assert!(copy.contains("load <8 x float>, ptr"), "{copy}");
+    assert!(!copy.contains("masked"), "{copy}");
+    assert!(v.contains("@llvm.masked.load.v8f32"), "{v}");
+    assert!(v.contains("head.rest:"), "{v}");
+}
+
+/// `if (gid < n) do { sum += in[i]; i += size; } while (i < n)`, as loop
+/// rotation leaves a loop: the test at the end of the iteration, on 32-bit
+/// signed values.
+fn rotated_grid_stride_loop() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %in, ptr %out, i32 %n, i32 %size) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %gid = trunc i64 %lid to i32
+  %any = icmp slt i32 %gid, %n
+  br i1 %any, label %loop, label %done
+loop:
+  %i = phi i32 [ %gid, %entry ], [ %i1, %loop ]
+  %sum = phi float [ 0.0, %entry ], [ %sum1, %loop ]
+  %i64 = sext i32 %i to i64
+  %p = getelementptr float, ptr %in, i64 %i64
+  %x = load float, ptr %p, align 4
+  %sum1 = fadd float %sum, %x
+  %i1 = add nsw i32 %i, %size
+  %more = icmp slt i32 %i1, %n
+  br i1 %more, label %loop, label %after
+after:
+  %sum.out = phi float [ %sum1, %loop ]
+  br label %done
+done:
+  %s = phi float [ 0.0, %entry ], [ %sum.out, %after ]
+  %q = getelementptr float, ptr %out, i64 %lid
+  store float %s, ptr %q, align 4
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_loop_testing_at_its_end_goes_on_from_the_copy_or_leaves_with_its_values() {
+    let src = rotated_grid_stride_loop();
+    // The scalar kernel split: the copy's test in 64 bits, exact; the loop
+    // after it tests the copy's `i` again, and the exit takes the copy's
+    // sum where the loop does not run again.
+    let ir = Ir::parse(&src);
+    let splits = unsafe {
+        let k = ir.function("k");
+        let insts = instructions_in_order(k);
+        let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
+        group_loops::split(ir.m, k, &shapes)
+    };
+    assert_eq!(splits, 1);
+    unsafe { compiler::llvm::verify(ir.m).unwrap() };
+    let text = ir.text();
+    assert!(
+        text.contains("%all.stay = icmp slt i64 %group.last"),
+        "{text}"
+    );
+    assert!(
+        text.contains("br i1 %all.stay, label %loop.all, label %loop.rest"),
+        "{text}"
+    );
+    assert!(
+        text.contains("br i1 %more.all, label %loop, label %after"),
+        "{text}"
+    );
+    // The loop leaves through a block of its own, a plain branch on.
+    assert!(
+        text.contains("br i1 %more, label %loop, label %loop.left"),
+        "{text}"
+    );
+    assert!(text.contains("[ %sum1.all, %loop.rest ]"), "{text}");
+    assert!(
+        text.contains("%i = phi i32 [ %i1.all, %loop.rest ], [ %i1, %loop ]"),
+        "{text}"
+    );
+    // And its vector form: the copy reads under the lanes the test before
+    // the loop let in, the same every iteration; it computes no mask of
+    // its own, nor keeps the sum of lanes that left.
+    let v = vector_text(&src, 8);
+    let copy = &v[v.find("loop.all:").unwrap()..];
+    let copy = &copy[..copy.find("\n\n").unwrap()];
+    assert!(
+        copy.contains("@llvm.masked.load.v8f32.p0(ptr align 4 %p.all, <8 x i1> %any,"),
+        "{copy}"
+    );
+    assert!(!copy.contains("select <8 x i1>"), "{copy}");
+    assert!(!copy.contains("staying"), "{copy}");
+    assert!(v.contains("loop.left:"), "{v}");
+}
+
+#[test]
+fn loops_of_other_tests_are_not_split() {
+    // A test of a value two apart from lane to lane: the copy's test would
+    // differ between lanes too.
+    let v = vector_text(
+        &grid_stride_loop(false)
+            .replace(
+                "%i = phi i64 [ %lid, %entry ]",
+                "%i = phi i64 [ %lid2, %entry ]",
+            )
+            .replace(
+                "br label %head\nhead:",
+                "%lid2 = shl i64 %lid, 1\n  br label %head\nhead:",
+            ),
+        8,
+    );
+    assert!(!v.contains("all.stay"), "{v}");
+    // A loop that tests `!=`.
+    let v = vector_text(
+        &grid_stride_loop(false).replace("icmp ult i64 %i, %n", "icmp ne i64 %i, %n"),
+        8,
+    );
+    assert!(!v.contains("all.stay"), "{v}");
+    // A loop the same for every lane needs no copy.
+    let v = vector_text(&gemm_row(), 8);
+    assert!(!v.contains("all.stay"), "{v}");
+    // Nor is a loop whose work-items meet (a sub-group barrier) copied.
+    let src = grid_stride_loop(false)
+        .replace(
+            "%sum1 = fadd float %sum, %x",
+            "%sum1 = fadd float %sum, %x\n  call void @__mux_sub_group_barrier(i32 0, i32 0, i32 0)",
+        )
+        .replace("define void @k(", "declare void @__mux_sub_group_barrier(i32, i32, i32)\ndefine void @k(");
+    let ir = Ir::parse(&src);
+    let splits = unsafe {
+        let k = ir.function("k");
+        let insts = instructions_in_order(k);
+        let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
+        group_loops::split(ir.m, k, &shapes)
+    };
+    assert_eq!(splits, 0);
+}
+
+#[test]
 fn a_loop_striding_pages_prefetches_the_lines_its_lanes_read_later() {
     // The grid-stride loop stepped by a size known at run time: a
     // prefetch of the lines 8 iterations on where the step is a page or
@@ -137,14 +288,15 @@ fn a_loop_striding_pages_prefetches_the_lines_its_lanes_read_later() {
         "{v}"
     );
     assert!(v.contains("select i1 %strides.far, i64"), "{v}");
-    // Eight floats are one line.
-    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 1, "{v}");
+    // Eight floats are one line (in the copy every lane stays in, and in
+    // the loop after it).
+    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 2, "{v}");
     // Thirty-two are two.
     let v = vector_text(
         &src.replace("%i1 = add i64 %i, 64", "%i1 = add i64 %i, %size"),
         32,
     );
-    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 2, "{v}");
+    assert_eq!(v.matches("call void @llvm.prefetch.p0").count(), 4, "{v}");
 }
 
 #[test]
@@ -957,10 +1109,17 @@ fn a_guarded_block_in_a_loop_lanes_leave_apart_runs_for_the_lanes_in_both() {
 #[test]
 fn an_atomic_is_made_lane_after_lane_for_the_lanes_that_reach_it() {
     let v = vector_text(&binned_sums(), 4);
-    // One atomic per lane, each behind its lane's bit of the guard.
-    assert_eq!(v.matches("atomicrmw add ptr").count(), 4, "{v}");
+    // One atomic per lane, each behind its lane's bit of the guard: in the
+    // loop lanes leave apart, its lanes still in and whose value is not 0;
+    // in the copy before it, which all lanes are in, those not 0.
+    assert_eq!(v.matches("atomicrmw add ptr").count(), 8, "{v}");
     assert_eq!(
         v.matches("= extractelement <4 x i1> %guarded").count(),
+        4,
+        "{v}"
+    );
+    assert_eq!(
+        v.matches("= extractelement <4 x i1> %some").count(),
         4,
         "{v}"
     );

@@ -23,6 +23,15 @@ pub enum Shape {
     Varying,
 }
 
+/// Lanes `stride` apart: uniform for none.
+fn stepping(stride: i64) -> Shape {
+    if stride == 0 {
+        Shape::Uniform
+    } else {
+        Shape::Affine(stride)
+    }
+}
+
 pub(crate) fn join(a: Shape, b: Shape) -> Shape {
     if a == b {
         a
@@ -219,8 +228,9 @@ pub(crate) unsafe fn transfer(
             (Affine(a), Uniform) => Affine(a),
             (Uniform, Affine(b)) if opcode == LLVMSub => Affine(b.wrapping_neg()),
             (Uniform, Affine(b)) => Affine(b),
-            (Affine(a), Affine(b)) if opcode == LLVMSub => Affine(a.wrapping_sub(b)),
-            (Affine(a), Affine(b)) => Affine(a.wrapping_add(b)),
+            // Equal steps cancel: `gid - lid` is the same in every lane.
+            (Affine(a), Affine(b)) if opcode == LLVMSub => stepping(a.wrapping_sub(b)),
+            (Affine(a), Affine(b)) => stepping(a.wrapping_add(b)),
             _ => Varying,
         },
         LLVMMul => match (s(0), s(1), const_int(op(0)), const_int(op(1))) {

@@ -112,7 +112,7 @@ impl Gen {
                     // value they had at the guard.
                     let (guard, block) = (g.guard, g.block);
                     if let Some(before) = kernel_ir::cfg::incoming_from(i, guard) {
-                        let ran = self.spread(self.guard_masks[&block], elements(LLVMTypeOf(i)));
+                        let ran = self.spread(self.region_masks[&block], elements(LLVMTypeOf(i)));
                         let before = self.vector_of(before);
                         v = LLVMBuildSelect(self.b, ran, v, before, c"guarded".as_ptr());
                     }
