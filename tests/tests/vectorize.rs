@@ -522,6 +522,15 @@ kernel void grid_size_t(ulong last, global const int *in, global int *out, globa
     count[get_global_id(0)] = k;
 }
 
+kernel void grid_two(int n, int m, global const int *in, global int *out) {
+    int acc = 1;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        acc = acc * 3 + in[i];
+    for (int i = get_global_id(0) + 1; i < m; i += get_global_size(0))
+        acc = acc * 5 - in[i];
+    out[get_global_id(0)] = acc;
+}
+
 kernel void grid_store(int n, global int *io, global int *count) {
     int k = 0;
     for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
@@ -590,6 +599,44 @@ fn grid_stride_loops_give_the_host_results_where_items_leave_apart_or_together()
         assert_eq!(ints(&runs[0][0]), acc, "last = {last}");
         assert_eq!(ints(&runs[0][1]), k, "last = {last}");
     }
+    // Two loops one after the other, each split.
+    for (n, m) in [(1024, 1000), (1000, 2047), (50, 300)] {
+        let args = [
+            Arg::Int(n),
+            Arg::Int(m),
+            Arg::In(bytes(&input)),
+            Arg::Out(GLOBAL * 4),
+        ];
+        let runs = run_each(GRID_STRIDE, "grid_two", &args, &[GLOBAL], &locals);
+        assert_all_equal(&runs, &locals);
+        let (first, _) = grid_on_host(&input, GLOBAL, 0, n as usize, 1, mul3);
+        let want: Vec<i32> = (0..GLOBAL)
+            .map(|g| {
+                let mut acc = first[g];
+                let mut i = g + 1;
+                while i < m as usize {
+                    acc = mul5(acc, input[i]);
+                    i += GLOBAL;
+                }
+                acc
+            })
+            .collect();
+        assert_eq!(ints(&runs[0][0]), want, "n = {n}, m = {m}");
+    }
+    // Each work-group function with a vector form (inlined) splits both
+    // loops.
+    let ir = work_group_ir("grid_two");
+    let vectorized = ir
+        .split("define void @__ferrocl_wg.")
+        .skip(1)
+        .filter(|f| f.contains("grid_two.v"));
+    for f in vectorized {
+        let tests = f
+            .lines()
+            .filter(|l| l.contains("%all.stay") && l.contains("= icmp"))
+            .count();
+        assert!(tests >= 2, "{f}");
+    }
     for n in [1024, 1001] {
         let args = [Arg::Int(n), Arg::InOut(bytes(&input)), Arg::Out(GLOBAL * 4)];
         let runs = run_each(GRID_STRIDE, "grid_store", &args, &[GLOBAL], &locals);
@@ -608,7 +655,7 @@ fn grid_stride_loops_give_the_host_results_where_items_leave_apart_or_together()
     }
     // The vector forms run the loop first as a copy all their lanes stay
     // in, tested on the group's last work-item.
-    for k in ["grid_int", "grid_size_t", "grid_store"] {
+    for k in ["grid_int", "grid_size_t", "grid_store", "grid_two"] {
         let ir = work_group_ir(k);
         assert!(ir.contains("all.stay"), "{k} not split:\n{ir}");
     }

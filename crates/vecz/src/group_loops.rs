@@ -15,7 +15,7 @@ use kernel_ir::loops::{natural_loops, Loop};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A loop to split: its blocks and the parts of its exit test.
 struct Candidate {
@@ -45,19 +45,27 @@ pub(crate) unsafe fn split(
     kernel: LLVMValueRef,
     shapes: &HashMap<LLVMValueRef, Shape>,
 ) -> usize {
-    let cfg = Cfg::of(kernel);
-    let loops = natural_loops(&cfg);
-    let found: Vec<Candidate> = loops
-        .iter()
-        .filter_map(|l| candidate(&cfg, &loops, l, shapes))
-        .collect();
-    let Some(ids) = id_functions(m) else {
-        return 0;
-    };
-    for c in &found {
-        split_one(m, c, ids);
+    // One loop at a time, on the graph as the last split left it; the
+    // loops made or split are not looked at again.
+    let mut done: HashSet<LLVMBasicBlockRef> = HashSet::new();
+    let mut made = 0;
+    loop {
+        let cfg = Cfg::of(kernel);
+        let loops = natural_loops(&cfg);
+        let Some(c) = loops
+            .iter()
+            .filter(|l| !done.contains(&cfg.blocks[l.header]))
+            .find_map(|l| candidate(&cfg, &loops, l, shapes))
+        else {
+            return made;
+        };
+        let Some(ids) = id_functions(m) else {
+            return made;
+        };
+        done.insert(c.header);
+        done.insert(split_one(m, &c, ids));
+        made += 1;
     }
-    found.len()
 }
 
 /// `__mux_get_local_id` and `__mux_get_local_size`, declared alike.
@@ -144,7 +152,9 @@ unsafe fn candidate(
     if !stays_if_true {
         pred = kernel_ir::compare::inverse(pred);
     }
-    if !matches!(pred, LLVMIntSLT | LLVMIntSLE | LLVMIntULT | LLVMIntULE) {
+    if !matches!(pred, LLVMIntSLT | LLVMIntSLE | LLVMIntULT | LLVMIntULE)
+        || LLVMGetTypeKind(LLVMTypeOf(x)) != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+    {
         return None;
     }
     let exit_index = cfg.index[&exit];
@@ -253,7 +263,12 @@ unsafe fn has_effects(i: LLVMValueRef) -> bool {
     }
 }
 
-unsafe fn split_one(m: LLVMModuleRef, c: &Candidate, (id, size): (LLVMValueRef, LLVMValueRef)) {
+/// Splits loop `c`; returns the copy's header.
+unsafe fn split_one(
+    m: LLVMModuleRef,
+    c: &Candidate,
+    (id, size): (LLVMValueRef, LLVMValueRef),
+) -> LLVMBasicBlockRef {
     let ctx = LLVMGetModuleContext(m);
     let b = LLVMCreateBuilderInContext(ctx);
     // The copy, before the loop.
@@ -458,4 +473,5 @@ unsafe fn split_one(m: LLVMModuleRef, c: &Candidate, (id, size): (LLVMValueRef, 
         }
     }
     LLVMDisposeBuilder(b);
+    block_of[&c.header]
 }
