@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use opencl3::program::Program;
 
-use super::{Benchmark, Prepared, Simple, Unit};
+use super::{Benchmark, Peak, Prepared, Simple, Unit};
 use crate::check;
 use crate::platforms::{mem, val, Launch, Target};
 
@@ -87,6 +87,10 @@ impl Benchmark for Reduce {
     }
     fn unit(&self) -> Unit {
         Unit::GBs
+    }
+    /// A reduction reads its input once, as fast as memory gives it.
+    fn peak(&self) -> Peak {
+        Peak::Stream
     }
     fn work(&self) -> f64 {
         (4 * N) as f64
