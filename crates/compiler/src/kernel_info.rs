@@ -145,6 +145,9 @@ pub struct KernelInfo {
     pub printf_calls: Vec<PrintfCall>,
 }
 
+/// The 32-bit values of one 64-byte cache line.
+pub const LINE_LANES: usize = 16;
+
 impl KernelInfo {
     /// Whether the kernel calls `printf`.
     pub fn uses_printf(&self) -> bool {
@@ -152,10 +155,14 @@ impl KernelInfo {
     }
 
     /// Its sub-group width on a device whose vectors hold `float_lanes`
-    /// floats: the width it requires, else that many work-items (a
-    /// sub-group is what one vector of 32-bit lanes holds).
+    /// floats: the width it requires, else what one vector of 32-bit lanes
+    /// holds, and at least [`LINE_LANES`]: the sub-group's consecutive
+    /// floats then fill a cache line, so that a loop each work-item of it
+    /// strides reads whole lines (not half of one, the other half read by
+    /// the next sub-group long after).
     pub fn sub_group_width(&self, float_lanes: usize) -> usize {
-        self.reqd_sub_group_size.map_or(float_lanes, |n| n as usize)
+        self.reqd_sub_group_size
+            .map_or(float_lanes.max(LINE_LANES), |n| n as usize)
     }
 
     /// `CL_KERNEL_ATTRIBUTES`: the attributes as written in the source.
