@@ -173,6 +173,16 @@ done:
     )
 }
 
+/// How many loops of `@k` `group_loops` splits, by its shapes.
+fn split_loops(ir: &Ir) -> usize {
+    unsafe {
+        let k = ir.function("k");
+        let insts = instructions_in_order(k);
+        let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
+        group_loops::split(ir.m, k, &shapes)
+    }
+}
+
 #[test]
 fn a_loop_testing_at_its_end_goes_on_from_the_copy_or_leaves_with_its_values() {
     let src = rotated_grid_stride_loop();
@@ -180,13 +190,7 @@ fn a_loop_testing_at_its_end_goes_on_from_the_copy_or_leaves_with_its_values() {
     // after it tests the copy's `i` again, and the exit takes the copy's
     // sum where the loop does not run again.
     let ir = Ir::parse(&src);
-    let splits = unsafe {
-        let k = ir.function("k");
-        let insts = instructions_in_order(k);
-        let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
-        group_loops::split(ir.m, k, &shapes)
-    };
-    assert_eq!(splits, 1);
+    assert_eq!(split_loops(&ir), 1);
     unsafe { compiler::llvm::verify(ir.m).unwrap() };
     let text = ir.text();
     assert!(
@@ -259,14 +263,7 @@ fn loops_of_other_tests_are_not_split() {
             "%sum1 = fadd float %sum, %x\n  call void @__mux_sub_group_barrier(i32 0, i32 0, i32 0)",
         )
         .replace("define void @k(", "declare void @__mux_sub_group_barrier(i32, i32, i32)\ndefine void @k(");
-    let ir = Ir::parse(&src);
-    let splits = unsafe {
-        let k = ir.function("k");
-        let insts = instructions_in_order(k);
-        let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
-        group_loops::split(ir.m, k, &shapes)
-    };
-    assert_eq!(splits, 0);
+    assert_eq!(split_loops(&Ir::parse(&src)), 0);
 }
 
 #[test]
