@@ -264,9 +264,16 @@ unsafe fn call_library_form(
     let arg = if param == vec {
         x
     } else if LLVMGetTypeKind(param) == LLVMTypeKind::LLVMPointerTypeKind {
+        // Aligned as the library's copy is (`byval`, the vector's size: a
+        // `double16` on 128 bytes), and stored so.
+        let m = LLVMGetGlobalParent(lib);
+        let bytes =
+            llvm_sys::target::LLVMABISizeOfType(llvm_sys::target::LLVMGetModuleDataLayout(m), vec);
+        let align = bytes.next_power_of_two().clamp(16, 128) as u32;
         let slot = LLVMBuildAlloca(builder, vec, c"".as_ptr());
-        LLVMSetAlignment(slot, 64);
-        LLVMBuildStore(builder, x, slot);
+        LLVMSetAlignment(slot, align);
+        let store = LLVMBuildStore(builder, x, slot);
+        LLVMSetAlignment(store, align);
         slot
     } else {
         LLVMBuildBitCast(builder, x, param, c"".as_ptr())
