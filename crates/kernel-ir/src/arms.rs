@@ -9,13 +9,15 @@
 //! ending in plain or two-way branches, whose values are used among them
 //! or by the meeting block's phis alone; at most [`MOST_BLOCKS`] of them.
 
-use crate::cfg::{incoming, phis, post_dominators, replace_phi, reverse_post_order, Cfg};
+use crate::cfg::{
+    copy_blocks, incoming, phis, post_dominators, replace_phi, reverse_post_order, Cfg,
+};
 use crate::loops::natural_loops;
-use compiler::llvm::{self, cstr};
+use compiler::llvm;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 /// The most blocks copied for one branch.
 pub const MOST_BLOCKS: usize = 32;
@@ -149,45 +151,10 @@ unsafe fn copy_for_first_arm(cfg: &Cfg, s: &Shared) {
     let shared: HashSet<LLVMBasicBlockRef> = s.blocks.iter().map(|&x| block(x)).collect();
     let first_arm: HashSet<LLVMBasicBlockRef> = s.first_arm.iter().map(|&x| block(x)).collect();
     let (g, s0) = (block(s.branch), block(cfg.succs[s.branch][0]));
-    let mut copy_of: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef> = HashMap::new();
-    for &x in &s.blocks {
-        let name = cstr(&format!(
-            "{}.arm",
-            llvm::name(LLVMBasicBlockAsValue(block(x)))
-        ));
-        let c = LLVMInsertBasicBlockInContext(ctx, block(s.merge), name.as_ptr());
-        copy_of.insert(block(x), c);
-    }
-    // The copies, phis first (empty until every value has its copy).
-    let mut value: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
-    let mut copied = Vec::new();
-    for &x in &s.blocks {
-        LLVMPositionBuilderAtEnd(b, copy_of[&block(x)]);
-        for i in llvm::block_instructions(block(x)) {
-            let name = cstr(&llvm::name(i));
-            let c = if LLVMIsAPHINode(i).is_null() {
-                let c = LLVMInstructionClone(i);
-                LLVMInsertIntoBuilderWithName(b, c, name.as_ptr());
-                copied.push(c);
-                c
-            } else {
-                LLVMBuildPhi(b, LLVMTypeOf(i), name.as_ptr())
-            };
-            value.insert(i, c);
-        }
-    }
-    for &c in &copied {
-        for k in 0..LLVMGetNumOperands(c) as u32 {
-            let op = LLVMGetOperand(c, k);
-            if LLVMValueIsBasicBlock(op) != 0 {
-                if let Some(&to) = copy_of.get(&LLVMValueAsBasicBlock(op)) {
-                    LLVMSetOperand(c, k, LLVMBasicBlockAsValue(to));
-                }
-            } else if let Some(&v) = value.get(&op) {
-                LLVMSetOperand(c, k, v);
-            }
-        }
-    }
+    let shared_blocks: Vec<LLVMBasicBlockRef> = s.blocks.iter().map(|&x| block(x)).collect();
+    let copies = copy_blocks(&shared_blocks, block(s.merge), ".arm", None);
+    let copy_of = copies.blocks;
+    let mut value = copies.values;
     // A shared block's phis: what came along the first arm goes to the
     // copy; what came from another shared block, to both.
     for &x in &s.blocks {

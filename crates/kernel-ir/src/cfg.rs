@@ -1,5 +1,6 @@
 //! A function's control-flow graph: its blocks, their edges and
-//! dominators, the phis at a block's top, and a block split in two.
+//! dominators, the phis at a block's top, a block split in two, and
+//! copies of blocks.
 
 use compiler::llvm::{self, cstr};
 use llvm_sys::core::*;
@@ -111,6 +112,79 @@ pub unsafe fn retarget_phi(
         .map(|(v, bb)| (v, if bb == from { to } else { bb }))
         .collect();
     replace_phi(b, phi, &incoming);
+}
+
+/// Copies of `blocks` and of the values they define.
+pub struct Copies {
+    pub blocks: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef>,
+    pub values: HashMap<LLVMValueRef, LLVMValueRef>,
+}
+
+impl Copies {
+    /// The copy of `v`, or `v` itself where it was not copied.
+    pub fn of(&self, v: LLVMValueRef) -> LLVMValueRef {
+        *self.values.get(&v).unwrap_or(&v)
+    }
+}
+
+/// Copies `blocks`, each before `before` and named as it is with
+/// `suffix`: every instruction cloned (with `value_suffix` on its name,
+/// where it has one), a phi as an empty phi for the caller to fill, and
+/// the copies' operands that are copied blocks or values made the copies.
+///
+/// # Safety
+/// The blocks must be live blocks of one function, `before` of it too.
+pub unsafe fn copy_blocks(
+    blocks: &[LLVMBasicBlockRef],
+    before: LLVMBasicBlockRef,
+    suffix: &str,
+    value_suffix: Option<&str>,
+) -> Copies {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(LLVMBasicBlockAsValue(before)));
+    let b = LLVMCreateBuilderInContext(ctx);
+    let mut copies = Copies {
+        blocks: HashMap::new(),
+        values: HashMap::new(),
+    };
+    for &x in blocks {
+        let name = cstr(&format!("{}{suffix}", llvm::name(LLVMBasicBlockAsValue(x))));
+        let c = LLVMInsertBasicBlockInContext(ctx, before, name.as_ptr());
+        copies.blocks.insert(x, c);
+    }
+    let mut cloned = Vec::new();
+    for &x in blocks {
+        LLVMPositionBuilderAtEnd(b, copies.blocks[&x]);
+        for i in llvm::block_instructions(x) {
+            let name = llvm::name(i);
+            let name = cstr(&match value_suffix {
+                Some(s) if !name.is_empty() => format!("{name}{s}"),
+                _ => name,
+            });
+            let c = if LLVMIsAPHINode(i).is_null() {
+                let c = LLVMInstructionClone(i);
+                LLVMInsertIntoBuilderWithName(b, c, name.as_ptr());
+                cloned.push(c);
+                c
+            } else {
+                LLVMBuildPhi(b, LLVMTypeOf(i), name.as_ptr())
+            };
+            copies.values.insert(i, c);
+        }
+    }
+    for &c in &cloned {
+        for k in 0..LLVMGetNumOperands(c) as u32 {
+            let op = LLVMGetOperand(c, k);
+            if LLVMValueIsBasicBlock(op) != 0 {
+                if let Some(&to) = copies.blocks.get(&LLVMValueAsBasicBlock(op)) {
+                    LLVMSetOperand(c, k, LLVMBasicBlockAsValue(to));
+                }
+            } else if let Some(&v) = copies.values.get(&op) {
+                LLVMSetOperand(c, k, v);
+            }
+        }
+    }
+    LLVMDisposeBuilder(b);
+    copies
 }
 
 /// The (value, block) pairs of `phi`, in order.

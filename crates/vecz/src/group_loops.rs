@@ -10,7 +10,7 @@
 
 use crate::analysis::shape::{shape_of, Shape};
 use compiler::llvm::{self, cstr};
-use kernel_ir::cfg::{build_phi, incoming, incoming_from, phis, replace_phi, Cfg};
+use kernel_ir::cfg::{build_phi, copy_blocks, incoming, incoming_from, phis, replace_phi, Cfg};
 use kernel_ir::loops::{natural_loops, Loop};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -272,49 +272,9 @@ unsafe fn split_one(
     let ctx = LLVMGetModuleContext(m);
     let b = LLVMCreateBuilderInContext(ctx);
     // The copy, before the loop.
-    let mut block_of: HashMap<LLVMBasicBlockRef, LLVMBasicBlockRef> = HashMap::new();
-    for &x in &c.body {
-        let name = cstr(&format!("{}.all", llvm::name(LLVMBasicBlockAsValue(x))));
-        block_of.insert(
-            x,
-            LLVMInsertBasicBlockInContext(ctx, c.header, name.as_ptr()),
-        );
-    }
-    let mut value: HashMap<LLVMValueRef, LLVMValueRef> = HashMap::new();
-    let mut copied = Vec::new();
-    for &x in &c.body {
-        LLVMPositionBuilderAtEnd(b, block_of[&x]);
-        for i in llvm::block_instructions(x) {
-            let name = llvm::name(i);
-            let name = cstr(&if name.is_empty() {
-                name
-            } else {
-                format!("{name}.all")
-            });
-            let copy = if LLVMIsAPHINode(i).is_null() {
-                let copy = LLVMInstructionClone(i);
-                LLVMInsertIntoBuilderWithName(b, copy, name.as_ptr());
-                copied.push(copy);
-                copy
-            } else {
-                LLVMBuildPhi(b, LLVMTypeOf(i), name.as_ptr())
-            };
-            value.insert(i, copy);
-        }
-    }
-    let of = |v: LLVMValueRef| *value.get(&v).unwrap_or(&v);
-    for &copy in &copied {
-        for k in 0..LLVMGetNumOperands(copy) as u32 {
-            let op = LLVMGetOperand(copy, k);
-            if LLVMValueIsBasicBlock(op) != 0 {
-                if let Some(&to) = block_of.get(&LLVMValueAsBasicBlock(op)) {
-                    LLVMSetOperand(copy, k, LLVMBasicBlockAsValue(to));
-                }
-            } else {
-                LLVMSetOperand(copy, k, of(op));
-            }
-        }
-    }
+    let copies = copy_blocks(&c.body, c.header, ".all", Some(".all"));
+    let (block_of, value) = (&copies.blocks, &copies.values);
+    let of = |v: LLVMValueRef| copies.of(v);
     for &x in &c.body {
         for phi in phis(x) {
             let (mut vs, mut bs): (Vec<_>, Vec<_>) = incoming(phi)
