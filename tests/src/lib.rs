@@ -949,10 +949,27 @@ pub fn physical_memory() -> u64 {
     kb * 1024
 }
 
-/// A fresh empty directory under the system temp dir.
+/// The directories [`temp_dir`] made, removed when the process exits.
+static TEMP_DIRS: std::sync::Mutex<Vec<std::path::PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn remove_temp_dirs() {
+    if let Ok(dirs) = TEMP_DIRS.lock() {
+        for d in dirs.iter() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// A fresh empty directory under the system temp dir, removed when the
+/// process exits.
 pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    // SAFETY: registers a plain function for `exit` to call.
+    AT_EXIT.call_once(|| unsafe {
+        libc::atexit(remove_temp_dirs);
+    });
     let d = std::env::temp_dir().join(format!(
         "ferrocl-tests-{tag}-{}-{}",
         std::process::id(),
@@ -960,6 +977,7 @@ pub fn temp_dir(tag: &str) -> std::path::PathBuf {
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create temp dir");
+    TEMP_DIRS.lock().unwrap().push(d.clone());
     d
 }
 
