@@ -153,15 +153,17 @@ unsafe fn run_with(
     // What a loop hands on goes through phis of its exit, where each lane
     // takes what it had when it left.
     kernel_ir::lcssa::close_loops(kernel);
-    // A grid-stride loop runs first as a copy every lane stays in.
-    {
-        let insts = instructions_in_order(kernel);
+    // A grid-stride loop runs first as a copy every lane stays in (told by
+    // the shapes of the kernel before it is split).
+    let cfg = Cfg::of(kernel);
+    if !natural_loops(&cfg).is_empty() {
+        let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
         let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
         group_loops::split(m, kernel, &shapes);
     }
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
-    let insts = instructions_in_order(kernel);
+    let insts = instructions_in(&cfg, &order);
     let loops = natural_loops(&cfg);
     // A loop left on a varying condition carries different values in
     // different lanes, whatever they are computed from: its header's phis
@@ -238,10 +240,9 @@ unsafe fn run_with(
     kept_if_verified(v, made, "its vector form does not verify")
 }
 
-/// The instructions of `f`'s reachable blocks, in reverse post-order.
-unsafe fn instructions_in_order(f: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let cfg = Cfg::of(f);
-    reverse_post_order(&cfg)
+/// The instructions of `cfg`'s blocks, in `order`.
+unsafe fn instructions_in(cfg: &Cfg, order: &[usize]) -> Vec<LLVMValueRef> {
+    order
         .iter()
         .flat_map(|&b| llvm::block_instructions(cfg.blocks[b]))
         .collect()

@@ -177,7 +177,8 @@ done:
 fn split_loops(ir: &Ir) -> usize {
     unsafe {
         let k = ir.function("k");
-        let insts = instructions_in_order(k);
+        let cfg = Cfg::of(k);
+        let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
         let shapes = shapes(ir.m, &insts, &HashSet::new(), None).unwrap();
         group_loops::split(ir.m, k, &shapes)
     }
