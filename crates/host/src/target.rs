@@ -393,6 +393,12 @@ unsafe fn set_target_cpu(m: llvm_sys::prelude::LLVMModuleRef, (cpu, features): &
         ] {
             llvm::set_function_attribute(f, k, v);
         }
+        // LLVM tunes many AVX-512 CPUs to vectorize loops at 256 bits; a
+        // kernel's work-item loop has the trip counts and the independent
+        // lanes that the whole register pays for, as `vecz` already uses it.
+        if has_feature(&features, "avx512f") {
+            llvm::set_function_attribute(f, "prefer-vector-width", "512");
+        }
     }
 }
 
