@@ -281,6 +281,7 @@ fn compile(
             let options = crate::pipeline::PipelineOptions::from_environment();
             let wg = crate::pipeline::build_work_group_function(m, kernel, spec, &options, tm.0)?;
             half_conversions(m, &target.features);
+            reciprocal_square_roots(m, &target.features);
             set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
@@ -356,6 +357,18 @@ unsafe fn half_conversions(m: llvm_sys::prelude::LLVMModuleRef, features: &str) 
     if !has_feature(features, "avx512fp16") {
         passes::double_to_half::run(m);
     }
+}
+
+/// `rsqrt` of floats from the CPU's estimate and a Newton step where it
+/// has AVX-512's 14-bit one, else two exact steps
+/// (`passes::rsqrt_estimate`).
+///
+/// # Safety
+/// `m` must be a live module this thread owns.
+#[cfg(feature = "compiler")]
+unsafe fn reciprocal_square_roots(m: llvm_sys::prelude::LLVMModuleRef, features: &str) {
+    let estimate = has_feature(features, "avx512f") && has_feature(features, "avx512vl");
+    passes::rsqrt_estimate::run(m, estimate);
 }
 
 #[cfg(feature = "compiler")]

@@ -233,8 +233,13 @@ PTR_TYPE(double)
   F##N OVERLOAD native_##recip(F##N x) { return (F##N)1 / x; }
 
 // Two correctly rounded steps: within 1.5 ulp (the bound is 2), and it
-// stays in float lanes.
-#define RSQRT_float(N, x) ((float##N)1 / __builtin_elementwise_sqrt(x))
+// stays in float lanes. Marked `arcp` for `passes::rsqrt_estimate`, which
+// makes it AVX-512's estimate and a Newton step, or removes the mark.
+#define RSQRT_float(N, x)                                                     \
+  ({                                                                          \
+    _Pragma("clang fp reciprocal(on)");                                       \
+    (float##N)1 / __builtin_elementwise_sqrt(x);                              \
+  })
 #define RSQRT_double(N, x) ((double##N)1 / __builtin_elementwise_sqrt(x))
 
 WIDTHS(SIMPLE_FUNCS, float, int, uint, 0x7fc00000u)

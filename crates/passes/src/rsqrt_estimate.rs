@@ -1,0 +1,310 @@
+//! `rsqrt` of floats from AVX-512's estimate. The builtins' `rsqrt` is
+//! `1 / sqrt(x)` with both marked `arcp` (allowed to be a reciprocal's
+//! approximation): two correctly rounded steps, through the divider, which
+//! a loop of `rsqrt` (n-body) waits on. With AVX-512, `vrsqrt14ps` gives
+//! 14 bits in a cycle, and one Newton step on it, with its error term
+//! computed by an FMA, is within 1.05 ulp of the exact root for every
+//! float (the bound is 2). Where the step gives NaN (`x` is 0 or
+//! infinite) the estimate is already the exact answer, as it is for NaN
+//! and negative `x`.
+//!
+//! Without AVX-512 the marks are removed instead, so that the code
+//! generator, which would otherwise use a 12-bit estimate with no care
+//! for 0 and infinity, keeps the two exact steps.
+
+use compiler::llvm;
+use kernel_ir::build::intrinsic_call;
+use llvm_sys::core::*;
+use llvm_sys::prelude::*;
+use llvm_sys::LLVMOpcode::*;
+use llvm_sys::LLVMRealPredicate::*;
+use llvm_sys::LLVMTypeKind::*;
+
+/// `arcp`, as the C API numbers the fast-math flags.
+const ARCP: u32 = llvm_sys::LLVMFastMathAllowReciprocal;
+
+/// Rewrites every float `fdiv arcp 1, sqrt(x)` in `m`: into the estimate and a Newton step where `estimate` (the
+/// CPU has AVX-512F and VL), else into the exact division of the exact
+/// root. Returns how many.
+///
+/// # Safety
+/// `m` must be a live module whose context this thread owns.
+pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
+    let ctx = LLVMGetModuleContext(m);
+    let b = LLVMCreateBuilderInContext(ctx);
+    let mut rewritten = 0;
+    for f in llvm::functions(m) {
+        for i in llvm::instructions(f) {
+            let Some(sqrt) = reciprocal_root(i) else {
+                continue;
+            };
+            LLVMPositionBuilderBefore(b, i);
+            let x = LLVMGetOperand(sqrt, 0);
+            let r = if estimate {
+                estimated(m, b, x)
+            } else {
+                // Made again, unmarked: the C API adds flags, never clears.
+                let root = intrinsic_call(m, b, "llvm.sqrt", &[LLVMTypeOf(x)], &mut [x]);
+                LLVMBuildFDiv(b, LLVMGetOperand(i, 0), root, c"rsqrt".as_ptr())
+            };
+            LLVMReplaceAllUsesWith(i, r);
+            LLVMInstructionEraseFromParent(i);
+            if LLVMGetFirstUse(sqrt).is_null() {
+                LLVMInstructionEraseFromParent(sqrt);
+            }
+            rewritten += 1;
+        }
+    }
+    LLVMDisposeBuilder(b);
+    rewritten
+}
+
+/// The `sqrt` call `i` divides 1 by, if `i` is a float `fdiv arcp` of 1
+/// by an `llvm.sqrt`.
+unsafe fn reciprocal_root(i: LLVMValueRef) -> Option<LLVMValueRef> {
+    if LLVMGetInstructionOpcode(i) != LLVMFDiv || element_kind(LLVMTypeOf(i)) != LLVMFloatTypeKind {
+        return None;
+    }
+    let (one, sqrt) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
+    let is_one = |v: LLVMValueRef| {
+        let lanes = match LLVMGetTypeKind(LLVMTypeOf(v)) {
+            LLVMVectorTypeKind => LLVMGetVectorSize(LLVMTypeOf(v)),
+            _ => 0,
+        };
+        let one = |e: LLVMValueRef| {
+            let mut lost = 0;
+            !e.is_null()
+                && !LLVMIsAConstantFP(e).is_null()
+                && LLVMConstRealGetDouble(e, &mut lost) == 1.0
+        };
+        if lanes == 0 {
+            one(v)
+        } else {
+            !LLVMIsAConstant(v).is_null() && (0..lanes).all(|k| one(LLVMGetAggregateElement(v, k)))
+        }
+    };
+    let marked = |v: LLVMValueRef| LLVMGetFastMathFlags(v) & ARCP != 0;
+    let is_sqrt = !LLVMIsACallInst(sqrt).is_null()
+        && llvm::name(LLVMGetCalledValue(sqrt)).starts_with("llvm.sqrt.");
+    // The root's own mark is not asked for: the same root of the same
+    // value outside `rsqrt`, unmarked, may have been merged with it.
+    (is_one(one) && is_sqrt && marked(i)).then_some(sqrt)
+}
+
+/// `1 / sqrt(x)`: the estimate `y`, then `y + y/2 (1 - x y y)`, or `y`
+/// where that is NaN.
+unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVMValueRef {
+    let t = LLVMTypeOf(x);
+    let y = estimate(m, b, x);
+    let splat = |v: f64| {
+        let e = LLVMConstReal(LLVMFloatTypeInContext(LLVMGetTypeContext(t)), v);
+        if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
+            let mut lanes = vec![e; LLVMGetVectorSize(t) as usize];
+            LLVMConstVector(lanes.as_mut_ptr(), lanes.len() as u32)
+        } else {
+            e
+        }
+    };
+    let h = LLVMBuildFMul(b, x, y, c"".as_ptr());
+    let minus_h = LLVMBuildFNeg(b, h, c"".as_ptr());
+    // 1 - x y y, its rounding error only that of the result.
+    let e = intrinsic_call(m, b, "llvm.fma", &[t], &mut [minus_h, y, splat(1.0)]);
+    let half_y = LLVMBuildFMul(b, y, splat(0.5), c"".as_ptr());
+    let stepped = intrinsic_call(m, b, "llvm.fma", &[t], &mut [half_y, e, y]);
+    let nan = LLVMBuildFCmp(b, LLVMRealUNO, stepped, stepped, c"".as_ptr());
+    LLVMBuildSelect(b, nan, y, stepped, c"rsqrt".as_ptr())
+}
+
+/// `vrsqrt14ps` of `x`, a float or a vector of any width: padded with
+/// ones to whole registers (4, 8 or 16 lanes), each estimated, and the
+/// lanes of `x` taken back.
+unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVMValueRef {
+    let t = LLVMTypeOf(x);
+    let ctx = LLVMGetTypeContext(t);
+    let float = LLVMFloatTypeInContext(ctx);
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let lanes = if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
+        LLVMGetVectorSize(t)
+    } else {
+        1
+    };
+    let register = match lanes {
+        0..=4 => 4,
+        5..=8 => 8,
+        _ => 16,
+    };
+    let padded = lanes.div_ceil(register) * register;
+    let ones = LLVMConstVector(
+        vec![LLVMConstReal(float, 1.0); padded as usize].as_mut_ptr(),
+        padded,
+    );
+    // The value as a vector of `padded` lanes, ones after its own.
+    let wide = if lanes == 1 {
+        LLVMBuildInsertElement(b, ones, x, LLVMConstInt(i32t, 0, 0), c"".as_ptr())
+    } else {
+        shuffle(b, x, LLVMGetPoison(t), lanes, &(0..padded).map(|k| k.min(lanes)).collect::<Vec<_>>(), ones)
+    };
+    let (name, mask) = match register {
+        4 => ("llvm.x86.avx512.rsqrt14.ps.128", LLVMInt8TypeInContext(ctx)),
+        8 => ("llvm.x86.avx512.rsqrt14.ps.256", LLVMInt8TypeInContext(ctx)),
+        _ => ("llvm.x86.avx512.rsqrt14.ps.512", LLVMInt16TypeInContext(ctx)),
+    };
+    let vt = LLVMVectorType(float, register);
+    let mut parts = Vec::new();
+    for p in 0..padded / register {
+        let part = LLVMBuildShuffleVector(
+            b,
+            wide,
+            LLVMGetPoison(LLVMTypeOf(wide)),
+            indices(ctx, (p * register..(p + 1) * register).collect()),
+            c"".as_ptr(),
+        );
+        let mut args = [part, LLVMGetPoison(vt), LLVMConstAllOnes(mask)];
+        parts.push(intrinsic_call(m, b, name, &[], &mut args));
+    }
+    // The parts joined, two at a time, back into `padded` lanes.
+    while parts.len() > 1 {
+        let n = LLVMGetVectorSize(LLVMTypeOf(parts[0]));
+        parts = parts
+            .chunks(2)
+            .map(|pair| {
+                LLVMBuildShuffleVector(b, pair[0], pair[1], indices(ctx, (0..2 * n).collect()), c"".as_ptr())
+            })
+            .collect();
+    }
+    let y = parts[0];
+    if lanes == 1 {
+        LLVMBuildExtractElement(b, y, LLVMConstInt(i32t, 0, 0), c"".as_ptr())
+    } else if lanes == padded {
+        y
+    } else {
+        LLVMBuildShuffleVector(
+            b,
+            y,
+            LLVMGetPoison(LLVMTypeOf(y)),
+            indices(ctx, (0..lanes).collect()),
+            c"".as_ptr(),
+        )
+    }
+}
+
+/// `x` (of `lanes` lanes) widened to `picks.len()` lanes: lane `k` is
+/// `x`'s lane `picks[k]`, or `fill`'s where that is `lanes`.
+unsafe fn shuffle(
+    b: LLVMBuilderRef,
+    x: LLVMValueRef,
+    poison: LLVMValueRef,
+    lanes: u32,
+    picks: &[u32],
+    fill: LLVMValueRef,
+) -> LLVMValueRef {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(x));
+    // `x` made as wide as `fill` first: a shuffle's operands share a type.
+    let widened = LLVMBuildShuffleVector(
+        b,
+        x,
+        poison,
+        indices(ctx, (0..picks.len() as u32).map(|k| k.min(lanes - 1)).collect()),
+        c"".as_ptr(),
+    );
+    let n = picks.len() as u32;
+    let from: Vec<u32> = picks
+        .iter()
+        .enumerate()
+        .map(|(k, &p)| if p == lanes { n + k as u32 } else { p })
+        .collect();
+    LLVMBuildShuffleVector(b, widened, fill, indices(ctx, from), c"".as_ptr())
+}
+
+/// A shuffle mask of `lanes`.
+unsafe fn indices(ctx: LLVMContextRef, lanes: Vec<u32>) -> LLVMValueRef {
+    let i32t = LLVMInt32TypeInContext(ctx);
+    let mut v: Vec<LLVMValueRef> = lanes.iter().map(|&k| LLVMConstInt(i32t, k as u64, 0)).collect();
+    LLVMConstVector(v.as_mut_ptr(), v.len() as u32)
+}
+
+unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
+    match LLVMGetTypeKind(t) {
+        LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
+        k => k,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernel_ir::test_support::Ir;
+
+    const RSQRTS: &str = r#"
+define void @f(ptr %p, float %s, <3 x float> %v3, <16 x float> %v16, <32 x float> %v32) {
+  %a = call arcp float @llvm.sqrt.f32(float %s)
+  %ra = fdiv arcp float 1.0, %a
+  store float %ra, ptr %p
+  %b = call arcp <3 x float> @llvm.sqrt.v3f32(<3 x float> %v3)
+  %rb = fdiv arcp <3 x float> splat (float 1.0), %b
+  store <3 x float> %rb, ptr %p
+  %c = call arcp <16 x float> @llvm.sqrt.v16f32(<16 x float> %v16)
+  %rc = fdiv arcp <16 x float> splat (float 1.0), %c
+  store <16 x float> %rc, ptr %p
+  %d = call arcp <32 x float> @llvm.sqrt.v32f32(<32 x float> %v32)
+  %rd = fdiv arcp <32 x float> splat (float 1.0), %d
+  store <32 x float> %rd, ptr %p
+  ; A root merged with one outside rsqrt, then not the builtins' rsqrt:
+  ; an exact division, and a quotient of 2.
+  %m = call float @llvm.sqrt.f32(float %s)
+  store float %m, ptr %p
+  %rm = fdiv arcp float 1.0, %m
+  store float %rm, ptr %p
+  %e = call float @llvm.sqrt.f32(float %s)
+  %re = fdiv float 1.0, %e
+  store float %re, ptr %p
+  %g = call arcp float @llvm.sqrt.f32(float %s)
+  %rg = fdiv arcp float 2.0, %g
+  store float %rg, ptr %p
+  ret void
+}
+declare float @llvm.sqrt.f32(float)
+declare <3 x float> @llvm.sqrt.v3f32(<3 x float>)
+declare <16 x float> @llvm.sqrt.v16f32(<16 x float>)
+declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
+"#;
+
+    #[test]
+    fn with_avx512_an_rsqrt_is_the_estimate_and_a_newton_step_at_any_width() {
+        let ir = Ir::parse(RSQRTS);
+        unsafe {
+            assert_eq!(run(ir.m, true), 5);
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        // Floats and three floats in one 4-lane estimate each, 16 floats
+        // in one register, 32 in two.
+        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rsqrt14.ps.128").count(), 3, "{text}");
+        assert_eq!(text.matches("call <16 x float> @llvm.x86.avx512.rsqrt14.ps.512").count(), 3, "{text}");
+        // Each followed by its Newton step and the estimate where it is NaN.
+        assert_eq!(text.matches("fcmp uno").count(), 5, "{text}");
+        let fmas = text.lines().filter(|l| l.contains("= call") && l.contains("@llvm.fma.")).count();
+        assert_eq!(fmas, 10, "{text}");
+        // The merged root stays for its other use.
+        assert!(text.contains("store float %m, ptr %p"), "{text}");
+        // The exact division and the quotient of 2 stay.
+        assert_eq!(text.matches("fdiv").count(), 2, "{text}");
+        assert!(text.contains("fdiv float 1.000000e+00, %e"), "{text}");
+        assert!(text.contains("fdiv arcp float 2.000000e+00, %g"), "{text}");
+    }
+
+    #[test]
+    fn without_avx512_an_rsqrt_is_the_exact_division_of_the_exact_root() {
+        let ir = Ir::parse(RSQRTS);
+        unsafe {
+            assert_eq!(run(ir.m, false), 5);
+        }
+        let text = ir.text();
+        assert!(!text.contains("rsqrt14"), "{text}");
+        // Only the quotient of 2 keeps its marks.
+        assert_eq!(text.matches("fdiv arcp").count(), 1, "{text}");
+        assert_eq!(text.matches("call arcp").count(), 1, "{text}");
+        assert_eq!(text.matches(" = fdiv ").count(), 7, "{text}");
+        assert_eq!(text.matches(" = call ").count(), 8, "{text}");
+    }
+}
