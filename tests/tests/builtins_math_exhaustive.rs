@@ -47,6 +47,8 @@ const CASES: &[Case] = &[
     ("erfc", "erfc(x)", erfc, 16.0),
     ("sqrt", "sqrt(x)", f64::sqrt, 3.0),
     ("rsqrt", "rsqrt(x)", rsqrt, 2.0),
+    // Division's bound, for the reciprocal an AVX-512 CPU estimates.
+    ("recip", "1.0f / x", recip, 2.5),
 ];
 
 extern "C" {
@@ -134,6 +136,10 @@ fn exp10(x: f64) -> f64 {
 
 fn rsqrt(x: f64) -> f64 {
     1.0 / x.sqrt()
+}
+
+fn recip(x: f64) -> f64 {
+    1.0 / x
 }
 
 /// |got - want| in ulps of `want` rounded to float (the spec's measure);

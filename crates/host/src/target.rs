@@ -281,7 +281,6 @@ fn compile(
             let options = crate::pipeline::PipelineOptions::from_environment();
             let wg = crate::pipeline::build_work_group_function(m, kernel, spec, &options, tm.0)?;
             half_conversions(m, &target.features);
-            reciprocal_square_roots(m, &target.features);
             set_target_cpu(m, &(target.cpu.clone(), target.features.clone()));
             // The same code gets the same name; different code never does.
             let symbol = format!("{}.{}", wg.name, &key.hex()[..16]);
@@ -317,6 +316,9 @@ fn compile(
                 let after = "always-inline,function(early-cse<memssa>,loop-mssa(licm),instcombine<no-verify-fixpoint>,simplifycfg)";
                 llvm::run_passes(m, after, tm.0)?;
             }
+            // After the optimizer, whose loop vectorizer widens divisions but
+            // not the estimates' intrinsics.
+            reciprocal_estimates(m, &target.features);
             // The vector variants no loop called are dropped.
             compiler::vector_variants::release(m);
             llvm::run_passes(m, "globaldce", std::ptr::null_mut())?;
@@ -359,16 +361,16 @@ unsafe fn half_conversions(m: llvm_sys::prelude::LLVMModuleRef, features: &str) 
     }
 }
 
-/// `rsqrt` of floats from the CPU's estimate and a Newton step where it
-/// has AVX-512's 14-bit one, else two exact steps
-/// (`passes::rsqrt_estimate`).
+/// `rsqrt` and float reciprocals the spec lets be approximate from the
+/// CPU's estimates and a Newton step where it has AVX-512's 14-bit ones;
+/// else `rsqrt` in two exact steps (`passes::reciprocal_estimates`).
 ///
 /// # Safety
 /// `m` must be a live module this thread owns.
 #[cfg(feature = "compiler")]
-unsafe fn reciprocal_square_roots(m: llvm_sys::prelude::LLVMModuleRef, features: &str) {
+unsafe fn reciprocal_estimates(m: llvm_sys::prelude::LLVMModuleRef, features: &str) {
     let estimate = has_feature(features, "avx512f") && has_feature(features, "avx512vl");
-    passes::rsqrt_estimate::run(m, estimate);
+    passes::reciprocal_estimates::run(m, estimate);
 }
 
 #[cfg(feature = "compiler")]

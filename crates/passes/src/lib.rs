@@ -45,9 +45,9 @@
 //! - [`double_to_half`]: conversions from double to half rounded once
 //!   without a library call (the target runs it where the CPU lacks
 //!   AVX-512 FP16);
-//! - [`rsqrt_estimate`]: `rsqrt` from AVX-512's estimate and a Newton
-//!   step (the target runs it where the CPU has AVX-512; elsewhere it
-//!   keeps the exact division);
+//! - [`reciprocal_estimates`]: `rsqrt` and reciprocals from AVX-512's
+//!   estimates and a Newton step (where the CPU lacks them, `rsqrt` keeps
+//!   its exact division);
 //! - [`constant_expr`]: a helper, a global's uses through constant
 //!   expressions rebuilt as instructions.
 
@@ -66,7 +66,7 @@ pub mod loop_barriers;
 pub mod mux_builtins;
 pub mod printf;
 pub mod program_globals;
-pub mod rsqrt_estimate;
+pub mod reciprocal_estimates;
 pub mod safe_division;
 pub mod single_exit_loops;
 pub mod streaming_stores;

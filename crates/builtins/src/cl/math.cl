@@ -233,7 +233,7 @@ PTR_TYPE(double)
   F##N OVERLOAD native_##recip(F##N x) { return (F##N)1 / x; }
 
 // Two correctly rounded steps: within 1.5 ulp (the bound is 2), and it
-// stays in float lanes. Marked `arcp` for `passes::rsqrt_estimate`, which
+// stays in float lanes. Marked `arcp` for `passes::reciprocal_estimates`, which
 // makes it AVX-512's estimate and a Newton step, or removes the mark.
 #define RSQRT_float(N, x)                                                     \
   ({                                                                          \

@@ -1,16 +1,21 @@
-//! `rsqrt` of floats from AVX-512's estimate. The builtins' `rsqrt` is
-//! `1 / sqrt(x)` with both marked `arcp` (allowed to be a reciprocal's
-//! approximation): two correctly rounded steps, through the divider, which
-//! a loop of `rsqrt` (n-body) waits on. With AVX-512, `vrsqrt14ps` gives
-//! 14 bits in a cycle, and one Newton step on it, with its error term
-//! computed by an FMA, is within 1.05 ulp of the exact root for every
-//! float (the bound is 2). Where the step gives NaN (`x` is 0 or
-//! infinite) the estimate is already the exact answer, as it is for NaN
-//! and negative `x`.
+//! `rsqrt` and reciprocals of floats from AVX-512's estimates.
 //!
-//! Without AVX-512 the marks are removed instead, so that the code
-//! generator, which would otherwise use a 12-bit estimate with no care
-//! for 0 and infinity, keeps the two exact steps.
+//! The builtins' `rsqrt` is `1 / sqrt(x)` with both marked `arcp`
+//! (allowed to be a reciprocal's approximation), and a program's `1 / y`
+//! carries Clang's `!fpmath` of 2.5 ulp, the spec's bound for division,
+//! unless it was built with `-cl-fp32-correctly-rounded-divide-sqrt`. Each
+//! is a correctly rounded step through the divider, which a loop of them
+//! (n-body, option pricing) waits on. With AVX-512, `vrsqrt14ps` and
+//! `vrcp14ps` give 14 bits in a cycle, and one Newton step on them, its
+//! error term computed by an FMA, is within 1.05 ulp of the exact root's
+//! reciprocal (the bound is 2) and 0.53 ulp of the exact reciprocal, for
+//! every float. Where the step gives NaN (0 or infinity in, where the
+//! estimate times its argument is NaN), the estimate is already the exact
+//! answer, as it is for NaN (and for `rsqrt`, negative) arguments.
+//!
+//! Without AVX-512 the `rsqrt` marks are removed instead, so that the code
+//! generator, which would otherwise use a 12-bit estimate with no care for
+//! 0 and infinity, keeps the two exact steps; divisions stay as they are.
 
 use compiler::llvm;
 use kernel_ir::build::intrinsic_call;
@@ -23,34 +28,53 @@ use llvm_sys::LLVMTypeKind::*;
 /// `arcp`, as the C API numbers the fast-math flags.
 const ARCP: u32 = llvm_sys::LLVMFastMathAllowReciprocal;
 
-/// Rewrites every float `fdiv arcp 1, sqrt(x)` in `m`: into the estimate and a Newton step where `estimate` (the
-/// CPU has AVX-512F and VL), else into the exact division of the exact
-/// root. Returns how many.
+/// What a float `fdiv` of 1 is rewritten from.
+enum Reciprocal {
+    /// The `sqrt` call of the builtins' `rsqrt`.
+    Root(LLVMValueRef),
+    /// Any value, divided with the spec's 2.5 ulp allowed.
+    Value(LLVMValueRef),
+}
+
+/// Rewrites every float `fdiv arcp 1, sqrt(x)` in `m`, and where
+/// `estimate` (the CPU has AVX-512F and VL) every `1 / y` allowed 2.5 ulp:
+/// into the estimate and a Newton step, or (`rsqrt` without `estimate`)
+/// into the exact division of the exact root. Returns how many.
 ///
 /// # Safety
 /// `m` must be a live module whose context this thread owns.
 pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
     let ctx = LLVMGetModuleContext(m);
     let b = LLVMCreateBuilderInContext(ctx);
+    let fpmath = LLVMGetMDKindIDInContext(ctx, c"fpmath".as_ptr(), 6);
     let mut rewritten = 0;
     for f in llvm::functions(m) {
         for i in llvm::instructions(f) {
-            let Some(sqrt) = reciprocal_root(i) else {
+            let Some(of) = reciprocal(i, fpmath) else {
                 continue;
             };
             LLVMPositionBuilderBefore(b, i);
-            let x = LLVMGetOperand(sqrt, 0);
-            let r = if estimate {
-                estimated(m, b, x)
-            } else {
-                // Made again, unmarked: the C API adds flags, never clears.
-                let root = intrinsic_call(m, b, "llvm.sqrt", &[LLVMTypeOf(x)], &mut [x]);
-                LLVMBuildFDiv(b, LLVMGetOperand(i, 0), root, c"rsqrt".as_ptr())
+            let r = match of {
+                Reciprocal::Root(sqrt) => {
+                    let x = LLVMGetOperand(sqrt, 0);
+                    if estimate {
+                        estimated(m, b, Estimate::Rsqrt, x)
+                    } else {
+                        // Made again, unmarked: the C API adds flags, never
+                        // clears them.
+                        let root = intrinsic_call(m, b, "llvm.sqrt", &[LLVMTypeOf(x)], &mut [x]);
+                        LLVMBuildFDiv(b, LLVMGetOperand(i, 0), root, c"rsqrt".as_ptr())
+                    }
+                }
+                Reciprocal::Value(_) if !estimate => continue,
+                Reciprocal::Value(y) => estimated(m, b, Estimate::Recip, y),
             };
             LLVMReplaceAllUsesWith(i, r);
+            let divisor = LLVMGetOperand(i, 1);
             LLVMInstructionEraseFromParent(i);
-            if LLVMGetFirstUse(sqrt).is_null() {
-                LLVMInstructionEraseFromParent(sqrt);
+            // The builtins' root, unless the same root is used elsewhere.
+            if matches!(of, Reciprocal::Root(_)) && LLVMGetFirstUse(divisor).is_null() {
+                LLVMInstructionEraseFromParent(divisor);
             }
             rewritten += 1;
         }
@@ -59,43 +83,64 @@ pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
     rewritten
 }
 
-/// The `sqrt` call `i` divides 1 by, if `i` is a float `fdiv arcp` of 1
-/// by an `llvm.sqrt`.
-unsafe fn reciprocal_root(i: LLVMValueRef) -> Option<LLVMValueRef> {
+/// What `i` takes the reciprocal of, if it is a float `fdiv` of 1: the
+/// builtins' `rsqrt` (`arcp`, of an `llvm.sqrt`), or a division allowed
+/// 2.5 ulp or more by its `!fpmath`.
+unsafe fn reciprocal(i: LLVMValueRef, fpmath: u32) -> Option<Reciprocal> {
     if LLVMGetInstructionOpcode(i) != LLVMFDiv || element_kind(LLVMTypeOf(i)) != LLVMFloatTypeKind {
         return None;
     }
-    let (one, sqrt) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
-    let is_one = |v: LLVMValueRef| {
-        let lanes = match LLVMGetTypeKind(LLVMTypeOf(v)) {
-            LLVMVectorTypeKind => LLVMGetVectorSize(LLVMTypeOf(v)),
-            _ => 0,
-        };
-        let one = |e: LLVMValueRef| {
-            let mut lost = 0;
-            !e.is_null()
-                && !LLVMIsAConstantFP(e).is_null()
-                && LLVMConstRealGetDouble(e, &mut lost) == 1.0
-        };
-        if lanes == 0 {
-            one(v)
-        } else {
-            !LLVMIsAConstant(v).is_null() && (0..lanes).all(|k| one(LLVMGetAggregateElement(v, k)))
-        }
-    };
-    let marked = |v: LLVMValueRef| LLVMGetFastMathFlags(v) & ARCP != 0;
-    let is_sqrt = !LLVMIsACallInst(sqrt).is_null()
-        && llvm::name(LLVMGetCalledValue(sqrt)).starts_with("llvm.sqrt.");
+    let (one, y) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
+    if !is_one(one) {
+        return None;
+    }
+    let is_sqrt = !LLVMIsACallInst(y).is_null()
+        && llvm::name(LLVMGetCalledValue(y)).starts_with("llvm.sqrt.");
     // The root's own mark is not asked for: the same root of the same
     // value outside `rsqrt`, unmarked, may have been merged with it.
-    (is_one(one) && is_sqrt && marked(i)).then_some(sqrt)
+    if is_sqrt && LLVMGetFastMathFlags(i) & ARCP != 0 {
+        return Some(Reciprocal::Root(y));
+    }
+    let allowed = LLVMGetMetadata(i, fpmath);
+    if allowed.is_null() || LLVMGetMDNodeNumOperands(allowed) != 1 {
+        return None;
+    }
+    let mut ulps = [std::ptr::null_mut()];
+    LLVMGetMDNodeOperands(allowed, ulps.as_mut_ptr());
+    let mut lost = 0;
+    let loose = !LLVMIsAConstantFP(ulps[0]).is_null() && LLVMConstRealGetDouble(ulps[0], &mut lost) >= 2.5;
+    loose.then_some(Reciprocal::Value(y))
 }
 
-/// `1 / sqrt(x)`: the estimate `y`, then `y + y/2 (1 - x y y)`, or `y`
-/// where that is NaN.
-unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVMValueRef {
+/// Whether `v` is the float 1, or a vector of it.
+unsafe fn is_one(v: LLVMValueRef) -> bool {
+    let one = |e: LLVMValueRef| {
+        let mut lost = 0;
+        !e.is_null() && !LLVMIsAConstantFP(e).is_null() && LLVMConstRealGetDouble(e, &mut lost) == 1.0
+    };
+    match LLVMGetTypeKind(LLVMTypeOf(v)) {
+        LLVMVectorTypeKind => {
+            !LLVMIsAConstant(v).is_null()
+                && (0..LLVMGetVectorSize(LLVMTypeOf(v))).all(|k| one(LLVMGetAggregateElement(v, k)))
+        }
+        _ => one(v),
+    }
+}
+
+/// The two estimates.
+#[derive(Clone, Copy)]
+enum Estimate {
+    /// `vrsqrt14ps`: 1 / sqrt(x).
+    Rsqrt,
+    /// `vrcp14ps`: 1 / x.
+    Recip,
+}
+
+/// `1 / sqrt(x)` or `1 / x`: the estimate `y`, then a Newton step on it
+/// (`y + y/2 (1 - x y y)`, `y + y (1 - x y)`), or `y` where that is NaN.
+unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMValueRef) -> LLVMValueRef {
     let t = LLVMTypeOf(x);
-    let y = estimate(m, b, x);
+    let y = estimate(m, b, kind, x);
     let splat = |v: f64| {
         let e = LLVMConstReal(LLVMFloatTypeInContext(LLVMGetTypeContext(t)), v);
         if LLVMGetTypeKind(t) == LLVMVectorTypeKind {
@@ -105,20 +150,33 @@ unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLV
             e
         }
     };
-    let h = LLVMBuildFMul(b, x, y, c"".as_ptr());
-    let minus_h = LLVMBuildFNeg(b, h, c"".as_ptr());
-    // 1 - x y y, its rounding error only that of the result.
-    let e = intrinsic_call(m, b, "llvm.fma", &[t], &mut [minus_h, y, splat(1.0)]);
-    let half_y = LLVMBuildFMul(b, y, splat(0.5), c"".as_ptr());
-    let stepped = intrinsic_call(m, b, "llvm.fma", &[t], &mut [half_y, e, y]);
+    let stepped = match kind {
+        Estimate::Rsqrt => {
+            let h = LLVMBuildFMul(b, x, y, c"".as_ptr());
+            let minus_h = LLVMBuildFNeg(b, h, c"".as_ptr());
+            // 1 - x y y, its rounding error only that of the result.
+            let e = intrinsic_call(m, b, "llvm.fma", &[t], &mut [minus_h, y, splat(1.0)]);
+            let half_y = LLVMBuildFMul(b, y, splat(0.5), c"".as_ptr());
+            intrinsic_call(m, b, "llvm.fma", &[t], &mut [half_y, e, y])
+        }
+        Estimate::Recip => {
+            let minus_x = LLVMBuildFNeg(b, x, c"".as_ptr());
+            let e = intrinsic_call(m, b, "llvm.fma", &[t], &mut [minus_x, y, splat(1.0)]);
+            intrinsic_call(m, b, "llvm.fma", &[t], &mut [y, e, y])
+        }
+    };
     let nan = LLVMBuildFCmp(b, LLVMRealUNO, stepped, stepped, c"".as_ptr());
-    LLVMBuildSelect(b, nan, y, stepped, c"rsqrt".as_ptr())
+    let name = match kind {
+        Estimate::Rsqrt => c"rsqrt",
+        Estimate::Recip => c"recip",
+    };
+    LLVMBuildSelect(b, nan, y, stepped, name.as_ptr())
 }
 
-/// `vrsqrt14ps` of `x`, a float or a vector of any width: padded with
+/// The estimate of `x`, a float or a vector of any width: padded with
 /// ones to whole registers (4, 8 or 16 lanes), each estimated, and the
 /// lanes of `x` taken back.
-unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVMValueRef {
+unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMValueRef) -> LLVMValueRef {
     let t = LLVMTypeOf(x);
     let ctx = LLVMGetTypeContext(t);
     let float = LLVMFloatTypeInContext(ctx);
@@ -144,11 +202,16 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVM
     } else {
         shuffle(b, x, LLVMGetPoison(t), lanes, &(0..padded).map(|k| k.min(lanes)).collect::<Vec<_>>(), ones)
     };
-    let (name, mask) = match register {
-        4 => ("llvm.x86.avx512.rsqrt14.ps.128", LLVMInt8TypeInContext(ctx)),
-        8 => ("llvm.x86.avx512.rsqrt14.ps.256", LLVMInt8TypeInContext(ctx)),
-        _ => ("llvm.x86.avx512.rsqrt14.ps.512", LLVMInt16TypeInContext(ctx)),
+    let family = match kind {
+        Estimate::Rsqrt => "rsqrt14",
+        Estimate::Recip => "rcp14",
     };
+    let (bits, mask) = match register {
+        4 => (128, LLVMInt8TypeInContext(ctx)),
+        8 => (256, LLVMInt8TypeInContext(ctx)),
+        _ => (512, LLVMInt16TypeInContext(ctx)),
+    };
+    let name = format!("llvm.x86.avx512.{family}.ps.{bits}");
     let vt = LLVMVectorType(float, register);
     let mut parts = Vec::new();
     for p in 0..padded / register {
@@ -160,7 +223,7 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, x: LLVMValueRef) -> LLVM
             c"".as_ptr(),
         );
         let mut args = [part, LLVMGetPoison(vt), LLVMConstAllOnes(mask)];
-        parts.push(intrinsic_call(m, b, name, &[], &mut args));
+        parts.push(intrinsic_call(m, b, &name, &[], &mut args));
     }
     // The parts joined, two at a time, back into `padded` lanes.
     while parts.len() > 1 {
@@ -306,5 +369,51 @@ declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
         assert_eq!(text.matches("call arcp").count(), 1, "{text}");
         assert_eq!(text.matches(" = fdiv ").count(), 7, "{text}");
         assert_eq!(text.matches(" = call ").count(), 8, "{text}");
+    }
+
+    const RECIPROCALS: &str = r#"
+define void @f(ptr %p, float %y, <8 x float> %v8, double %d) {
+  %a = fdiv float 1.0, %y, !fpmath !0
+  store float %a, ptr %p
+  %b = fdiv <8 x float> splat (float 1.0), %v8, !fpmath !0
+  store <8 x float> %b, ptr %p
+  ; Correctly rounded (-cl-fp32-correctly-rounded-divide-sqrt), a quotient
+  ; of 2 and a double stay.
+  %c = fdiv float 1.0, %y
+  store float %c, ptr %p
+  %e = fdiv float 2.0, %y, !fpmath !0
+  store float %e, ptr %p
+  %g = fdiv double 1.0, %d, !fpmath !0
+  store double %g, ptr %p
+  ret void
+}
+!0 = !{float 2.5}
+"#;
+
+    #[test]
+    fn with_avx512_a_reciprocal_allowed_its_ulps_is_the_estimate_and_a_newton_step() {
+        let ir = Ir::parse(RECIPROCALS);
+        unsafe {
+            assert_eq!(run(ir.m, true), 2);
+            llvm::verify(ir.m).unwrap();
+        }
+        let text = ir.text();
+        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rcp14.ps.128").count(), 1, "{text}");
+        assert_eq!(text.matches("call <8 x float> @llvm.x86.avx512.rcp14.ps.256").count(), 1, "{text}");
+        assert_eq!(text.matches("fcmp uno").count(), 2, "{text}");
+        assert_eq!(text.matches(" = fdiv ").count(), 3, "{text}");
+        for kept in ["%c = fdiv float 1.0", "%e = fdiv float 2.0", "%g = fdiv double 1.0"] {
+            assert!(text.contains(kept), "{kept}: {text}");
+        }
+    }
+
+    #[test]
+    fn without_avx512_divisions_stay() {
+        let ir = Ir::parse(RECIPROCALS);
+        let before = ir.text();
+        unsafe {
+            assert_eq!(run(ir.m, false), 0);
+        }
+        assert_eq!(ir.text(), before);
     }
 }
