@@ -58,6 +58,10 @@ fn main() {
                  +__opencl_c_ext_fp64_global_atomic_add,+__opencl_c_ext_fp64_local_atomic_add,\
                  +__opencl_c_ext_fp64_global_atomic_min_max,+__opencl_c_ext_fp64_local_atomic_min_max",
             ])
+            // The library's own divisions and roots are the exact ones its
+            // error bounds are worked out with: no `!fpmath` lets
+            // `passes::reciprocal_estimates` make them estimates.
+            .arg("-cl-fp32-correctly-rounded-divide-sqrt")
             .args(["-O2", "-fno-builtin"])
             .arg("-resource-dir")
             .arg(resource_dir())
