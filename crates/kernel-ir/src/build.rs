@@ -79,6 +79,17 @@ pub unsafe fn same_shape(shape: LLVMTypeRef, elem: LLVMTypeRef) -> LLVMTypeRef {
     }
 }
 
+/// The kind of `t`'s elements: its own kind for a scalar type.
+///
+/// # Safety
+/// `t` must be a live type.
+pub unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
+    match LLVMGetTypeKind(t) {
+        llvm_sys::LLVMTypeKind::LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
+        k => k,
+    }
+}
+
 /// The constant `value` of integer type `t`, or of a vector of it: each
 /// lane.
 ///

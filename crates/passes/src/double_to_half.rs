@@ -10,7 +10,7 @@
 //! in float, then the same conversion.
 
 use compiler::llvm;
-use kernel_ir::build::{same_shape, splat_int as splat};
+use kernel_ir::build::{element_kind, same_shape, splat_int as splat};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMIntPredicate::*;
@@ -145,13 +145,6 @@ unsafe fn sum_rounded_to_odd(
     let step = LLVMBuildSelect(b, adjust, step, LLVMConstNull(i32t), c"".as_ptr());
     let bits = LLVMBuildAdd(b, sbits, step, c"".as_ptr());
     LLVMBuildBitCast(b, bits, LLVMTypeOf(p), c"float.odd".as_ptr())
-}
-
-unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
-    match LLVMGetTypeKind(t) {
-        LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
-        k => k,
-    }
 }
 
 #[cfg(test)]

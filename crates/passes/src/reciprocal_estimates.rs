@@ -18,7 +18,7 @@
 //! 0 and infinity, keeps the two exact steps; divisions stay as they are.
 
 use compiler::llvm;
-use kernel_ir::build::intrinsic_call;
+use kernel_ir::build::{element_kind, intrinsic_call};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::LLVMOpcode::*;
@@ -284,13 +284,6 @@ unsafe fn indices(ctx: LLVMContextRef, lanes: Vec<u32>) -> LLVMValueRef {
     let i32t = LLVMInt32TypeInContext(ctx);
     let mut v: Vec<LLVMValueRef> = lanes.iter().map(|&k| LLVMConstInt(i32t, k as u64, 0)).collect();
     LLVMConstVector(v.as_mut_ptr(), v.len() as u32)
-}
-
-unsafe fn element_kind(t: LLVMTypeRef) -> llvm_sys::LLVMTypeKind {
-    match LLVMGetTypeKind(t) {
-        LLVMVectorTypeKind => LLVMGetTypeKind(LLVMGetElementType(t)),
-        k => k,
-    }
 }
 
 #[cfg(test)]
