@@ -57,13 +57,17 @@ pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
             let r = match of {
                 Reciprocal::Root(sqrt) => {
                     let x = LLVMGetOperand(sqrt, 0);
-                    if estimate {
+                    let n = LLVMGetOperand(i, 0);
+                    if estimate && is_one(n) {
                         estimated(m, b, Estimate::Rsqrt, x)
+                    } else if estimate {
+                        let r = estimated(m, b, Estimate::Rsqrt, x);
+                        LLVMBuildFMul(b, n, r, c"over.root".as_ptr())
                     } else {
                         // Made again, unmarked: the C API adds flags, never
                         // clears them.
                         let root = intrinsic_call(m, b, "llvm.sqrt", &[LLVMTypeOf(x)], &mut [x]);
-                        LLVMBuildFDiv(b, LLVMGetOperand(i, 0), root, c"rsqrt".as_ptr())
+                        LLVMBuildFDiv(b, n, root, c"rsqrt".as_ptr())
                     }
                 }
                 Reciprocal::Value(_) if !estimate => continue,
@@ -83,23 +87,27 @@ pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
     rewritten
 }
 
-/// What `i` takes the reciprocal of, if it is a float `fdiv` of 1: the
-/// builtins' `rsqrt` (`arcp`, of an `llvm.sqrt`), or a division allowed
-/// 2.5 ulp or more by its `!fpmath`.
+/// What `i` takes the reciprocal of, if it is a float `fdiv`: the
+/// builtins' `rsqrt` (`arcp`, of an `llvm.sqrt`, times what the optimizer
+/// made of the 1 over it), or a division of 1 allowed 2.5 ulp or more by
+/// its `!fpmath`.
 unsafe fn reciprocal(i: LLVMValueRef, fpmath: u32) -> Option<Reciprocal> {
     if LLVMGetInstructionOpcode(i) != LLVMFDiv || element_kind(LLVMTypeOf(i)) != LLVMFloatTypeKind {
         return None;
     }
-    let (one, y) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
-    if !is_one(one) {
-        return None;
-    }
+    let (n, y) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
     let is_sqrt = !LLVMIsACallInst(y).is_null()
         && llvm::name(LLVMGetCalledValue(y)).starts_with("llvm.sqrt.");
     // The root's own mark is not asked for: the same root of the same
-    // value outside `rsqrt`, unmarked, may have been merged with it.
+    // value outside `rsqrt`, unmarked, may have been merged with it. Nor
+    // a 1 above it: the optimizer may have multiplied it by another value
+    // (the code generator would take the mark for its own estimate, which
+    // makes no case of 0 and infinity).
     if is_sqrt && LLVMGetFastMathFlags(i) & ARCP != 0 {
         return Some(Reciprocal::Root(y));
+    }
+    if !is_one(n) {
+        return None;
     }
     let allowed = LLVMGetMetadata(i, fpmath);
     if allowed.is_null() || LLVMGetMDNodeNumOperands(allowed) != 1 {
@@ -113,15 +121,22 @@ unsafe fn reciprocal(i: LLVMValueRef, fpmath: u32) -> Option<Reciprocal> {
 }
 
 /// Whether `v` is the float 1, or a vector of it.
+/// Lanes of it no one reads may be left undefined (a `float3` of which
+/// only `x` is used: `<1.0, 1.0, poison>`).
 unsafe fn is_one(v: LLVMValueRef) -> bool {
     let one = |e: LLVMValueRef| {
         let mut lost = 0;
         !e.is_null() && !LLVMIsAConstantFP(e).is_null() && LLVMConstRealGetDouble(e, &mut lost) == 1.0
     };
+    let unread = |e: LLVMValueRef| !e.is_null() && LLVMIsUndef(e) != 0;
     match LLVMGetTypeKind(LLVMTypeOf(v)) {
         LLVMVectorTypeKind => {
+            let lanes: Vec<LLVMValueRef> = (0..LLVMGetVectorSize(LLVMTypeOf(v)))
+                .map(|k| LLVMGetAggregateElement(v, k))
+                .collect();
             !LLVMIsAConstant(v).is_null()
-                && (0..LLVMGetVectorSize(LLVMTypeOf(v))).all(|k| one(LLVMGetAggregateElement(v, k)))
+                && lanes.iter().any(|&e| one(e))
+                && lanes.iter().all(|&e| one(e) || unread(e))
         }
         _ => one(v),
     }
@@ -305,8 +320,15 @@ define void @f(ptr %p, float %s, <3 x float> %v3, <16 x float> %v16, <32 x float
   %d = call arcp <32 x float> @llvm.sqrt.v32f32(<32 x float> %v32)
   %rd = fdiv arcp <32 x float> splat (float 1.0), %d
   store <32 x float> %rd, ptr %p
-  ; A root merged with one outside rsqrt, then not the builtins' rsqrt:
-  ; an exact division, and a quotient of 2.
+  ; Lanes no one reads, and a 1 the optimizer multiplied by a value.
+  %h = call arcp <3 x float> @llvm.sqrt.v3f32(<3 x float> %v3)
+  %rh = fdiv arcp <3 x float> <float 1.0, float 1.0, float poison>, %h
+  store <3 x float> %rh, ptr %p
+  %k = call arcp float @llvm.sqrt.f32(float %s)
+  %rk = fdiv arcp float %s, %k
+  store float %rk, ptr %p
+  ; A root merged with one outside rsqrt; then not the builtins' rsqrt:
+  ; an exact division.
   %m = call float @llvm.sqrt.f32(float %s)
   store float %m, ptr %p
   %rm = fdiv arcp float 1.0, %m
@@ -314,9 +336,6 @@ define void @f(ptr %p, float %s, <3 x float> %v3, <16 x float> %v16, <32 x float
   %e = call float @llvm.sqrt.f32(float %s)
   %re = fdiv float 1.0, %e
   store float %re, ptr %p
-  %g = call arcp float @llvm.sqrt.f32(float %s)
-  %rg = fdiv arcp float 2.0, %g
-  store float %rg, ptr %p
   ret void
 }
 declare float @llvm.sqrt.f32(float)
@@ -329,39 +348,39 @@ declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
     fn with_avx512_an_rsqrt_is_the_estimate_and_a_newton_step_at_any_width() {
         let ir = Ir::parse(RSQRTS);
         unsafe {
-            assert_eq!(run(ir.m, true), 5);
+            assert_eq!(run(ir.m, true), 7);
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
         // Floats and three floats in one 4-lane estimate each, 16 floats
         // in one register, 32 in two.
-        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rsqrt14.ps.128").count(), 3, "{text}");
+        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rsqrt14.ps.128").count(), 5, "{text}");
         assert_eq!(text.matches("call <16 x float> @llvm.x86.avx512.rsqrt14.ps.512").count(), 3, "{text}");
         // Each followed by its Newton step and the estimate where it is NaN.
-        assert_eq!(text.matches("fcmp uno").count(), 5, "{text}");
+        assert_eq!(text.matches("fcmp uno").count(), 7, "{text}");
         let fmas = text.lines().filter(|l| l.contains("= call") && l.contains("@llvm.fma.")).count();
-        assert_eq!(fmas, 10, "{text}");
+        assert_eq!(fmas, 14, "{text}");
+        // The value over the root multiplies its estimate.
+        assert!(text.contains("%over.root = fmul float %s, %rsqrt"), "{text}");
         // The merged root stays for its other use.
         assert!(text.contains("store float %m, ptr %p"), "{text}");
-        // The exact division and the quotient of 2 stay.
-        assert_eq!(text.matches("fdiv").count(), 2, "{text}");
+        // The exact division stays.
+        assert_eq!(text.matches("fdiv").count(), 1, "{text}");
         assert!(text.contains("fdiv float 1.000000e+00, %e"), "{text}");
-        assert!(text.contains("fdiv arcp float 2.000000e+00, %g"), "{text}");
     }
 
     #[test]
     fn without_avx512_an_rsqrt_is_the_exact_division_of_the_exact_root() {
         let ir = Ir::parse(RSQRTS);
         unsafe {
-            assert_eq!(run(ir.m, false), 5);
+            assert_eq!(run(ir.m, false), 7);
         }
         let text = ir.text();
         assert!(!text.contains("rsqrt14"), "{text}");
-        // Only the quotient of 2 keeps its marks.
-        assert_eq!(text.matches("fdiv arcp").count(), 1, "{text}");
-        assert_eq!(text.matches("call arcp").count(), 1, "{text}");
-        assert_eq!(text.matches(" = fdiv ").count(), 7, "{text}");
-        assert_eq!(text.matches(" = call ").count(), 8, "{text}");
+        // No mark is left for the code generator's own estimate.
+        assert!(!text.contains("arcp"), "{text}");
+        assert_eq!(text.matches(" = fdiv ").count(), 8, "{text}");
+        assert_eq!(text.matches(" = call ").count(), 9, "{text}");
     }
 
     const RECIPROCALS: &str = r#"
