@@ -212,12 +212,14 @@ pub unsafe fn build_work_group_function(
         _ => vector,
     };
     // LLVM's loop vectorizer does not widen non-temporal stores; where it
-    // widens a kernel of math functions, it interleaves two vectors of
-    // work-items.
+    // widens a kernel of math functions, it interleaves vectors of
+    // work-items: four where there are 32 vector registers (AVX-512) to
+    // hold their chains, two where there are 16.
     let x_loop = if streaming {
         work_item_loops::XLoop::Unrollable
     } else if computing && vector.is_none() && regions.is_none() {
-        work_item_loops::XLoop::Compute
+        let interleave = if options.vector_bytes >= 64 { 4 } else { 2 };
+        work_item_loops::XLoop::Compute { interleave }
     } else {
         work_item_loops::XLoop::Rolled
     };

@@ -33,11 +33,11 @@ pub enum XLoop {
     /// Left to the unroller: for a loop the vectorizer will not take (its
     /// stores are non-temporal), unrolling is what amortizes the loop.
     Unrollable,
-    /// Kept rolled, and two vector iterations interleaved: a kernel of
-    /// math functions is long chains of dependent arithmetic, which one
-    /// iteration at a time leaves the CPU waiting on (LLVM's cost model
-    /// interleaves none, for the body's size).
-    Compute,
+    /// Kept rolled, and `interleave` vector iterations interleaved: a
+    /// kernel of math functions is long chains of dependent arithmetic,
+    /// which one iteration at a time leaves the CPU waiting on (LLVM's
+    /// cost model interleaves none, for the body's size).
+    Compute { interleave: u32 },
 }
 
 /// A kernel's vector form (`vecz`) and how to call it.
@@ -521,7 +521,7 @@ unsafe fn x_loop(
     let (rolled, interleave) = match x_loop {
         XLoop::Rolled => (true, 0),
         XLoop::Unrollable => (false, 0),
-        XLoop::Compute => (true, 2),
+        XLoop::Compute { interleave } => (true, interleave),
     };
     clang_frontend::mark_parallel_loop(branch, &[call], rolled, interleave);
 }
@@ -742,9 +742,10 @@ define spir_kernel void @k(ptr addrspace(1) %out, i32 %n) {
         assert!(text.contains("!\"llvm.loop.parallel_accesses\""), "{text}");
         assert!(!text.contains("llvm.loop.unroll.disable"), "{text}");
         assert!(!text.contains("llvm.loop.interleave.count"), "{text}");
-        // A kernel of math functions: rolled, two vectors interleaved.
+        // A kernel of math functions: rolled, vectors interleaved.
         let ir = Ir::parse(KERNEL);
-        unsafe { run(ir.m, &info(), [4, 2, 1], None, XLoop::Compute, None, 16).unwrap() };
+        let x_loop = XLoop::Compute { interleave: 2 };
+        unsafe { run(ir.m, &info(), [4, 2, 1], None, x_loop, None, 16).unwrap() };
         let text = ir.text();
         assert!(text.contains("!\"llvm.loop.unroll.disable\""), "{text}");
         assert!(
