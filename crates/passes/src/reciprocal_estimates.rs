@@ -58,11 +58,13 @@ pub unsafe fn run(m: LLVMModuleRef, estimate: bool) -> usize {
                 Reciprocal::Root(sqrt) => {
                     let x = LLVMGetOperand(sqrt, 0);
                     let n = LLVMGetOperand(i, 0);
-                    if estimate && is_one(n) {
-                        estimated(m, b, Estimate::Rsqrt, x)
-                    } else if estimate {
+                    if estimate {
                         let r = estimated(m, b, Estimate::Rsqrt, x);
-                        LLVMBuildFMul(b, n, r, c"over.root".as_ptr())
+                        if is_one(n) {
+                            r
+                        } else {
+                            LLVMBuildFMul(b, n, r, c"over.root".as_ptr())
+                        }
                     } else {
                         // Made again, unmarked: the C API adds flags, never
                         // clears them.
@@ -115,19 +117,20 @@ unsafe fn reciprocal(i: LLVMValueRef, fpmath: u32) -> Option<Reciprocal> {
     }
     let mut ulps = [std::ptr::null_mut()];
     LLVMGetMDNodeOperands(allowed, ulps.as_mut_ptr());
+    (float_value(ulps[0]).is_some_and(|u| u >= 2.5)).then_some(Reciprocal::Value(y))
+}
+
+/// The value of `v` if it is a floating-point constant.
+unsafe fn float_value(v: LLVMValueRef) -> Option<f64> {
     let mut lost = 0;
-    let loose = !LLVMIsAConstantFP(ulps[0]).is_null() && LLVMConstRealGetDouble(ulps[0], &mut lost) >= 2.5;
-    loose.then_some(Reciprocal::Value(y))
+    (!v.is_null() && !LLVMIsAConstantFP(v).is_null()).then(|| LLVMConstRealGetDouble(v, &mut lost))
 }
 
 /// Whether `v` is the float 1, or a vector of it.
 /// Lanes of it no one reads may be left undefined (a `float3` of which
 /// only `x` is used: `<1.0, 1.0, poison>`).
 unsafe fn is_one(v: LLVMValueRef) -> bool {
-    let one = |e: LLVMValueRef| {
-        let mut lost = 0;
-        !e.is_null() && !LLVMIsAConstantFP(e).is_null() && LLVMConstRealGetDouble(e, &mut lost) == 1.0
-    };
+    let one = |e: LLVMValueRef| float_value(e) == Some(1.0);
     let unread = |e: LLVMValueRef| !e.is_null() && LLVMIsUndef(e) != 0;
     match LLVMGetTypeKind(LLVMTypeOf(v)) {
         LLVMVectorTypeKind => {
@@ -215,7 +218,7 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMV
     let wide = if lanes == 1 {
         LLVMBuildInsertElement(b, ones, x, LLVMConstInt(i32t, 0, 0), c"".as_ptr())
     } else {
-        shuffle(b, x, LLVMGetPoison(t), lanes, &(0..padded).map(|k| k.min(lanes)).collect::<Vec<_>>(), ones)
+        padded_with(b, x, lanes, ones)
     };
     let family = match kind {
         Estimate::Rsqrt => "rsqrt14",
@@ -266,31 +269,20 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMV
     }
 }
 
-/// `x` (of `lanes` lanes) widened to `picks.len()` lanes: lane `k` is
-/// `x`'s lane `picks[k]`, or `fill`'s where that is `lanes`.
-unsafe fn shuffle(
-    b: LLVMBuilderRef,
-    x: LLVMValueRef,
-    poison: LLVMValueRef,
-    lanes: u32,
-    picks: &[u32],
-    fill: LLVMValueRef,
-) -> LLVMValueRef {
+/// `x` (of `lanes` lanes) made as wide as `fill`, the lanes after its
+/// own `fill`'s.
+unsafe fn padded_with(b: LLVMBuilderRef, x: LLVMValueRef, lanes: u32, fill: LLVMValueRef) -> LLVMValueRef {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(x));
+    let n = LLVMGetVectorSize(LLVMTypeOf(fill));
     // `x` made as wide as `fill` first: a shuffle's operands share a type.
     let widened = LLVMBuildShuffleVector(
         b,
         x,
-        poison,
-        indices(ctx, (0..picks.len() as u32).map(|k| k.min(lanes - 1)).collect()),
+        LLVMGetPoison(LLVMTypeOf(x)),
+        indices(ctx, (0..n).map(|k| k.min(lanes - 1)).collect()),
         c"".as_ptr(),
     );
-    let n = picks.len() as u32;
-    let from: Vec<u32> = picks
-        .iter()
-        .enumerate()
-        .map(|(k, &p)| if p == lanes { n + k as u32 } else { p })
-        .collect();
+    let from = (0..n).map(|k| if k < lanes { k } else { n + k }).collect();
     LLVMBuildShuffleVector(b, widened, fill, indices(ctx, from), c"".as_ptr())
 }
 
