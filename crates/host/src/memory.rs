@@ -9,6 +9,8 @@ const HUGE_PAGE: usize = 2 << 20;
 
 pub enum HostMemory {
     Owned(Allocation),
+    /// A large buffer: pages of its own, huge where the system gives them.
+    Mapped(HugeMapping),
     /// The application's memory (`CL_MEM_USE_HOST_PTR`): used in place.
     Borrowed {
         ptr: usize,
@@ -23,17 +25,18 @@ impl HostMemory {
                 .map(HostMemory::Owned)
                 .ok_or(mux::Error::OutOfMemory);
         }
-        // Large buffers on huge pages: kernels stream through them, and
-        // 4 KiB pages would cost a TLB miss every 4 KiB.
-        let a = Allocation::host(size, align.max(HUGE_PAGE)).ok_or(mux::Error::OutOfMemory)?;
-        // SAFETY: advice on memory we own; failure only means small pages.
-        unsafe { libc::madvise(a.as_ptr().cast(), size, libc::MADV_HUGEPAGE) };
-        Ok(HostMemory::Owned(a))
+        if align > HUGE_PAGE {
+            return Err(mux::Error::OutOfMemory);
+        }
+        HugeMapping::new(size)
+            .map(HostMemory::Mapped)
+            .ok_or(mux::Error::OutOfMemory)
     }
 
     fn base(&self) -> *mut u8 {
         match self {
             HostMemory::Owned(a) => a.as_ptr(),
+            HostMemory::Mapped(m) => m.ptr,
             HostMemory::Borrowed { ptr, .. } => *ptr as *mut u8,
         }
     }
@@ -43,6 +46,7 @@ impl Memory for HostMemory {
     fn size(&self) -> usize {
         match self {
             HostMemory::Owned(a) => a.size(),
+            HostMemory::Mapped(m) => m.size,
             HostMemory::Borrowed { size, .. } => *size,
         }
     }
@@ -58,6 +62,67 @@ impl Memory for HostMemory {
 
     fn unmap(&self, _offset: usize, _size: usize) -> mux::Result<()> {
         Ok(())
+    }
+}
+
+/// Zeroed memory mapped for one large buffer, starting at a huge-page
+/// boundary and advised to be huge pages before anything touches it.
+/// Kernels stream through large buffers, and with 4 KiB pages every 4 KiB
+/// costs a TLB miss, whose page walk is slow once other work has evicted
+/// the page tables from the caches. (Memory zeroed before the advice, as
+/// an aligned allocator's is, would keep its small pages.)
+pub struct HugeMapping {
+    ptr: *mut u8,
+    size: usize,
+}
+
+// The mapping is plain memory; synchronization is the user's (OpenCL's) job.
+unsafe impl Send for HugeMapping {}
+unsafe impl Sync for HugeMapping {}
+
+impl HugeMapping {
+    fn new(size: usize) -> Option<HugeMapping> {
+        let reserve = size.checked_add(HUGE_PAGE)?;
+        // SAFETY: a fresh anonymous mapping; nothing else refers to it.
+        let at = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                reserve,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if at == libc::MAP_FAILED {
+            return None;
+        }
+        let at = at as usize;
+        let start = at.next_multiple_of(HUGE_PAGE);
+        let end = start + size.next_multiple_of(4096);
+        // SAFETY: the unaligned head and the tail beyond `size` are parts of
+        // the mapping just made; the advice concerns the rest of it.
+        unsafe {
+            if start > at {
+                libc::munmap(at as *mut _, start - at);
+            }
+            if at + reserve > end {
+                libc::munmap(end as *mut _, at + reserve - end);
+            }
+            // Failure only means small pages.
+            libc::madvise(start as *mut _, end - start, libc::MADV_HUGEPAGE);
+        }
+        Some(HugeMapping {
+            ptr: start as *mut u8,
+            size,
+        })
+    }
+}
+
+impl Drop for HugeMapping {
+    fn drop(&mut self) {
+        // SAFETY: what `new` kept of its mapping.
+        unsafe { libc::munmap(self.ptr.cast(), self.size.next_multiple_of(4096)) };
     }
 }
 
@@ -179,5 +244,66 @@ impl Image for HostImage {
 
     fn kernel_argument(&self) -> u64 {
         &*self.descriptor as *const KernelImage as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line starting `key` of the mapping that holds `addr`, from
+    /// `/proc/self/smaps`.
+    fn smaps_at(addr: usize, key: &str) -> String {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ') {
+                if let Some((lo, hi)) = range.split_once('-') {
+                    if let (Ok(lo), Ok(hi)) =
+                        (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+                    {
+                        inside = (lo..hi).contains(&addr);
+                        continue;
+                    }
+                }
+            }
+            if inside {
+                if let Some(value) = line.strip_prefix(key) {
+                    return value.trim().to_string();
+                }
+            }
+        }
+        panic!("no mapping holds {addr:#x}");
+    }
+
+    #[test]
+    fn a_large_buffer_is_zeroed_huge_page_aligned_and_advised_huge() {
+        let size = 3 * HUGE_PAGE + 100;
+        let m = HostMemory::allocate(size, 128).unwrap();
+        let base = m.device_address() as usize;
+        assert_eq!(base % HUGE_PAGE, 0);
+        assert_eq!(m.size(), size);
+        // SAFETY: the memory holds `size` bytes.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(base as *mut u8, size) };
+        assert!(bytes.iter().all(|&b| b == 0));
+        for page in bytes.chunks_mut(HUGE_PAGE) {
+            page[0] = 7;
+        }
+        // `hg`: advised MADV_HUGEPAGE before the first write.
+        let flags = smaps_at(base, "VmFlags:");
+        assert!(flags.split(' ').any(|f| f == "hg"), "{flags}");
+        // Where the system gives huge pages on advice, the writes got them.
+        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+        if thp.is_ok_and(|s| !s.contains("[never]")) {
+            let huge = smaps_at(base, "AnonHugePages:");
+            assert_ne!(huge, "0 kB", "no huge page in the buffer");
+        }
+    }
+
+    #[test]
+    fn a_small_buffer_keeps_its_alignment() {
+        let m = HostMemory::allocate(1000, 256).unwrap();
+        assert_eq!(m.device_address() % 256, 0);
+        assert_eq!(m.size(), 1000);
     }
 }
