@@ -638,3 +638,22 @@ fn a_float3_kernel_calling_sin_runs_four_work_items_as_one_padded_float16_call()
     let ir = run_vector_math::<f32>(src, "sin3x4", (3, 4), 5, f64::sin, 1e-6);
     assert!(reduces(&ir, "v16f32"), "no 16-lane sine:\n{ir}");
 }
+
+#[test]
+fn prefetch_fetches_each_line_of_what_it_names() {
+    let src = "__kernel void fetch_ahead(__global const float* a, __global float* o) {\n\
+               size_t i = get_global_id(0);\n\
+               if (i % 64 == 0) prefetch(a + i + 64, 64);\n\
+               o[i] = a[i] * 2.0f;\n}\n";
+    let e = Env::new();
+    let n = 1024;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let (_p, k) = e.kernel(src, "fetch_ahead");
+    let bufs = [e.buffer_from(&a), e.buffer(n * 4)];
+    e.run_with(&k, &bufs, &[n], None);
+    let o = e.read::<f32>(&bufs[1], 0, n);
+    assert!(o.iter().zip(&a).all(|(y, x)| *y == x * 2.0));
+    // 64 floats: four lines, each a prefetch.
+    let ir = optimized_ir("fetch_ahead");
+    assert!(ir.contains("@llvm.prefetch.p1("), "no prefetch:\n{ir}");
+}

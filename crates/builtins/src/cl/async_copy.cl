@@ -41,8 +41,12 @@ static size_t group_size(void) {
       dst[i * dst_stride] = src[i];                                           \
     return event;                                                             \
   }                                                                           \
-  /* A hint only: the data is in the same memory the caches already serve. */ \
-  void OVERLOAD prefetch(const __global T##N *p, size_t n) {}
+  /* Each cache line of the n elements, towards the core's caches. */       \
+  void OVERLOAD prefetch(const __global T##N *p, size_t n) {                  \
+    const __global char *b = (const __global char *)p;                        \
+    for (size_t i = 0; i < n * sizeof(T##N); i += 64)                         \
+      __builtin_prefetch(b + i, 0, 3);                                        \
+  }
 
 #define ASYNC_TYPE(T) WIDTHS(ASYNC_COPY, T)
 ASYNC_TYPE(char)
