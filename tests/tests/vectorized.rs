@@ -657,3 +657,29 @@ fn prefetch_fetches_each_line_of_what_it_names() {
     let ir = optimized_ir("fetch_ahead");
     assert!(ir.contains("@llvm.prefetch.p1("), "no prefetch:\n{ir}");
 }
+
+#[test]
+fn a_loop_of_math_functions_fetches_its_input_ahead() {
+    let src = "__kernel void math_ahead(__global const float* a, __global float* o) {\n\
+               size_t i = get_global_id(0);\n\
+               float x = a[i];\n\
+               o[i] = sin(x) * cos(x) + exp(-fabs(x)) + log(fabs(x) + 1.0f);\n}\n";
+    let want = |x: f64| x.sin() * x.cos() + (-x.abs()).exp() + (x.abs() + 1.0).ln();
+    let e = Env::new();
+    let n = 4096;
+    let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 4.0).collect();
+    let (_p, k) = e.kernel(src, "math_ahead");
+    let bufs = [e.buffer_from(&a), e.buffer(n * 4)];
+    e.run_with(&k, &bufs, &[n], Some(&[256]));
+    let o = e.read::<f32>(&bufs[1], 0, n);
+    for (x, y) in a.iter().zip(&o) {
+        let w = want(*x as f64);
+        assert!((*y as f64 - w).abs() < 1e-5, "{y} for {w}");
+    }
+    // The input a vector of work-items a line an iteration, fetched 2 KiB
+    // ahead; the output is not fetched.
+    let ir = optimized_ir("math_ahead");
+    let prefetches: Vec<&str> = ir.lines().filter(|l| l.contains("call void @llvm.prefetch.p1(")).collect();
+    assert_eq!(prefetches.len(), 1, "{ir}");
+    assert!(ir.contains(", i64 2048\n"), "{ir}");
+}

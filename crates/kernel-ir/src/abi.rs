@@ -68,5 +68,9 @@ pub const REGION_EXIT: u32 = u32::MAX;
 /// map).
 pub const LOCAL_AS: u32 = 3;
 
+/// Address space of `__constant` in the IR (`__global`'s is
+/// `compiler::program_globals::GLOBAL_AS`).
+pub const CONSTANT_AS: u32 = 2;
+
 /// Alignment of each slot's run of copies in the storage block.
 pub const SLOT_ALIGN: usize = 64;

@@ -48,6 +48,9 @@
 //! - [`reciprocal_estimates`]: `rsqrt` and reciprocals from AVX-512's
 //!   estimates and a Newton step (where the CPU lacks them, `rsqrt` keeps
 //!   its exact division);
+//! - [`stream_prefetch`]: prefetches ahead of the streams a loop too long
+//!   for the core's out-of-order window reads (the target runs it after
+//!   the optimizer);
 //! - [`constant_expr`]: a helper, a global's uses through constant
 //!   expressions rebuilt as instructions.
 
@@ -69,6 +72,7 @@ pub mod program_globals;
 pub mod reciprocal_estimates;
 pub mod safe_division;
 pub mod single_exit_loops;
+pub mod stream_prefetch;
 pub mod streaming_stores;
 pub mod sub_group_loops;
 pub mod uniformity;
