@@ -683,3 +683,30 @@ fn a_loop_of_math_functions_fetches_its_input_ahead() {
     assert_eq!(prefetches.len(), 1, "{ir}");
     assert!(ir.contains(", i64 2048\n"), "{ir}");
 }
+
+#[test]
+fn a_kernel_of_pixels_runs_a_vector_of_work_items_at_once() {
+    let src = "__kernel void scale_pixels(__global const uchar4* in, __global uchar4* out,\n\
+               float4 scale, float4 bias) {\n\
+               size_t i = get_global_id(0);\n\
+               out[i] = convert_uchar4_sat(convert_float4(in[i]) * scale + bias);\n}\n";
+    let e = Env::new();
+    let n = 4096;
+    let pixels: Vec<u8> = (0..n * 4).map(|i| (i * 7 % 256) as u8).collect();
+    let (_p, k) = e.kernel(src, "scale_pixels");
+    let (scale, bias) = ([1.5f32, 0.5, 2.0, 1.0], [10.0f32, -20.0, 0.0, 3.0]);
+    let bufs = [e.buffer_from(&pixels), e.buffer(n * 4)];
+    set_arg(k.get(), 2, &scale).unwrap();
+    set_arg(k.get(), 3, &bias).unwrap();
+    e.run_with(&k, &bufs, &[n], None);
+    let o = e.read::<u8>(&bufs[1], 0, n * 4);
+    for (i, (&p, &q)) in pixels.iter().zip(&o).enumerate() {
+        let c = i % 4;
+        // `_sat` to an integer rounds toward zero.
+        let want = (p as f32 * scale[c] + bias[c]).clamp(0.0, 255.0).trunc();
+        assert_eq!(q as f32, want, "pixel {} channel {c}", i / 4);
+    }
+    // Four channels of sixteen work-items in one register.
+    let ir = optimized_ir("scale_pixels");
+    assert!(ir.contains("<64 x i8>"), "one work-item at a time:\n{ir}");
+}

@@ -305,7 +305,9 @@ unsafe fn vector_form(
     // work-items one of a form twice as wide), inlined before the
     // optimizer runs, where the loop vectorizer's calls are inlined after.
     let math_lanes = math_call_lanes(k);
-    let worth = |k| has_loop(k) || streaming || printing || math_lanes.is_some();
+    let worth = |k| {
+        has_loop(k) || streaming || printing || math_lanes.is_some() || has_vector_access(k)
+    };
     if !options.vectorize || !worth(k) {
         return None;
     }
@@ -621,6 +623,29 @@ unsafe fn has_private_memory(k: LLVMValueRef) -> bool {
 
 unsafe fn has_loop(k: LLVMValueRef) -> bool {
     !kernel_ir::loops::natural_loops(&kernel_ir::cfg::Cfg::of(k)).is_empty()
+}
+
+/// Whether `k` loads a vector, or stores one it did not assemble from
+/// scalars (`vector_stores` stores those lane by lane): LLVM's loop
+/// vectorizer widens loops of scalars only, and leaves a work-item loop
+/// of vectors (a `uchar4` pixel made a `float4` and back) one work-item
+/// an iteration.
+unsafe fn has_vector_access(k: LLVMValueRef) -> bool {
+    use llvm_sys::core::{
+        LLVMGetOperand, LLVMGetTypeKind, LLVMIsAInsertElementInst, LLVMIsALoadInst,
+        LLVMIsAStoreInst, LLVMTypeOf,
+    };
+    let is_vector = |v| LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind;
+    compiler::llvm::instructions(k).into_iter().any(|i| {
+        if !LLVMIsALoadInst(i).is_null() {
+            return is_vector(i);
+        }
+        if LLVMIsAStoreInst(i).is_null() {
+            return false;
+        }
+        let value = LLVMGetOperand(i, 0);
+        is_vector(value) && LLVMIsAInsertElementInst(value).is_null()
+    })
 }
 
 /// Bytes of the floating-point values (scalars and vectors) the loops of
