@@ -283,6 +283,23 @@ mod tests {
         line: 64,
     };
 
+    /// `ir`'s module after the pass with no window and 4-byte lines, so
+    /// that every stream it finds is fetched, 256 bytes ahead: it must add
+    /// `streams` prefetches.
+    fn fetching_every_stream(ir: &str, streams: usize) -> String {
+        let ir = Ir::parse(ir);
+        let all = Tuning {
+            distance: 256,
+            window: 0,
+            line: 4,
+        };
+        unsafe {
+            assert_eq!(run(ir.m, all), streams, "{}", ir.text());
+            llvm::verify(ir.m).unwrap();
+        }
+        ir.text()
+    }
+
     /// A loop over `<16 x float>` vectors (64 bytes an iteration) whose body
     /// holds `work` more instructions.
     fn vector_loop(work: usize) -> String {
@@ -347,7 +364,7 @@ done:
 
     #[test]
     fn strides_through_casts_shifts_and_struct_fields_are_followed() {
-        let ir = Ir::parse(
+        let text = fetching_every_stream(
             r#"
 target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
 %pair = type { float, [4 x float] }
@@ -371,18 +388,8 @@ done:
   ret void
 }
 "#,
+            2,
         );
-        // A window of nothing: every stream is fetched.
-        let all = Tuning {
-            distance: 256,
-            window: 0,
-            line: 4,
-        };
-        unsafe {
-            assert_eq!(run(ir.m, all), 2);
-            llvm::verify(ir.m).unwrap();
-        }
-        let text = ir.text();
         // 2 pairs of 20 bytes an iteration: 7 iterations ahead.
         assert!(text.contains("getelementptr i8, ptr addrspace(1) %a, i64 280"), "{text}");
         // 4 bytes back an iteration: 64 iterations back.
@@ -391,7 +398,9 @@ done:
 
     #[test]
     fn an_address_stepped_otherwise_gets_no_prefetch() {
-        let ir = Ir::parse(
+        // Only the index array is a stream: a geometric step, a square and
+        // a gather are not, and local memory is the thread's own.
+        let text = fetching_every_stream(
             r#"
 target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
 define void @f(ptr addrspace(1) %in, ptr addrspace(1) %idx, ptr addrspace(3) %tile, i64 %n) {
@@ -419,25 +428,14 @@ done:
   ret void
 }
 "#,
+            1,
         );
-        let all = Tuning {
-            distance: 256,
-            window: 0,
-            line: 4,
-        };
-        unsafe {
-            // Only the index array is a stream: a geometric step, a square
-            // and a gather are not, and local memory is the thread's own.
-            assert_eq!(run(ir.m, all), 1);
-            llvm::verify(ir.m).unwrap();
-        }
-        let text = ir.text();
         assert!(text.contains("getelementptr i8, ptr addrspace(1) %ip, i64 256"), "{text}");
     }
 
     #[test]
     fn an_inner_loops_loads_step_with_its_own_induction() {
-        let ir = Ir::parse(
+        let text = fetching_every_stream(
             r#"
 target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
 define void @f(ptr addrspace(1) %in, i64 %n) {
@@ -462,18 +460,9 @@ done:
   ret void
 }
 "#,
+            1,
         );
-        let all = Tuning {
-            distance: 256,
-            window: 0,
-            line: 4,
-        };
-        unsafe {
-            assert_eq!(run(ir.m, all), 1);
-            llvm::verify(ir.m).unwrap();
-        }
         // 64 bytes an iteration of the inner loop: 4 ahead.
-        let text = ir.text();
         assert!(text.contains("getelementptr i8, ptr addrspace(1) %a, i64 256"), "{text}");
     }
 
