@@ -679,7 +679,10 @@ fn a_loop_of_math_functions_fetches_its_input_ahead() {
     // The input a vector of work-items a line an iteration, fetched 2 KiB
     // ahead; the output is not fetched.
     let ir = optimized_ir("math_ahead");
-    let prefetches: Vec<&str> = ir.lines().filter(|l| l.contains("call void @llvm.prefetch.p1(")).collect();
+    let prefetches: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.contains("call void @llvm.prefetch.p1("))
+        .collect();
     assert_eq!(prefetches.len(), 1, "{ir}");
     assert!(ir.contains(", i64 2048\n"), "{ir}");
 }

@@ -305,9 +305,8 @@ unsafe fn vector_form(
     // work-items one of a form twice as wide), inlined before the
     // optimizer runs, where the loop vectorizer's calls are inlined after.
     let math_lanes = math_call_lanes(k);
-    let worth = |k| {
-        has_loop(k) || streaming || printing || math_lanes.is_some() || has_vector_access(k)
-    };
+    let worth =
+        |k| has_loop(k) || streaming || printing || math_lanes.is_some() || has_vector_access(k);
     if !options.vectorize || !worth(k) {
         return None;
     }
@@ -635,7 +634,8 @@ unsafe fn has_vector_access(k: LLVMValueRef) -> bool {
         LLVMGetOperand, LLVMGetTypeKind, LLVMIsAInsertElementInst, LLVMIsALoadInst,
         LLVMIsAStoreInst, LLVMTypeOf,
     };
-    let is_vector = |v| LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind;
+    let is_vector =
+        |v| LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind;
     compiler::llvm::instructions(k).into_iter().any(|i| {
         if !LLVMIsALoadInst(i).is_null() {
             return is_vector(i);

@@ -156,7 +156,12 @@ enum Estimate {
 
 /// `1 / sqrt(x)` or `1 / x`: the estimate `y`, then a Newton step on it
 /// (`y + y/2 (1 - x y y)`, `y + y (1 - x y)`), or `y` where that is NaN.
-unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMValueRef) -> LLVMValueRef {
+unsafe fn estimated(
+    m: LLVMModuleRef,
+    b: LLVMBuilderRef,
+    kind: Estimate,
+    x: LLVMValueRef,
+) -> LLVMValueRef {
     let t = LLVMTypeOf(x);
     let y = estimate(m, b, kind, x);
     let splat = |v: f64| {
@@ -194,7 +199,12 @@ unsafe fn estimated(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVM
 /// The estimate of `x`, a float or a vector of any width: padded with
 /// ones to whole registers (4, 8 or 16 lanes), each estimated, and the
 /// lanes of `x` taken back.
-unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMValueRef) -> LLVMValueRef {
+unsafe fn estimate(
+    m: LLVMModuleRef,
+    b: LLVMBuilderRef,
+    kind: Estimate,
+    x: LLVMValueRef,
+) -> LLVMValueRef {
     let t = LLVMTypeOf(x);
     let ctx = LLVMGetTypeContext(t);
     let float = LLVMFloatTypeInContext(ctx);
@@ -249,7 +259,13 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMV
         parts = parts
             .chunks(2)
             .map(|pair| {
-                LLVMBuildShuffleVector(b, pair[0], pair[1], indices(ctx, (0..2 * n).collect()), c"".as_ptr())
+                LLVMBuildShuffleVector(
+                    b,
+                    pair[0],
+                    pair[1],
+                    indices(ctx, (0..2 * n).collect()),
+                    c"".as_ptr(),
+                )
             })
             .collect();
     }
@@ -271,7 +287,12 @@ unsafe fn estimate(m: LLVMModuleRef, b: LLVMBuilderRef, kind: Estimate, x: LLVMV
 
 /// `x` (of `lanes` lanes) made as wide as `fill`, the lanes after its
 /// own `fill`'s.
-unsafe fn padded_with(b: LLVMBuilderRef, x: LLVMValueRef, lanes: u32, fill: LLVMValueRef) -> LLVMValueRef {
+unsafe fn padded_with(
+    b: LLVMBuilderRef,
+    x: LLVMValueRef,
+    lanes: u32,
+    fill: LLVMValueRef,
+) -> LLVMValueRef {
     let ctx = LLVMGetTypeContext(LLVMTypeOf(x));
     let n = LLVMGetVectorSize(LLVMTypeOf(fill));
     // `x` made as wide as `fill` first: a shuffle's operands share a type.
@@ -289,7 +310,10 @@ unsafe fn padded_with(b: LLVMBuilderRef, x: LLVMValueRef, lanes: u32, fill: LLVM
 /// A shuffle mask of `lanes`.
 unsafe fn indices(ctx: LLVMContextRef, lanes: Vec<u32>) -> LLVMValueRef {
     let i32t = LLVMInt32TypeInContext(ctx);
-    let mut v: Vec<LLVMValueRef> = lanes.iter().map(|&k| LLVMConstInt(i32t, k as u64, 0)).collect();
+    let mut v: Vec<LLVMValueRef> = lanes
+        .iter()
+        .map(|&k| LLVMConstInt(i32t, k as u64, 0))
+        .collect();
     LLVMConstVector(v.as_mut_ptr(), v.len() as u32)
 }
 
@@ -346,14 +370,30 @@ declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
         let text = ir.text();
         // Floats and three floats in one 4-lane estimate each, 16 floats
         // in one register, 32 in two.
-        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rsqrt14.ps.128").count(), 5, "{text}");
-        assert_eq!(text.matches("call <16 x float> @llvm.x86.avx512.rsqrt14.ps.512").count(), 3, "{text}");
+        assert_eq!(
+            text.matches("call <4 x float> @llvm.x86.avx512.rsqrt14.ps.128")
+                .count(),
+            5,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("call <16 x float> @llvm.x86.avx512.rsqrt14.ps.512")
+                .count(),
+            3,
+            "{text}"
+        );
         // Each followed by its Newton step and the estimate where it is NaN.
         assert_eq!(text.matches("fcmp uno").count(), 7, "{text}");
-        let fmas = text.lines().filter(|l| l.contains("= call") && l.contains("@llvm.fma.")).count();
+        let fmas = text
+            .lines()
+            .filter(|l| l.contains("= call") && l.contains("@llvm.fma."))
+            .count();
         assert_eq!(fmas, 14, "{text}");
         // The value over the root multiplies its estimate.
-        assert!(text.contains("%over.root = fmul float %s, %rsqrt"), "{text}");
+        assert!(
+            text.contains("%over.root = fmul float %s, %rsqrt"),
+            "{text}"
+        );
         // The merged root stays for its other use.
         assert!(text.contains("store float %m, ptr %p"), "{text}");
         // The exact division stays.
@@ -402,11 +442,25 @@ define void @f(ptr %p, float %y, <8 x float> %v8, double %d) {
             llvm::verify(ir.m).unwrap();
         }
         let text = ir.text();
-        assert_eq!(text.matches("call <4 x float> @llvm.x86.avx512.rcp14.ps.128").count(), 1, "{text}");
-        assert_eq!(text.matches("call <8 x float> @llvm.x86.avx512.rcp14.ps.256").count(), 1, "{text}");
+        assert_eq!(
+            text.matches("call <4 x float> @llvm.x86.avx512.rcp14.ps.128")
+                .count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("call <8 x float> @llvm.x86.avx512.rcp14.ps.256")
+                .count(),
+            1,
+            "{text}"
+        );
         assert_eq!(text.matches("fcmp uno").count(), 2, "{text}");
         assert_eq!(text.matches(" = fdiv ").count(), 3, "{text}");
-        for kept in ["%c = fdiv float 1.0", "%e = fdiv float 2.0", "%g = fdiv double 1.0"] {
+        for kept in [
+            "%c = fdiv float 1.0",
+            "%e = fdiv float 2.0",
+            "%g = fdiv double 1.0",
+        ] {
             assert!(text.contains(kept), "{kept}: {text}");
         }
     }

@@ -83,7 +83,12 @@ unsafe fn prefetch_loop(
         .filter(|o| o.header != l.header && l.body.contains(&o.header))
         .flat_map(|o| o.body.iter().copied())
         .collect();
-    let own: Vec<usize> = l.body.iter().copied().filter(|b| !inner.contains(b)).collect();
+    let own: Vec<usize> = l
+        .body
+        .iter()
+        .copied()
+        .filter(|b| !inner.contains(b))
+        .collect();
     let length: u64 = own
         .iter()
         .map(|&i| llvm::block_instructions(cfg.blocks[i]).len() as u64)
@@ -106,7 +111,11 @@ unsafe fn prefetch_loop(
         if space != GLOBAL_AS && space != CONSTANT_AS || !fetched.insert(address) {
             continue;
         }
-        let walk = Walk { td, header, in_loop: &in_loop };
+        let walk = Walk {
+            td,
+            header,
+            in_loop: &in_loop,
+        };
         let Some(stride) = walk.coefficient(address) else {
             continue;
         };
@@ -348,7 +357,9 @@ done:
             "{text}"
         );
         assert!(
-            text.contains("call void @llvm.prefetch.p1(ptr addrspace(1) %ahead, i32 0, i32 3, i32 1)"),
+            text.contains(
+                "call void @llvm.prefetch.p1(ptr addrspace(1) %ahead, i32 0, i32 3, i32 1)"
+            ),
             "{text}"
         );
         let prefetch = text.find("@llvm.prefetch.p1(").unwrap();
@@ -391,9 +402,15 @@ done:
             2,
         );
         // 2 pairs of 20 bytes an iteration: 7 iterations ahead.
-        assert!(text.contains("getelementptr i8, ptr addrspace(1) %a, i64 280"), "{text}");
+        assert!(
+            text.contains("getelementptr i8, ptr addrspace(1) %a, i64 280"),
+            "{text}"
+        );
         // 4 bytes back an iteration: 64 iterations back.
-        assert!(text.contains("getelementptr i8, ptr addrspace(2) %b, i64 -256"), "{text}");
+        assert!(
+            text.contains("getelementptr i8, ptr addrspace(2) %b, i64 -256"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -430,7 +447,10 @@ done:
 "#,
             1,
         );
-        assert!(text.contains("getelementptr i8, ptr addrspace(1) %ip, i64 256"), "{text}");
+        assert!(
+            text.contains("getelementptr i8, ptr addrspace(1) %ip, i64 256"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -463,7 +483,10 @@ done:
             1,
         );
         // 64 bytes an iteration of the inner loop: 4 ahead.
-        assert!(text.contains("getelementptr i8, ptr addrspace(1) %a, i64 256"), "{text}");
+        assert!(
+            text.contains("getelementptr i8, ptr addrspace(1) %a, i64 256"),
+            "{text}"
+        );
     }
 
     #[test]
