@@ -624,27 +624,32 @@ unsafe fn has_loop(k: LLVMValueRef) -> bool {
     !kernel_ir::loops::natural_loops(&kernel_ir::cfg::Cfg::of(k)).is_empty()
 }
 
-/// Whether `k` loads a vector, or stores one it did not assemble from
-/// scalars (`vector_stores` stores those lane by lane): LLVM's loop
+/// Whether `k` loads a vector from memory work-items share, or stores
+/// one there it did not assemble from scalars (`vector_stores` stores
+/// those lane by lane): LLVM's loop
 /// vectorizer widens loops of scalars only, and leaves a work-item loop
 /// of vectors (a `uchar4` pixel made a `float4` and back) one work-item
 /// an iteration.
 unsafe fn has_vector_access(k: LLVMValueRef) -> bool {
     use llvm_sys::core::{
-        LLVMGetOperand, LLVMGetTypeKind, LLVMIsAInsertElementInst, LLVMIsALoadInst,
-        LLVMIsAStoreInst, LLVMTypeOf,
+        LLVMGetOperand, LLVMGetPointerAddressSpace, LLVMGetTypeKind, LLVMIsAInsertElementInst,
+        LLVMIsALoadInst, LLVMIsAStoreInst, LLVMTypeOf,
     };
     let is_vector =
         |v| LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMVectorTypeKind;
+    // Memory the work-items share, not their private copies.
+    let shared = |p| LLVMGetPointerAddressSpace(LLVMTypeOf(p)) != 0;
     compiler::llvm::instructions(k).into_iter().any(|i| {
         if !LLVMIsALoadInst(i).is_null() {
-            return is_vector(i);
+            return is_vector(i) && shared(LLVMGetOperand(i, 0));
         }
         if LLVMIsAStoreInst(i).is_null() {
             return false;
         }
         let value = LLVMGetOperand(i, 0);
-        is_vector(value) && LLVMIsAInsertElementInst(value).is_null()
+        is_vector(value)
+            && LLVMIsAInsertElementInst(value).is_null()
+            && shared(LLVMGetOperand(i, 1))
     })
 }
 
