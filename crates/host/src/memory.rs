@@ -292,9 +292,13 @@ mod tests {
         // `hg`: advised MADV_HUGEPAGE before the first write.
         let flags = smaps_at(base, "VmFlags:");
         assert!(flags.split(' ').any(|f| f == "hg"), "{flags}");
-        // Where the system gives huge pages on advice, the writes got them.
-        let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
-        if thp.is_ok_and(|s| !s.contains("[never]")) {
+        // Where the system gives huge pages on advice, and makes them at a
+        // fault when it must, the writes got them.
+        let setting = |f: &str| {
+            std::fs::read_to_string(format!("/sys/kernel/mm/transparent_hugepage/{f}"))
+                .is_ok_and(|s| !s.contains("[never]"))
+        };
+        if setting("enabled") && setting("defrag") {
             let huge = smaps_at(base, "AnonHugePages:");
             assert_ne!(huge, "0 kB", "no huge page in the buffer");
         }
