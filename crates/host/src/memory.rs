@@ -25,10 +25,7 @@ impl HostMemory {
                 .map(HostMemory::Owned)
                 .ok_or(mux::Error::OutOfMemory);
         }
-        if align > HUGE_PAGE {
-            return Err(mux::Error::OutOfMemory);
-        }
-        HugeMapping::new(size)
+        HugeMapping::new(size, align)
             .map(HostMemory::Mapped)
             .ok_or(mux::Error::OutOfMemory)
     }
@@ -66,7 +63,7 @@ impl Memory for HostMemory {
 }
 
 /// Zeroed memory mapped for one large buffer, starting at a huge-page
-/// boundary and advised to be huge pages before anything touches it.
+/// boundary (or the buffer's alignment, if larger) and advised to be huge pages before anything touches it.
 /// Kernels stream through large buffers, and with 4 KiB pages every 4 KiB
 /// costs a TLB miss, whose page walk is slow once other work has evicted
 /// the page tables from the caches. (Memory zeroed before the advice, as
@@ -81,8 +78,9 @@ unsafe impl Send for HugeMapping {}
 unsafe impl Sync for HugeMapping {}
 
 impl HugeMapping {
-    fn new(size: usize) -> Option<HugeMapping> {
-        let reserve = size.checked_add(HUGE_PAGE)?;
+    fn new(size: usize, align: usize) -> Option<HugeMapping> {
+        let align = align.max(HUGE_PAGE);
+        let reserve = size.checked_add(align)?;
         // SAFETY: a fresh anonymous mapping; nothing else refers to it.
         let at = unsafe {
             libc::mmap(
@@ -98,8 +96,8 @@ impl HugeMapping {
             return None;
         }
         let at = at as usize;
-        let start = at.next_multiple_of(HUGE_PAGE);
-        let end = start + size.next_multiple_of(4096);
+        let start = at.next_multiple_of(align);
+        let end = start + mapped_len(size);
         // SAFETY: the unaligned head and the tail beyond `size` are parts of
         // the mapping just made; the advice concerns the rest of it.
         unsafe {
@@ -122,8 +120,13 @@ impl HugeMapping {
 impl Drop for HugeMapping {
     fn drop(&mut self) {
         // SAFETY: what `new` kept of its mapping.
-        unsafe { libc::munmap(self.ptr.cast(), self.size.next_multiple_of(4096)) };
+        unsafe { libc::munmap(self.ptr.cast(), mapped_len(self.size)) };
     }
+}
+
+/// The bytes a mapping of `size` bytes spans: whole pages.
+fn mapped_len(size: usize) -> usize {
+    size.next_multiple_of(4096)
 }
 
 pub struct HostBuffer {
@@ -302,6 +305,14 @@ mod tests {
             let huge = smaps_at(base, "AnonHugePages:");
             assert_ne!(huge, "0 kB", "no huge page in the buffer");
         }
+    }
+
+    #[test]
+    fn a_large_buffer_keeps_an_alignment_beyond_a_huge_page() {
+        // clSVMAlloc takes any power of two.
+        let m = HostMemory::allocate(3 * HUGE_PAGE, 4 * HUGE_PAGE).unwrap();
+        assert_eq!(m.device_address() as usize % (4 * HUGE_PAGE), 0);
+        assert_eq!(m.size(), 3 * HUGE_PAGE);
     }
 
     #[test]
