@@ -25,6 +25,7 @@ use compiler::program_globals::GLOBAL_AS;
 use kernel_ir::abi::CONSTANT_AS;
 use kernel_ir::build::intrinsic_call;
 use kernel_ir::cfg::Cfg;
+use kernel_ir::inductions::{step_of, Step};
 use kernel_ir::loops::{natural_loops, Loop};
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -203,8 +204,10 @@ impl Walk<'_> {
         }
     }
 
-    /// A phi of the header stepped by a constant along every back edge:
-    /// its step. Another phi changes no one knows how.
+    /// A phi of the header stepped by a constant along every back edge
+    /// (`kernel_ir::inductions`: a sum, a difference or a pointer's GEP,
+    /// through integer casts): its step in bytes for a pointer. Another
+    /// phi changes no one knows how.
     unsafe fn induction_step(&self, phi: LLVMValueRef) -> Option<i64> {
         if LLVMGetInstructionParent(phi) != self.header {
             return None;
@@ -215,7 +218,14 @@ impl Walk<'_> {
                 continue;
             }
             let next = LLVMGetIncomingValue(phi, i);
-            let s = step_by_constant(next, phi)?;
+            let is_constant = |u| constant(u).is_some();
+            let s = match step_of(next, phi, true, is_constant)? {
+                Step::Add(u) => constant(u)?,
+                Step::Sub(u) => constant(u)?.checked_neg()?,
+                Step::Gep(t, u) => {
+                    constant(u)?.checked_mul(i64::try_from(LLVMABISizeOfType(self.td, t)).ok()?)?
+                }
+            };
             if step.is_some_and(|t| t != s) {
                 return None;
             }
@@ -253,23 +263,6 @@ impl Walk<'_> {
             total = total.checked_add(k.checked_mul(i64::try_from(size).ok()?)?)?;
         }
         Some(total)
-    }
-}
-
-/// `next` as `p` plus a constant: `add p, k`, `add k, p`, `sub p, k`, or a
-/// `gep` of `p` by a constant number of bytes... of elements of a type
-/// whose size is its byte count (i8).
-unsafe fn step_by_constant(next: LLVMValueRef, p: LLVMValueRef) -> Option<i64> {
-    if LLVMIsAInstruction(next).is_null() {
-        return None;
-    }
-    let (a, b) = (LLVMGetOperand(next, 0), LLVMGetOperand(next, 1));
-    match LLVMGetInstructionOpcode(next) {
-        LLVMAdd if a == p => constant(b),
-        LLVMAdd if b == p => constant(a),
-        LLVMSub if a == p => constant(b)?.checked_neg(),
-        LLVMOr if a == p && LLVMGetIsDisjoint(next) != 0 => constant(b),
-        _ => None,
     }
 }
 
@@ -497,5 +490,34 @@ done:
             "getelementptr inbounds float, ptr addrspace(1) %in",
         ));
         unsafe { assert_eq!(run(ir.m, TUNING), 0) };
+    }
+
+    #[test]
+    fn a_pointer_stepped_by_a_gep_is_a_stream() {
+        let text = fetching_every_stream(
+            r#"
+target datalayout = "e-m:e-i64:64-n8:16:32:64-S128"
+define void @f(ptr addrspace(1) %in, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %next, %loop ]
+  %p = phi ptr addrspace(1) [ %in, %entry ], [ %p.next, %loop ]
+  %v = load <16 x float>, ptr addrspace(1) %p
+  %p.next = getelementptr <16 x float>, ptr addrspace(1) %p, i64 1
+  %next = add i64 %i, 1
+  %more = icmp ult i64 %next, %n
+  br i1 %more, label %loop, label %done
+done:
+  ret void
+}
+"#,
+            1,
+        );
+        // 64 bytes an iteration: 4 ahead.
+        assert!(
+            text.contains("getelementptr i8, ptr addrspace(1) %p, i64 256"),
+            "{text}"
+        );
     }
 }
