@@ -327,6 +327,7 @@ impl Tr<'_> {
                         return Err(inst.err("the instruction is outside any block"));
                     }
                     self.instruction(inst)?;
+                    self.result_decorations(inst)?;
                     terminated = is_terminator(inst.op());
                 }
             }

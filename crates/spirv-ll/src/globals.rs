@@ -42,6 +42,9 @@ impl Tr<'_> {
             | Op::SpecConstantOp
             | Op::Undef => self.constant(inst),
             Op::Variable => self.global_variable(inst),
+            Op::AliasDomainDeclINTEL | Op::AliasScopeDeclINTEL | Op::AliasScopeListDeclINTEL => {
+                self.alias_declaration(inst)
+            }
             Op::ExtInst => {
                 let set = inst.id(0)?;
                 match self.ext_sets.get(&set) {

@@ -37,6 +37,16 @@ impl Tr<'_> {
         self.define_ll(id, v, ty)
     }
 
+    /// What decorations of an instruction's result ask of the instruction
+    /// it became: fast-math flags (a comparison, a conversion or a call
+    /// too), alias scopes.
+    pub fn result_decorations(&self, inst: &Inst) -> Result<()> {
+        if let Some(v) = inst.inst.result_id.and_then(|id| self.llvm_of(id)) {
+            self.fast_math(inst, v);
+        }
+        self.decorated_alias_lists(inst)
+    }
+
     /// A vector type of `n` elements of `elem`: one the module declares,
     /// or one made for the translator's own use.
     pub fn vector_type_of(&mut self, elem: Id, n: u32) -> Result<Id> {

@@ -11,6 +11,7 @@
 //! offset and opcode) and the reason; types are checked before any LLVM
 //! instruction is built, and the result is verified.
 
+mod aliasing;
 mod arith;
 mod atomics;
 mod binary;

@@ -1,6 +1,7 @@
 //! Memory: function variables, loads and stores (with their memory
 //! operands), access chains, copies and pointer arithmetic.
 
+use crate::aliasing::AliasLists;
 use crate::binary::Inst;
 use crate::decorations::Id;
 use crate::error::Result;
@@ -64,9 +65,9 @@ impl Tr<'_> {
     ) -> Result<()> {
         let mut volatile = self.deco.has(ptr, Decoration::Volatile);
         if let Some(Operand::MemoryAccess(m)) = inst.get(n) {
+            let (lists, align, _) = AliasLists::of_memory_operands(inst, n)?;
             volatile |= m.contains(MemoryAccess::VOLATILE);
-            if m.contains(MemoryAccess::ALIGNED) {
-                let a = inst.literal(n + 1)?;
+            if let Some(a) = align {
                 if !a.is_power_of_two() {
                     return Err(inst.err(format!("alignment {a} is not a power of two")));
                 }
@@ -78,6 +79,7 @@ impl Tr<'_> {
                 let node = LLVMMDNodeInContext2(self.ctx, one.as_mut_ptr(), 1);
                 LLVMSetMetadata(access, kind, LLVMMetadataAsValue(self.ctx, node));
             }
+            self.set_alias_lists(inst, access, lists)?;
         }
         if volatile {
             LLVMSetVolatile(access, 1);
@@ -295,16 +297,20 @@ impl Tr<'_> {
                     3,
                 )
             };
-            let align = match inst.get(access_at) {
-                Some(Operand::MemoryAccess(m)) if m.contains(MemoryAccess::ALIGNED) => {
-                    inst.literal(access_at + 1)?
-                }
-                _ => 1,
+            // One set of memory operands is the target's and the source's;
+            // a second (SPIR-V 1.4) is the source's.
+            let (lists, target_align, next) = AliasLists::of_memory_operands(inst, access_at)?;
+            let (_, source_align, _) = match inst.get(next) {
+                Some(Operand::MemoryAccess(_)) => AliasLists::of_memory_operands(inst, next)?,
+                _ => (lists, target_align, next),
             };
-            if !align.is_power_of_two() {
+            let (target_align, source_align) =
+                (target_align.unwrap_or(1), source_align.unwrap_or(1));
+            if !target_align.is_power_of_two() || !source_align.is_power_of_two() {
                 return Err(inst.err("the alignment is not a power of two"));
             }
-            LLVMBuildMemCpy(self.b, dst.v, align, src.v, align, size);
+            let copy = LLVMBuildMemCpy(self.b, dst.v, target_align, src.v, source_align, size);
+            self.set_alias_lists(inst, copy, lists)?;
         }
         Ok(())
     }

@@ -60,6 +60,10 @@ pub const CAPABILITIES: &[Capability] = &[
     // OpBitFieldInsert and friends, OpBitReverse, OpBitCount.
     Capability::BitInstructions,
     Capability::ShaderClockKHR,
+    // Alias scopes as LLVM's scoped no-alias metadata (`aliasing.rs`).
+    Capability::MemoryAccessAliasingINTEL,
+    // FPFastMathMode's AllowContract and AllowReassoc bits.
+    Capability::FPFastMathModeINTEL,
 ];
 
 /// The extensions a module may declare.
@@ -75,6 +79,8 @@ pub const EXTENSIONS: &[&str] = &[
     "SPV_KHR_bit_instructions",
     "SPV_KHR_shader_clock",
     "SPV_KHR_subgroup_rotate",
+    "SPV_INTEL_memory_access_aliasing",
+    "SPV_INTEL_fp_fast_math_mode",
 ];
 
 /// The extended instruction sets a module may import (besides any

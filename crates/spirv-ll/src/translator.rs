@@ -46,6 +46,14 @@ pub(crate) enum ExtSet {
     Ignored,
 }
 
+/// A declaration of SPV_INTEL_memory_access_aliasing, as LLVM metadata.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum AliasNode {
+    Domain(llvm_sys::prelude::LLVMMetadataRef),
+    Scope(llvm_sys::prelude::LLVMMetadataRef),
+    List(llvm_sys::prelude::LLVMMetadataRef),
+}
+
 /// A function: its LLVM function and SPIR-V function type.
 #[derive(Debug, Clone)]
 pub(crate) struct Func {
@@ -92,6 +100,8 @@ pub(crate) struct Tr<'a> {
     pub names: HashMap<Id, String>,
     pub strings: HashMap<Id, String>,
     pub ext_sets: HashMap<Id, ExtSet>,
+    /// Alias domains, scopes and scope lists (`aliasing.rs`).
+    pub alias_nodes: HashMap<Id, AliasNode>,
     pub entry_points: Vec<EntryPoint>,
     pub modes: Vec<Inst>,
     /// Ids that are labels, decoration groups or otherwise taken.
@@ -132,6 +142,7 @@ impl<'a> Tr<'a> {
             names: HashMap::new(),
             strings: HashMap::new(),
             ext_sets: HashMap::new(),
+            alias_nodes: HashMap::new(),
             entry_points: Vec::new(),
             modes: Vec::new(),
             taken: HashSet::new(),
@@ -192,6 +203,14 @@ impl<'a> Tr<'a> {
         match self.lookup(id)? {
             Value::Ll { v, ty } => Ok(Val { v, ty }),
             Value::Builtin { .. } | Value::BuiltinElem { .. } => self.materialize_builtin(id),
+        }
+    }
+
+    /// The LLVM value `id` names, if it is one already.
+    pub fn llvm_of(&self, id: Id) -> Option<LLVMValueRef> {
+        match self.values.get(&id)? {
+            Value::Ll { v, .. } => Some(*v),
+            _ => None,
         }
     }
 
