@@ -77,6 +77,15 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_khr_subgroup_rotate", (1, 0, 0)),
     // `intel_reqd_sub_group_size(n)`: the kernel's width is n.
     ("cl_intel_required_subgroup_size", (1, 0, 0)),
+    // Intel's shuffles (a vector too; up and down with a second value) and
+    // block reads and writes of buffers, local memory and 2D images
+    // (`intel_sub_groups.cl`); the same in SPIR-V (SPV_INTEL_subgroups).
+    ("cl_intel_subgroups", (1, 0, 0)),
+    ("cl_intel_subgroups_char", (1, 0, 0)),
+    ("cl_intel_subgroups_short", (1, 0, 0)),
+    ("cl_intel_subgroups_long", (1, 0, 0)),
+    ("cl_intel_subgroup_local_block_io", (1, 0, 0)),
+    ("cl_intel_spirv_subgroups", (1, 0, 0)),
     // Add, subtract, min and max on atomic_float and atomic_double, in
     // global and local memory (`float_atomics.cl`).
     ("cl_ext_float_atomics", (1, 0, 0)),

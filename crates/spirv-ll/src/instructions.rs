@@ -273,6 +273,12 @@ impl Tr<'_> {
             | ImageQuerySamples
             | Image => self.image(inst),
             ReadClockKHR => self.read_clock(inst),
+            SubgroupShuffleINTEL
+            | SubgroupShuffleDownINTEL
+            | SubgroupShuffleUpINTEL
+            | SubgroupShuffleXorINTEL
+            | SubgroupBlockReadINTEL
+            | SubgroupBlockWriteINTEL => self.intel_sub_group(inst),
             GetKernelLocalSizeForSubgroupCount | GetKernelMaxNumSubgroups => Err(inst.err(
                 "a query of a function enqueued on the device, which does not enqueue kernels",
             )),

@@ -26,6 +26,7 @@ mod functions;
 mod globals;
 mod images;
 mod instructions;
+mod intel_sub_groups;
 mod kernel;
 mod library;
 mod ll;

@@ -64,6 +64,10 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::MemoryAccessAliasingINTEL,
     // FPFastMathMode's AllowContract and AllowReassoc bits.
     Capability::FPFastMathModeINTEL,
+    // Intel's shuffles and block reads and writes of buffers and local
+    // memory (`intel_sub_groups.rs`).
+    Capability::SubgroupShuffleINTEL,
+    Capability::SubgroupBufferBlockIOINTEL,
 ];
 
 /// The extensions a module may declare.
@@ -81,6 +85,7 @@ pub const EXTENSIONS: &[&str] = &[
     "SPV_KHR_subgroup_rotate",
     "SPV_INTEL_memory_access_aliasing",
     "SPV_INTEL_fp_fast_math_mode",
+    "SPV_INTEL_subgroups",
 ];
 
 /// The extended instruction sets a module may import (besides any

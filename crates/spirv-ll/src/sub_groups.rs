@@ -130,7 +130,7 @@ impl Tr<'_> {
 
     /// Operand `n`, a scalar integer (a lane, a delta, a bit index), as
     /// an i32.
-    unsafe fn lane_operand(&mut self, inst: &Inst, n: usize) -> Result<LLVMValueRef> {
+    pub(crate) unsafe fn lane_operand(&mut self, inst: &Inst, n: usize) -> Result<LLVMValueRef> {
         let v = self.arg_any(inst, n)?;
         if !matches!(self.kind(v.ty)?, Kind::Int(_)) {
             return Err(inst.err(format!("operand {n} is not a scalar integer")));
@@ -169,7 +169,7 @@ impl Tr<'_> {
 
     /// The library's `name` for `first` and the types of `extra`, called on
     /// `x` and `extra`'s values.
-    unsafe fn call_overload(
+    pub(crate) unsafe fn call_overload(
         &mut self,
         name: &str,
         first: CType,

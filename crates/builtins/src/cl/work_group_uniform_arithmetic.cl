@@ -2,9 +2,10 @@
 // type, by and, or and xor for the integer types, and by logical and, or
 // and xor over int predicates, combined as work_group.h describes. Clang
 // declares none of them; declarations.h does, for programs and for this file.
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "work_group.h"
 #include "declarations.h"
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
 
 #define WG_INTEGER(T)                                                         \
   WG_ARITHMETIC(mul, T, WG_MUL_INT, 1)                                        \
@@ -18,6 +19,7 @@ WG_INTEGER(long)
 WG_INTEGER(ulong)
 WG_ARITHMETIC(mul, float, WG_MUL_FLOAT, 1)
 WG_ARITHMETIC(mul, double, WG_MUL_FLOAT, 1)
+WG_ARITHMETIC(mul, half, WG_MUL_FLOAT, 1)
 
 WG_LOGICAL(logical_and, WG_LOGICAL_AND, 1)
 WG_LOGICAL(logical_or, WG_LOGICAL_OR, 0)
