@@ -1103,3 +1103,18 @@ pub fn il_kernel(env: &Env, il: &[u8], name: &str) -> (Prog, Kern) {
     let k = ok(create_kernel(p.get(), name), "clCreateKernel");
     (p, k)
 }
+
+/// The strings a `cl_khr_spirv_queries` query returns (an array of C strings).
+pub fn spirv_strings(name: cl_device_info) -> Vec<String> {
+    let info = ok(device_info(device(), name), "SPIR-V query");
+    info.0
+        .chunks_exact(8)
+        .map(|c| {
+            let p = usize::from_ne_bytes(c.try_into().unwrap()) as *const std::ffi::c_char;
+            // SAFETY: the library's strings live as long as the process.
+            unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}

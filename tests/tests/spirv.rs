@@ -313,20 +313,6 @@ fn the_device_takes_spirv_1_0_to_1_6() {
     assert!(!f.is_null());
 }
 
-/// The strings a `cl_khr_spirv_queries` query returns (an array of C strings).
-fn spirv_strings(name: cl_device_info) -> Vec<String> {
-    let info = ok(device_info(device(), name), "SPIR-V query");
-    info.0
-        .chunks_exact(8)
-        .map(|c| {
-            let p = usize::from_ne_bytes(c.try_into().unwrap()) as *const std::ffi::c_char;
-            // SAFETY: the library's strings live as long as the process.
-            unsafe { std::ffi::CStr::from_ptr(p) }
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect()
-}
 
 #[test]
 fn the_spirv_queries_list_what_modules_may_use() {

@@ -99,7 +99,7 @@ __ferrocl_intel_blocks_space(__local)
               __ferrocl_intel_image_blocks(uchar, _uc, READ, WRITE)           \
                   __ferrocl_intel_image_blocks(ulong, _ul, READ, WRITE)
 __ferrocl_intel_image_blocks_access(read_only, write_only)
-#if defined(__opencl_c_read_write_images)
+#if defined(__opencl_c_read_write_images) && __OPENCL_C_VERSION__ >= 200
 __ferrocl_intel_image_blocks_access(read_write, read_write)
 #endif
 #undef __ferrocl_intel_image_blocks_access
