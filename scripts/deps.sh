@@ -36,11 +36,13 @@ PYTHON="${FERROCL_PYTHON:-/usr/bin/python3}"
 #  - ocl-icd-opencl-dev + opencl-headers: libOpenCL.so (the ICD loader) and
 #    CL/cl.h for the C examples; clinfo: the clinfo check.
 #  - spirv-tools: spirv-as for the SPIR-V tests' modules.
+#  - clang-15, llvm-spirv-15: modules from the Khronos LLVM/SPIR-V
+#    Translator, the producer DPC++ and most OpenCL users' SPIR-V come from.
 PACKAGES=(
     llvm-22-dev libclang-22-dev libclang-cpp22-dev clang-22
     ocl-icd-opencl-dev opencl-headers clinfo
     gcc g++ make pkg-config python3-venv libzstd-dev zlib1g-dev libmpfr-dev libgmp-dev
-    spirv-tools
+    spirv-tools clang-15 llvm-spirv-15
 )
 
 want_python=0

@@ -55,6 +55,12 @@ impl Tr<'_> {
         let has_body = f.iter().any(|i| i.op() == Op::Label);
         let name = match (&kernel, &link) {
             (Some(k), _) => k.clone(),
+            // The Khronos translator exports a kernel's body by the
+            // kernel's name and makes the entry point a wrapper calling
+            // it: the kernel keeps the name.
+            (None, Some((n, _))) if self.entry_points.iter().any(|e| &e.name == n) => {
+                format!("{n}.spirv.body")
+            }
             (None, Some((n, _))) => n.clone(),
             (None, None) => self
                 .names

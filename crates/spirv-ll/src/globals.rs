@@ -94,7 +94,11 @@ impl Tr<'_> {
         if psc != sc {
             return Err(inst.err("the storage class is not the pointer type's"));
         }
-        if sc == StorageClass::Input {
+        // Older Khronos translators declare built-ins as imported
+        // UniformConstant variables: a built-in all the same.
+        let builtin = sc == StorageClass::Input
+            || (sc == StorageClass::UniformConstant && self.deco.has(id, Decoration::BuiltIn));
+        if builtin {
             let var = match self
                 .deco
                 .get(id, Decoration::BuiltIn)
