@@ -537,21 +537,7 @@ fn the_spirv_queries_list_the_sub_group_capabilities() {
     for c in [18, 58, 61, 62, 63, 64, 65, 66, 67, 6026] {
         assert!(caps.contains(&c), "capability {c} missing from {caps:?}");
     }
-    let ext = ok(
-        device_info(device(), CL_DEVICE_SPIRV_EXTENSIONS_KHR),
-        "CL_DEVICE_SPIRV_EXTENSIONS_KHR",
-    );
-    let names: Vec<String> = ext
-        .0
-        .chunks_exact(8)
-        .map(|c| {
-            let p = usize::from_ne_bytes(c.try_into().unwrap()) as *const std::ffi::c_char;
-            // SAFETY: the library's strings live as long as the process.
-            unsafe { std::ffi::CStr::from_ptr(p) }
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+    let names = spirv_strings(CL_DEVICE_SPIRV_EXTENSIONS_KHR);
     assert!(
         names.iter().any(|n| n == "SPV_KHR_subgroup_rotate"),
         "{names:?}"
