@@ -19,7 +19,7 @@ use llvm_sys::core::*;
 use llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
 use llvm_sys::prelude::*;
 use rspirv::dr::Operand;
-use rspirv::spirv::{Decoration, MemoryAccess, Op};
+use rspirv::spirv::{Decoration, Op};
 
 /// The alias lists one access names: its own scopes, and the scopes it does
 /// not alias with.
@@ -27,40 +27,6 @@ use rspirv::spirv::{Decoration, MemoryAccess, Op};
 pub(crate) struct AliasLists {
     pub scope: Option<Id>,
     pub no_alias: Option<Id>,
-}
-
-impl AliasLists {
-    /// The lists and the alignment after a `MemoryAccess` operand at `n`
-    /// (its parameters follow it in the order of the mask's bits), and
-    /// where the operands after them start.
-    pub fn of_memory_operands(inst: &Inst, n: usize) -> Result<(Self, Option<u32>, usize)> {
-        let Some(Operand::MemoryAccess(m)) = inst.get(n) else {
-            return Ok((Self::default(), None, n));
-        };
-        let mut at = n + 1;
-        let mut align = None;
-        if m.contains(MemoryAccess::ALIGNED) {
-            align = Some(inst.literal(at)?);
-            at += 1;
-        }
-        // Scopes of the Vulkan memory model, which the OpenCL one lacks:
-        // skipped, as a module declaring them is refused by its capability.
-        for bit in [MemoryAccess::MAKE_POINTER_AVAILABLE, MemoryAccess::MAKE_POINTER_VISIBLE] {
-            if m.contains(bit) {
-                at += 1;
-            }
-        }
-        let mut lists = Self::default();
-        if m.contains(MemoryAccess::ALIAS_SCOPE_INTEL_MASK) {
-            lists.scope = Some(inst.id(at)?);
-            at += 1;
-        }
-        if m.contains(MemoryAccess::NO_ALIAS_INTEL_MASK) {
-            lists.no_alias = Some(inst.id(at)?);
-            at += 1;
-        }
-        Ok((lists, align, at))
-    }
 }
 
 impl Tr<'_> {

@@ -245,7 +245,7 @@ impl Tr<'_> {
                     LLVMBuildSelect(bl, fix, sum, r, NONAME)
                 }
             };
-            self.fast_math(inst, v);
+            // Its FPFastMathMode: `result_decorations`.
             self.set(inst, v)
         }
     }

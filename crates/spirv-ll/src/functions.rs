@@ -58,7 +58,9 @@ impl Tr<'_> {
             // The Khronos translator exports a kernel's body by the
             // kernel's name and makes the entry point a wrapper calling
             // it: the kernel keeps the name.
-            (None, Some((n, _))) if self.entry_points.iter().any(|e| &e.name == n) => {
+            (None, Some((n, LinkageType::Export)))
+                if self.entry_points.iter().any(|e| &e.name == n) =>
+            {
                 format!("{n}.spirv.body")
             }
             (None, Some((n, _))) => n.clone(),

@@ -14,6 +14,59 @@ use llvm_sys::target::LLVMABIAlignmentOfType;
 use rspirv::dr::Operand;
 use rspirv::spirv::{Decoration, MemoryAccess, Op, StorageClass};
 
+/// The memory operands of a load, store or copy from operand `n`: its
+/// mask, then the mask's parameters in the order of its bits.
+pub(crate) struct MemoryOperands {
+    pub mask: MemoryAccess,
+    pub align: Option<u32>,
+    pub lists: AliasLists,
+    /// Where the operands after these start (a copy's second set).
+    pub end: usize,
+}
+
+impl MemoryOperands {
+    pub fn read(inst: &Inst, n: usize) -> Result<Self> {
+        let mut ops = MemoryOperands {
+            mask: MemoryAccess::NONE,
+            align: None,
+            lists: AliasLists::default(),
+            end: n,
+        };
+        let Some(Operand::MemoryAccess(m)) = inst.get(n) else {
+            return Ok(ops);
+        };
+        ops.mask = *m;
+        let mut at = n + 1;
+        let next_id = |at: &mut usize| {
+            *at += 1;
+            inst.id(*at - 1)
+        };
+        if m.contains(MemoryAccess::ALIGNED) {
+            let a = inst.literal(at)?;
+            if !a.is_power_of_two() {
+                return Err(inst.err(format!("alignment {a} is not a power of two")));
+            }
+            ops.align = Some(a);
+            at += 1;
+        }
+        // The Vulkan memory model's scopes, which the OpenCL one lacks
+        // (a module declaring them is refused by its capability).
+        for bit in [MemoryAccess::MAKE_POINTER_AVAILABLE, MemoryAccess::MAKE_POINTER_VISIBLE] {
+            if m.contains(bit) {
+                next_id(&mut at)?;
+            }
+        }
+        if m.contains(MemoryAccess::ALIAS_SCOPE_INTEL_MASK) {
+            ops.lists.scope = Some(next_id(&mut at)?);
+        }
+        if m.contains(MemoryAccess::NO_ALIAS_INTEL_MASK) {
+            ops.lists.no_alias = Some(next_id(&mut at)?);
+        }
+        ops.end = at;
+        Ok(ops)
+    }
+}
+
 impl Tr<'_> {
     pub fn local_variable(&mut self, inst: &Inst) -> Result<()> {
         let (id, ty) = self.res(inst)?;
@@ -63,24 +116,19 @@ impl Tr<'_> {
         ptr: Id,
         access: LLVMValueRef,
     ) -> Result<()> {
-        let mut volatile = self.deco.has(ptr, Decoration::Volatile);
-        if let Some(Operand::MemoryAccess(m)) = inst.get(n) {
-            let (lists, align, _) = AliasLists::of_memory_operands(inst, n)?;
-            volatile |= m.contains(MemoryAccess::VOLATILE);
-            if let Some(a) = align {
-                if !a.is_power_of_two() {
-                    return Err(inst.err(format!("alignment {a} is not a power of two")));
-                }
-                LLVMSetAlignment(access, a);
-            }
-            if m.contains(MemoryAccess::NONTEMPORAL) {
-                let kind = LLVMGetMDKindIDInContext(self.ctx, c"nontemporal".as_ptr(), 11);
-                let mut one = [ll::md_value(ll::i32c(self.ctx, 1))];
-                let node = LLVMMDNodeInContext2(self.ctx, one.as_mut_ptr(), 1);
-                LLVMSetMetadata(access, kind, LLVMMetadataAsValue(self.ctx, node));
-            }
-            self.set_alias_lists(inst, access, lists)?;
+        let ops = MemoryOperands::read(inst, n)?;
+        let volatile =
+            self.deco.has(ptr, Decoration::Volatile) || ops.mask.contains(MemoryAccess::VOLATILE);
+        if let Some(a) = ops.align {
+            LLVMSetAlignment(access, a);
         }
+        if ops.mask.contains(MemoryAccess::NONTEMPORAL) {
+            let kind = LLVMGetMDKindIDInContext(self.ctx, c"nontemporal".as_ptr(), 11);
+            let mut one = [ll::md_value(ll::i32c(self.ctx, 1))];
+            let node = LLVMMDNodeInContext2(self.ctx, one.as_mut_ptr(), 1);
+            LLVMSetMetadata(access, kind, LLVMMetadataAsValue(self.ctx, node));
+        }
+        self.set_alias_lists(inst, access, ops.lists)?;
         if volatile {
             LLVMSetVolatile(access, 1);
         }
@@ -299,18 +347,14 @@ impl Tr<'_> {
             };
             // One set of memory operands is the target's and the source's;
             // a second (SPIR-V 1.4) is the source's.
-            let (lists, target_align, next) = AliasLists::of_memory_operands(inst, access_at)?;
-            let (_, source_align, _) = match inst.get(next) {
-                Some(Operand::MemoryAccess(_)) => AliasLists::of_memory_operands(inst, next)?,
-                _ => (lists, target_align, next),
+            let target = MemoryOperands::read(inst, access_at)?;
+            let source = match inst.get(target.end) {
+                Some(Operand::MemoryAccess(_)) => MemoryOperands::read(inst, target.end)?.align,
+                _ => target.align,
             };
-            let (target_align, source_align) =
-                (target_align.unwrap_or(1), source_align.unwrap_or(1));
-            if !target_align.is_power_of_two() || !source_align.is_power_of_two() {
-                return Err(inst.err("the alignment is not a power of two"));
-            }
+            let (target_align, source_align) = (target.align.unwrap_or(1), source.unwrap_or(1));
             let copy = LLVMBuildMemCpy(self.b, dst.v, target_align, src.v, source_align, size);
-            self.set_alias_lists(inst, copy, lists)?;
+            self.set_alias_lists(inst, copy, target.lists)?;
         }
         Ok(())
     }
