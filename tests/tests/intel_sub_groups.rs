@@ -2,8 +2,9 @@
 //! types, `cl_intel_subgroup_local_block_io`, and SPV_INTEL_subgroups in
 //! SPIR-V as DPC++ writes it): shuffles of scalars and vectors, shuffles
 //! down and up with the second value past the sub-group's ends, block reads
-//! and writes of buffers, local memory and images, each against a host
-//! reference; the extensions and SPIR-V capabilities reported.
+//! and writes of buffers, local memory and images (from SPIR-V too), each
+//! against a host reference; the extensions and SPIR-V capabilities
+//! reported.
 
 use ferrocl_tests::*;
 
@@ -98,21 +99,9 @@ fn intel_shuffles_and_block_reads_and_writes_compute_what_the_host_does() {
     assert_eq!(env.read::<u32>(&blocks, 0, 6 * GLOBAL), bwant, "block writes");
 }
 
-#[test]
-fn an_image_block_read_takes_bytes_as_they_are_and_clamps_at_the_edges() {
-    let env = Env::new();
-    let src = "
-__attribute__((intel_reqd_sub_group_size(8)))
-kernel void k(read_only image2d_t im, global uint *out) {
-    uint g = get_global_id(0), lid = get_sub_group_local_id();
-    // Columns 4 bytes a lane from byte 4 * (g - lid) - 8; rows 1 and 2.
-    int2 at = (int2)(4 * (int)(g - lid) - 8, 1);
-    uint2 v = intel_sub_group_block_read2(im, at);
-    out[2 * g] = v.x;
-    out[2 * g + 1] = v.y;
-}";
-    let (_p, k) = env.kernel(src, "k");
-    // A 16 x 3 RGBA8 image: texel (x, y) holds bytes 4 * (16 * y + x) + c.
+/// A 16 x 3 RGBA8 image whose texel (x, y) holds bytes 4 * (16 * y + x)
+/// + c, and those bytes.
+fn counting_image(env: &Env) -> (Mem, Vec<u8>) {
     let (w, h) = (16usize, 3usize);
     let bytes: Vec<u8> = (0..w * h * 4).map(|b| b as u8).collect();
     let fmt = image_format(CL_RGBA, CL_UNSIGNED_INT8);
@@ -127,21 +116,149 @@ kernel void k(read_only image2d_t im, global uint *out) {
         &mut rc
     ));
     check(rc, "clCreateImage");
-    let im = Mem(im);
+    (Mem(im), bytes)
+}
+
+/// Runs `k(image, out)` over one sub-group of 16 and checks that lane g
+/// read rows 1 and 2 of the counting image from texel g - 2, clamped.
+fn check_image_block_read(env: &Env, k: &Kern) {
+    let (im, bytes) = counting_image(env);
     let out = env.buffer_from(&vec![0u32; 2 * 16]);
     ok(set_mem(k.get(), 0, &im), "image");
     ok(set_mem(k.get(), 1, &out), "out");
-    env.run(&k, &[16], Some(&[16]));
+    env.run(k, &[16], Some(&[16]));
     let got: Vec<u32> = env.read(&out, 0, 32);
-    let texel = |x: i64, y: i64| {
-        let (x, y) = (x.clamp(0, w as i64 - 1) as usize, y.clamp(0, h as i64 - 1) as usize);
-        u32::from_le_bytes(bytes[4 * (w * y + x)..][..4].try_into().unwrap())
+    let texel = |x: i64, y: usize| {
+        let x = x.clamp(0, 15) as usize;
+        u32::from_le_bytes(bytes[4 * (16 * y + x)..][..4].try_into().unwrap())
     };
     for g in 0..16i64 {
-        let x = g - 2;
-        assert_eq!(got[2 * g as usize], texel(x, 1), "lane {g}, row 1");
-        assert_eq!(got[2 * g as usize + 1], texel(x, 2), "lane {g}, row 2");
+        assert_eq!(got[2 * g as usize], texel(g - 2, 1), "lane {g}, row 1");
+        assert_eq!(got[2 * g as usize + 1], texel(g - 2, 2), "lane {g}, row 2");
     }
+}
+
+#[test]
+fn an_image_block_read_takes_bytes_as_they_are_and_clamps_at_the_edges() {
+    let env = Env::new();
+    let src = "
+__attribute__((intel_reqd_sub_group_size(16)))
+kernel void k(read_only image2d_t im, global uint *out) {
+    uint g = get_global_id(0), lid = get_sub_group_local_id();
+    // Columns 4 bytes a lane from byte 4 * (g - lid) - 8; rows 1 and 2.
+    int2 at = (int2)(4 * (int)(g - lid) - 8, 1);
+    uint2 v = intel_sub_group_block_read2(im, at);
+    out[2 * g] = v.x;
+    out[2 * g + 1] = v.y;
+}";
+    let (_p, k) = env.kernel(src, "k");
+    check_image_block_read(&env, &k);
+}
+
+#[test]
+fn a_block_of_an_image_narrower_than_an_element_reads_zero_and_writes_nothing() {
+    let env = Env::new();
+    let src = "
+__attribute__((intel_reqd_sub_group_size(8)))
+kernel void k(read_only image2d_t in, write_only image2d_t out, global uint *r) {
+    r[get_global_id(0)] = intel_sub_group_block_read(in, (int2)(0, 0));
+    intel_sub_group_block_write(out, (int2)(0, 0), 0xdeadbeefu);
+}";
+    let (_p, k) = env.kernel(src, "k");
+    // One byte a row: less than the uint each lane reads.
+    let fmt = image_format(CL_R, CL_UNSIGNED_INT8);
+    let desc = image_desc(CL_MEM_OBJECT_IMAGE2D, 1, 2, 1, 0);
+    let bytes = [7u8, 9];
+    let image = |flags| {
+        let mut rc = 0;
+        let im = cl!(clCreateImage(
+            env.c(),
+            flags | CL_MEM_COPY_HOST_PTR,
+            &fmt,
+            &desc,
+            bytes.as_ptr() as *mut _,
+            &mut rc
+        ));
+        check(rc, "clCreateImage");
+        Mem(im)
+    };
+    let (input, output) = (image(CL_MEM_READ_ONLY), image(CL_MEM_WRITE_ONLY));
+    let r = env.buffer_from(&[1u32; 8]);
+    ok(set_mem(k.get(), 0, &input), "in");
+    ok(set_mem(k.get(), 1, &output), "out");
+    ok(set_mem(k.get(), 2, &r), "r");
+    env.run(&k, &[8], Some(&[8]));
+    assert_eq!(env.read::<u32>(&r, 0, 8), [0u32; 8]);
+    let mut back = [0u8; 2];
+    let (origin, region) = ([0usize; 3], [1usize, 2, 1]);
+    check(
+        cl!(clEnqueueReadImage(
+            env.q(),
+            output.get(),
+            CL_TRUE,
+            origin.as_ptr(),
+            region.as_ptr(),
+            0,
+            0,
+            back.as_mut_ptr().cast(),
+            0,
+            std::ptr::null(),
+            std::ptr::null_mut()
+        )),
+        "clEnqueueReadImage",
+    );
+    assert_eq!(back, bytes, "the write was dropped");
+}
+
+#[test]
+fn a_spirv_image_block_read_does_what_the_opencl_c_one_does() {
+    let env = Env::new();
+    let il = spirv_from_asm(
+        "
+               OpCapability Addresses
+               OpCapability Kernel
+               OpCapability Int64
+               OpCapability ImageBasic
+               OpCapability SubgroupImageBlockIOINTEL
+               OpExtension \"SPV_INTEL_subgroups\"
+               OpMemoryModel Physical64 OpenCL
+               OpEntryPoint Kernel %k \"k\" %gid
+               OpExecutionMode %k SubgroupSize 16
+               OpDecorate %gid BuiltIn GlobalInvocationId
+      %ulong = OpTypeInt 64 0
+       %uint = OpTypeInt 32 0
+       %void = OpTypeVoid
+    %v3ulong = OpTypeVector %ulong 3
+     %v2uint = OpTypeVector %uint 2
+     %uint_1 = OpConstant %uint 1
+     %minus8 = OpConstant %uint 0xfffffff8
+      %image = OpTypeImage %void 2D 0 0 0 0 Unknown ReadOnly
+   %ptr_in3 = OpTypePointer Input %v3ulong
+   %ptr_uint = OpTypePointer CrossWorkgroup %uint
+       %fnty = OpTypeFunction %void %image %ptr_uint
+        %gid = OpVariable %ptr_in3 Input
+          %k = OpFunction %void None %fnty
+         %im = OpFunctionParameter %image
+        %out = OpFunctionParameter %ptr_uint
+      %entry = OpLabel
+         %g3 = OpLoad %v3ulong %gid
+          %g = OpCompositeExtract %ulong %g3 0
+      %coord = OpCompositeConstruct %v2uint %minus8 %uint_1
+          %v = OpSubgroupImageBlockReadINTEL %v2uint %im %coord
+         %v0 = OpCompositeExtract %uint %v 0
+         %v1 = OpCompositeExtract %uint %v 1
+        %g2 = OpShiftLeftLogical %ulong %g %uint_1
+        %p0 = OpInBoundsPtrAccessChain %ptr_uint %out %g2
+              OpStore %p0 %v0
+        %p1 = OpInBoundsPtrAccessChain %ptr_uint %p0 %uint_1
+              OpStore %p1 %v1
+              OpReturn
+              OpFunctionEnd
+",
+        "1.4",
+    );
+    let (_p, k) = il_kernel(&env, &il, "k");
+    check_image_block_read(&env, &k);
 }
 
 /// A kernel in the shape DPC++ writes: an Intel shuffle down, a block

@@ -43,7 +43,7 @@ const CHANNEL_DATA_TYPE_BASE: u64 = 0x10D0;
 
 impl Tr<'_> {
     /// An image operand: its value and type.
-    fn image_operand(&mut self, inst: &Inst, n: usize) -> Result<(Val, ImageInfo)> {
+    pub(crate) fn image_operand(&mut self, inst: &Inst, n: usize) -> Result<(Val, ImageInfo)> {
         let v = self.arg_any(inst, n)?;
         match self.kind(v.ty)? {
             Kind::Image(i) => Ok((v, i.clone())),

@@ -278,7 +278,9 @@ impl Tr<'_> {
             | SubgroupShuffleUpINTEL
             | SubgroupShuffleXorINTEL
             | SubgroupBlockReadINTEL
-            | SubgroupBlockWriteINTEL => self.intel_sub_group(inst),
+            | SubgroupBlockWriteINTEL
+            | SubgroupImageBlockReadINTEL
+            | SubgroupImageBlockWriteINTEL => self.intel_sub_group(inst),
             GetKernelLocalSizeForSubgroupCount | GetKernelMaxNumSubgroups => Err(inst.err(
                 "a query of a function enqueued on the device, which does not enqueue kernels",
             )),

@@ -64,10 +64,11 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::MemoryAccessAliasingINTEL,
     // FPFastMathMode's AllowContract and AllowReassoc bits.
     Capability::FPFastMathModeINTEL,
-    // Intel's shuffles and block reads and writes of buffers and local
-    // memory (`intel_sub_groups.rs`).
+    // Intel's shuffles and block reads and writes of buffers, local
+    // memory and 2D images (`intel_sub_groups.rs`).
     Capability::SubgroupShuffleINTEL,
     Capability::SubgroupBufferBlockIOINTEL,
+    Capability::SubgroupImageBlockIOINTEL,
 ];
 
 /// The extensions a module may declare.

@@ -120,44 +120,51 @@ INTEL_BLOCK_IO_SPACE(__local)
 // Image block reads and writes: the image's bytes as they are (no format
 // conversion), from byte column x of row y; the lanes read consecutive
 // elements of a row, the k-th element of each lane from row y + k. A read
-// outside the image takes the nearest element inside it; a write outside
-// it is dropped.
-static __global uchar *image_element(__mux_image_t im, int x, int y,
+// outside the image takes the nearest element inside it, a write outside
+// it is dropped; in an image whose rows are narrower than one element,
+// reads give 0 and writes are dropped.
+static __global uchar *image_element(__mux_image_t im, long x, long y,
                                      int size, bool clamped) {
-  int row_bytes = im->width * (int)im->element_size;
+  long row_bytes = (long)im->width * im->element_size;
+  if (row_bytes < size)
+    return 0;
   if (clamped) {
-    x = clamp(x, 0, max(row_bytes - size, 0));
-    y = clamp(y, 0, im->height - 1);
+    x = clamp(x, 0L, row_bytes - size);
+    y = clamp(y, 0L, (long)im->height - 1);
   } else if (x < 0 || y < 0 || x + size > row_bytes || y >= im->height) {
     return 0;
   }
-  return im->data + (ulong)y * im->row_pitch + x;
+  return im->data + (ulong)y * im->row_pitch + (ulong)x;
 }
+
+// The element of lane `SG_LANE()` in row `row` of a block at `c`.
+#define IMAGE_BLOCK_ELEMENT(T, d, c, row, clamped)                            \
+  ((__global T *)image_element(d, (long)c.x + SG_LANE() * sizeof(T),         \
+                               (long)c.y + (row), sizeof(T), clamped))
 
 #define INTEL_IMAGE_READ(T, SUFFIX, N, ACCESS, RO)                            \
   T##N OVERLOAD intel_sub_group_block_read##SUFFIX##N(ACCESS image2d_t im,    \
                                                       int2 c) {               \
     __mux_image_t d = __mux_image_descriptor_2d_##RO(im);                     \
     T##N r;                                                                   \
-    int x = c.x + (int)(SG_LANE() * sizeof(T));                               \
-    for (int k = 0; k < N; k++)                                               \
-      r[k] = *(__global T *)image_element(d, x, c.y + k, sizeof(T), true);    \
+    for (int k = 0; k < N; k++) {                                             \
+      __global T *e = IMAGE_BLOCK_ELEMENT(T, d, c, k, true);                  \
+      r[k] = e ? *e : 0;                                                      \
+    }                                                                         \
     return r;                                                                 \
   }
 #define INTEL_IMAGE_READ1(T, SUFFIX, ACCESS, RO)                              \
   T OVERLOAD intel_sub_group_block_read##SUFFIX(ACCESS image2d_t im, int2 c) { \
     __mux_image_t d = __mux_image_descriptor_2d_##RO(im);                     \
-    int x = c.x + (int)(SG_LANE() * sizeof(T));                               \
-    return *(__global T *)image_element(d, x, c.y, sizeof(T), true);          \
+    __global T *e = IMAGE_BLOCK_ELEMENT(T, d, c, 0, true);                    \
+    return e ? *e : 0;                                                        \
   }
 #define INTEL_IMAGE_WRITE(T, SUFFIX, N, ACCESS, WO)                           \
   void OVERLOAD intel_sub_group_block_write##SUFFIX##N(ACCESS image2d_t im,   \
                                                        int2 c, T##N v) {      \
     __mux_image_t d = __mux_image_descriptor_2d_##WO(im);                     \
-    int x = c.x + (int)(SG_LANE() * sizeof(T));                               \
     for (int k = 0; k < N; k++) {                                             \
-      __global T *e =                                                         \
-          (__global T *)image_element(d, x, c.y + k, sizeof(T), false);       \
+      __global T *e = IMAGE_BLOCK_ELEMENT(T, d, c, k, false);                 \
       if (e)                                                                  \
         *e = v[k];                                                            \
     }                                                                         \
@@ -166,8 +173,7 @@ static __global uchar *image_element(__mux_image_t im, int x, int y,
   void OVERLOAD intel_sub_group_block_write##SUFFIX(ACCESS image2d_t im,      \
                                                     int2 c, T v) {            \
     __mux_image_t d = __mux_image_descriptor_2d_##WO(im);                     \
-    int x = c.x + (int)(SG_LANE() * sizeof(T));                               \
-    __global T *e = (__global T *)image_element(d, x, c.y, sizeof(T), false); \
+    __global T *e = IMAGE_BLOCK_ELEMENT(T, d, c, 0, false);                   \
     if (e)                                                                    \
       *e = v;                                                                 \
   }
