@@ -655,3 +655,44 @@ fn event_info_unknown_param_is_invalid_value() {
     assert_code(rc, CL_INVALID_VALUE, "status into 2 bytes");
     check(cl!(clSetUserEventStatus(u.get(), CL_COMPLETE)), "complete");
 }
+
+static RELEASED_IN_CALLBACK: AtomicI32 = AtomicI32::new(1);
+
+unsafe extern "C" fn release_queue(_e: cl_event, _status: cl_int, queue: *mut c_void) {
+    let rc = cl!(clReleaseCommandQueue(queue as cl_command_queue));
+    RELEASED_IN_CALLBACK.store(rc, Ordering::SeqCst);
+}
+
+/// The last release of a queue, from a callback of one of its own
+/// commands (as SYCL's runtime does), ends: the release finishes the queue,
+/// which must not wait for the command the callback is called from.
+#[test]
+fn a_callback_may_release_the_last_reference_to_its_queue() {
+    let e = Env::new();
+    let (_p, k) = e.kernel("kernel void k(global int *x) { x[get_global_id(0)] += 1; }", "k");
+    let x = e.buffer_from(&[0i32; 256]);
+    ok(set_mem(k.get(), 0, &x), "set arg");
+    let q = ok(create_queue(e.c(), null()), "clCreateCommandQueueWithProperties");
+    let mut done = null_mut();
+    let global = 256usize;
+    check(
+        cl!(clEnqueueNDRangeKernel(q.get(), k.get(), 1, null(), &global, null(), 0, null(), &mut done)),
+        "clEnqueueNDRangeKernel",
+    );
+    check(
+        cl!(clSetEventCallback(done, CL_COMPLETE, Some(release_queue), q.get().cast())),
+        "clSetEventCallback",
+    );
+    // The callback holds the last reference now.
+    let raw = q.get();
+    std::mem::forget(q);
+    check(cl!(clFlush(raw)), "clFlush");
+    let t = Instant::now();
+    while RELEASED_IN_CALLBACK.load(Ordering::SeqCst) == 1 && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    assert_eq!(RELEASED_IN_CALLBACK.load(Ordering::SeqCst), CL_SUCCESS, "the release did not end");
+    check(cl!(clWaitForEvents(1, &done)), "the kernel");
+    check(cl!(clReleaseEvent(done)), "release");
+    assert_eq!(e.read::<i32>(&x, 0, 256), vec![1; 256]);
+}

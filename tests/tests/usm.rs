@@ -766,3 +766,69 @@ fn kernels_follow_pointers_to_usm_allocations_and_a_blocking_free_waits() {
     u.free(&e, table);
     u.free(&e, out);
 }
+
+/// What `free_in_callback` frees, and where it says it has.
+struct FreeInCallback {
+    free: FreeFn,
+    context: cl_context,
+    ptr: *mut c_void,
+    done: std::sync::mpsc::Sender<cl_int>,
+}
+
+unsafe extern "C" fn free_in_callback(_e: cl_event, _status: cl_int, data: *mut c_void) {
+    let f = Box::from_raw(data as *mut FreeInCallback);
+    let rc = (f.free)(f.context, f.ptr);
+    let _ = f.done.send(rc);
+}
+
+/// SYCL frees its temporary allocations blocking, from a callback of the
+/// command that used them, while other queues of the context may wait on
+/// that command: the free finishes them, which must not wait for the
+/// command the callback is called from.
+#[test]
+fn a_blocking_free_from_a_callback_ends_while_another_queue_waits_on_its_command() {
+    let e = Env::new();
+    let u = usm();
+    let mut rc = 0;
+    // SAFETY: the extension's functions, with live handles and pointers.
+    unsafe {
+        let p = (u.host)(e.c(), null(), 4096, 0, &mut rc);
+        check(rc, "clHostMemAllocINTEL");
+        let (_prog, k) = e.kernel("kernel void k(global int *x) { x[get_global_id(0)] = 7; }", "k");
+        check((u.arg)(k.get(), 0, p), "clSetKernelArgMemPointerINTEL");
+        let mut set = null_mut();
+        let global = 1024usize;
+        check(
+            cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 1, null(), &global, null(), 0, null(), &mut set)),
+            "clEnqueueNDRangeKernel",
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let data = Box::into_raw(Box::new(FreeInCallback {
+            free: u.blocking_free,
+            context: e.c(),
+            ptr: p,
+            done: tx,
+        }));
+        // A second queue whose command waits on the memset.
+        let other = ok(create_queue(e.c(), null()), "clCreateCommandQueueWithProperties");
+        let mut after = null_mut();
+        check(
+            cl!(clEnqueueMarkerWithWaitList(other.get(), 1, &set, &mut after)),
+            "marker",
+        );
+        check(
+            cl!(clSetEventCallback(set, CL_COMPLETE, Some(free_in_callback), data.cast())),
+            "clSetEventCallback",
+        );
+        check(cl!(clFlush(other.get())), "clFlush");
+        check(cl!(clFlush(e.q())), "clFlush");
+        assert_eq!(
+            rx.recv_timeout(Duration::from_secs(20)),
+            Ok(CL_SUCCESS),
+            "the blocking free in the callback did not end"
+        );
+        check(cl!(clWaitForEvents(1, &after)), "the marker");
+        check(cl!(clReleaseEvent(after)), "release");
+        check(cl!(clReleaseEvent(set)), "release");
+    }
+}

@@ -143,9 +143,16 @@ impl Event {
             (due, hooks)
         };
         let h = object::handle_of(this);
-        for (_, cb, data) in due {
-            // SAFETY: the application's callback, with its own user data.
-            unsafe { cb(h, status, data as *mut c_void) };
+        if !due.is_empty() {
+            // After the dispatch that completed the event, if one did: a
+            // callback may release the queue or free memory blocking, which
+            // waits for that dispatch.
+            mux::after_dispatch(move || {
+                for (_, cb, data) in due {
+                    // SAFETY: the application's callback, with its own user data.
+                    unsafe { cb(h, status, data as *mut c_void) };
+                }
+            });
         }
         for hook in hooks {
             hook(status);

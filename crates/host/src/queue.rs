@@ -219,6 +219,10 @@ impl Executor {
     }
 
     fn run(&self, r: Ready) {
+        mux::run_dispatch(|| self.run_dispatch(r));
+    }
+
+    fn run_dispatch(&self, r: Ready) {
         let result = if r.failed_wait {
             Err(mux::Error::WaitFailed)
         } else {

@@ -28,7 +28,7 @@ pub use image::{Image, ImageDesc, ImageKind, ImageLayout, ImageRef};
 pub use memory::{Allocation, Buffer, BufferRef, HostPtr, Memory, MemoryRef};
 pub use ndrange::{NdRange, ScheduleInfo};
 pub use query_pool::{Duration, QueryPool, QueryPoolRef};
-pub use queue::{Completion, Queue};
+pub use queue::{after_dispatch, run_dispatch, Completion, Queue};
 pub use sync::{Fence, FenceRef, Semaphore, SemaphoreRef};
 pub use validate::validating;
 

@@ -34,3 +34,40 @@ pub trait Queue: Send + Sync {
     /// Blocks until every dispatch made so far has finished.
     fn wait_all(&self);
 }
+
+thread_local! {
+    /// Work deferred until the dispatch this thread runs has ended.
+    static DEFERRED: std::cell::RefCell<Option<Vec<Box<dyn FnOnce()>>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Runs a dispatch (`run`: its commands, its semaphore, its completion),
+/// then what its commands deferred with [`after_dispatch`]. A target runs
+/// every dispatch through this.
+pub fn run_dispatch(run: impl FnOnce()) {
+    let outer = DEFERRED.with(|d| d.replace(Some(Vec::new())));
+    run();
+    let deferred = DEFERRED.with(|d| d.replace(outer)).unwrap_or_default();
+    for f in deferred {
+        f();
+    }
+}
+
+/// Runs `f` once the dispatch this thread runs has ended, or now on a
+/// thread that runs none. For the application's callbacks, which may wait
+/// for the very dispatch they are called from, or for work that waits on
+/// it (releasing a queue finishes it; a blocking free of USM finishes
+/// every queue of its context).
+pub fn after_dispatch(f: impl FnOnce() + 'static) {
+    let f: Box<dyn FnOnce()> = Box::new(f);
+    let now = DEFERRED.with(|d| match d.borrow_mut().as_mut() {
+        Some(list) => {
+            list.push(f);
+            None
+        }
+        None => Some(f),
+    });
+    if let Some(f) = now {
+        f();
+    }
+}
