@@ -52,8 +52,9 @@ pub fn affinity_domains(info: &mux::DeviceInfo) -> cl_device_affinity_domain {
     }
 }
 
-/// Reads the properties: the partition and the list as given, up to and
-/// including its terminating 0 (what `CL_DEVICE_PARTITION_TYPE` answers).
+/// Reads the properties: the partition and the list (what
+/// `CL_DEVICE_PARTITION_TYPE` answers), up to and including its
+/// terminating 0.
 ///
 /// # Safety
 /// `props` must be a 0-terminated list, as the spec requires.
@@ -62,11 +63,13 @@ unsafe fn read(
 ) -> Result<(Partition, Vec<cl_device_partition_property>), cl_int> {
     let at = |i: usize| *props.add(i);
     let kind = at(0);
-    let (partition, len) = match kind {
+    let partition = match kind {
         CL_DEVICE_PARTITION_EQUALLY => {
             let n = at(1);
             ensure(n > 0, CL_INVALID_VALUE)?;
-            (Partition::Equally(n as usize), 2)
+            // One partition per call: the list ends here.
+            ensure(at(2) == 0, CL_INVALID_VALUE)?;
+            Partition::Equally(n as usize)
         }
         CL_DEVICE_PARTITION_BY_COUNTS => {
             let mut counts = Vec::new();
@@ -76,16 +79,25 @@ unsafe fn read(
                 counts.push(at(i) as usize);
                 i += 1;
             }
-            (Partition::ByCounts(counts), i + 1)
+            // The list's end is 0, as its terminator is: SYCL's OpenCL
+            // adapter (and Intel's runtime with it) takes that one 0 for
+            // both, so nothing after it is read.
+            Partition::ByCounts(counts)
         }
         CL_DEVICE_PARTITION_BY_AFFINITY_DOMAIN => {
-            (Partition::ByAffinity(at(1) as cl_device_affinity_domain), 2)
+            ensure(at(2) == 0, CL_INVALID_VALUE)?;
+            Partition::ByAffinity(at(1) as cl_device_affinity_domain)
         }
         _ => return Err(CL_INVALID_VALUE),
     };
-    // One partition per call: the list ends here.
-    ensure(at(len) == 0, CL_INVALID_VALUE)?;
-    let given = (0..=len).map(at).collect();
+    let given = match &partition {
+        Partition::Equally(n) => vec![kind, *n as _, 0],
+        Partition::ByCounts(counts) => std::iter::once(kind)
+            .chain(counts.iter().map(|&c| c as _))
+            .chain([CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0])
+            .collect(),
+        Partition::ByAffinity(d) => vec![kind, *d as _, 0],
+    };
     Ok((partition, given))
 }
 
@@ -204,6 +216,20 @@ pub unsafe extern "C" fn create_sub_devices(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_list_ended_by_the_terminator_alone_is_read_to_its_end() {
+        // Exactly the four values SYCL's adapter passes: nothing after.
+        let props: Box<[cl_device_partition_property]> =
+            vec![CL_DEVICE_PARTITION_BY_COUNTS, 1, 1, 0].into_boxed_slice();
+        // SAFETY: a 0-terminated list.
+        let (p, given) = unsafe { read(props.as_ptr()) }.unwrap();
+        assert!(matches!(p, Partition::ByCounts(ref c) if c == &[1, 1]));
+        assert_eq!(
+            given,
+            [CL_DEVICE_PARTITION_BY_COUNTS, 1, 1, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]
+        );
+    }
 
     fn info(units: u32, domains: Vec<(AffinityDomain, Vec<Vec<u32>>)>) -> mux::DeviceInfo {
         let mut i = mux::Device::info(&host::HostDevice::new()).clone();
