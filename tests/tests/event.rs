@@ -669,18 +669,39 @@ unsafe extern "C" fn release_queue(_e: cl_event, _status: cl_int, queue: *mut c_
 #[test]
 fn a_callback_may_release_the_last_reference_to_its_queue() {
     let e = Env::new();
-    let (_p, k) = e.kernel("kernel void k(global int *x) { x[get_global_id(0)] += 1; }", "k");
+    let (_p, k) = e.kernel(
+        "kernel void k(global int *x) { x[get_global_id(0)] += 1; }",
+        "k",
+    );
     let x = e.buffer_from(&[0i32; 256]);
     ok(set_mem(k.get(), 0, &x), "set arg");
-    let q = ok(create_queue(e.c(), null()), "clCreateCommandQueueWithProperties");
+    let q = ok(
+        create_queue(e.c(), null()),
+        "clCreateCommandQueueWithProperties",
+    );
     let mut done = null_mut();
     let global = 256usize;
     check(
-        cl!(clEnqueueNDRangeKernel(q.get(), k.get(), 1, null(), &global, null(), 0, null(), &mut done)),
+        cl!(clEnqueueNDRangeKernel(
+            q.get(),
+            k.get(),
+            1,
+            null(),
+            &global,
+            null(),
+            0,
+            null(),
+            &mut done
+        )),
         "clEnqueueNDRangeKernel",
     );
     check(
-        cl!(clSetEventCallback(done, CL_COMPLETE, Some(release_queue), q.get().cast())),
+        cl!(clSetEventCallback(
+            done,
+            CL_COMPLETE,
+            Some(release_queue),
+            q.get().cast()
+        )),
         "clSetEventCallback",
     );
     // The callback holds the last reference now.
@@ -688,10 +709,15 @@ fn a_callback_may_release_the_last_reference_to_its_queue() {
     std::mem::forget(q);
     check(cl!(clFlush(raw)), "clFlush");
     let t = Instant::now();
-    while RELEASED_IN_CALLBACK.load(Ordering::SeqCst) == 1 && t.elapsed() < Duration::from_secs(20) {
+    while RELEASED_IN_CALLBACK.load(Ordering::SeqCst) == 1 && t.elapsed() < Duration::from_secs(20)
+    {
         std::thread::sleep(Duration::from_millis(2));
     }
-    assert_eq!(RELEASED_IN_CALLBACK.load(Ordering::SeqCst), CL_SUCCESS, "the release did not end");
+    assert_eq!(
+        RELEASED_IN_CALLBACK.load(Ordering::SeqCst),
+        CL_SUCCESS,
+        "the release did not end"
+    );
     check(cl!(clWaitForEvents(1, &done)), "the kernel");
     check(cl!(clReleaseEvent(done)), "release");
     assert_eq!(e.read::<i32>(&x, 0, 256), vec![1; 256]);

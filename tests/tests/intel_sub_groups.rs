@@ -58,11 +58,22 @@ fn reference() -> (Vec<u32>, Vec<f32>, Vec<u32>) {
         let o = &mut out[8 * g..8 * g + 8];
         o[0] = lane((lid + 3) % 8);
         o[1] = lane(lid ^ 5);
-        o[2] = if lid + 3 < 8 { lane(lid + 3) } else { lane(lid + 3 - 8) + 1000 };
-        o[3] = if lid >= 2 { lane(lid - 2) } else { lane(lid + 8 - 2) + 1000 };
+        o[2] = if lid + 3 < 8 {
+            lane(lid + 3)
+        } else {
+            lane(lid + 3 - 8) + 1000
+        };
+        o[3] = if lid >= 2 {
+            lane(lid - 2)
+        } else {
+            lane(lid + 8 - 2) + 1000
+        };
         o[4] = x[start + lid];
         o[5] = x[start + 8 + lid];
-        let halves: Vec<u16> = x.iter().flat_map(|v| [*v as u16, (*v >> 16) as u16]).collect();
+        let halves: Vec<u16> = x
+            .iter()
+            .flat_map(|v| [*v as u16, (*v >> 16) as u16])
+            .collect();
         o[6] = halves[start + lid] as u32;
         o[7] = 3 * lane(lid);
         let from = 7 - lid;
@@ -71,7 +82,11 @@ fn reference() -> (Vec<u32>, Vec<f32>, Vec<u32>) {
         for k in 0..4 {
             blocks[4 * start + k * 8 + lid] = x[g] + k as u32;
         }
-        let l = if lid + 1 < 8 { (lane(lid + 1) as u64) << 33 } else { 0 };
+        let l = if lid + 1 < 8 {
+            (lane(lid + 1) as u64) << 33
+        } else {
+            0
+        };
         blocks[4 * GLOBAL + 2 * g] = l as u32;
         blocks[4 * GLOBAL + 2 * g + 1] = (l >> 32) as u32;
     }
@@ -95,8 +110,16 @@ fn intel_shuffles_and_block_reads_and_writes_compute_what_the_host_does() {
             assert_eq!(got[8 * g + i], want[8 * g + i], "work-item {g}, result {i}");
         }
     }
-    assert_eq!(env.read::<f32>(&fout, 0, 4 * GLOBAL), fwant, "float4 shuffle");
-    assert_eq!(env.read::<u32>(&blocks, 0, 6 * GLOBAL), bwant, "block writes");
+    assert_eq!(
+        env.read::<f32>(&fout, 0, 4 * GLOBAL),
+        fwant,
+        "float4 shuffle"
+    );
+    assert_eq!(
+        env.read::<u32>(&blocks, 0, 6 * GLOBAL),
+        bwant,
+        "block writes"
+    );
 }
 
 /// A 16 x 3 RGBA8 image whose texel (x, y) holds bytes 4 * (16 * y + x)
@@ -340,7 +363,11 @@ fn a_dpcpp_shaped_module_of_intel_extensions_runs() {
     let fgot: Vec<f32> = env.read(&fout, 0, GLOBAL);
     for g in 0..GLOBAL {
         let (lid, start) = (g % WIDTH, g - g % WIDTH);
-        let down = if lid + 1 < WIDTH { x[g + 1] } else { x[start] + 1 };
+        let down = if lid + 1 < WIDTH {
+            x[g + 1]
+        } else {
+            x[start] + 1
+        };
         let block = x[start + WIDTH + lid];
         assert_eq!(got[g], down + block, "work-item {g}");
         assert_eq!(fgot[g], x[g] as f32 * 3.0, "work-item {g}");
@@ -349,7 +376,9 @@ fn a_dpcpp_shaped_module_of_intel_extensions_runs() {
 
 #[test]
 fn the_intel_extensions_and_capabilities_are_reported() {
-    let ext = device_info(device(), CL_DEVICE_EXTENSIONS).unwrap().string();
+    let ext = device_info(device(), CL_DEVICE_EXTENSIONS)
+        .unwrap()
+        .string();
     let names = ext_names(&ext);
     for want in [
         "cl_intel_subgroups",

@@ -313,7 +313,6 @@ fn the_device_takes_spirv_1_0_to_1_6() {
     assert!(!f.is_null());
 }
 
-
 #[test]
 fn the_spirv_queries_list_what_modules_may_use() {
     let sets = spirv_strings(CL_DEVICE_SPIRV_EXTENDED_INSTRUCTION_SETS_KHR);

@@ -11,14 +11,31 @@ fn translated(src: &str, opt: &str) -> Vec<u8> {
     let (cl, bc, spv) = (dir.join("k.cl"), dir.join("k.bc"), dir.join("k.spv"));
     std::fs::write(&cl, src).unwrap();
     let run = |cmd: &mut std::process::Command| {
-        let out = cmd.output().expect("clang-15 and llvm-spirv-15 (scripts/deps.sh)");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let out = cmd
+            .output()
+            .expect("clang-15 and llvm-spirv-15 (scripts/deps.sh)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     run(std::process::Command::new("clang-15")
-        .args(["-c", "-target", "spir64", "-emit-llvm", "-cl-std=CL2.0", opt, "-o"])
+        .args([
+            "-c",
+            "-target",
+            "spir64",
+            "-emit-llvm",
+            "-cl-std=CL2.0",
+            opt,
+            "-o",
+        ])
         .arg(&bc)
         .arg(&cl));
-    run(std::process::Command::new("llvm-spirv-15").arg(&bc).arg("-o").arg(&spv));
+    run(std::process::Command::new("llvm-spirv-15")
+        .arg(&bc)
+        .arg("-o")
+        .arg(&spv));
     std::fs::read(&spv).unwrap()
 }
 
@@ -57,7 +74,11 @@ fn translated_kernels_compute_what_the_host_does() {
         let prog = il_program(&env, &il, "").unwrap_or_else(|f| panic!("{opt}: {f}"));
         let kernel = |name| ok(create_kernel(prog.get(), name), name);
 
-        let (ba, bb, bc) = (env.buffer_from(&a), env.buffer_from(&b), env.buffer_from(&vec![0f32; N]));
+        let (ba, bb, bc) = (
+            env.buffer_from(&a),
+            env.buffer_from(&b),
+            env.buffer_from(&vec![0f32; N]),
+        );
         env.run_with(&kernel("sum"), &[&ba, &bb, &bc], &[N], None);
         let c: Vec<f32> = env.read(&bc, 0, N);
         for i in 0..N {
@@ -70,7 +91,11 @@ fn translated_kernels_compute_what_the_host_does() {
         env.run_with(&k, &[&bx, &bo], &[N], Some(&[LOCAL]));
         let sums: Vec<i32> = env.read(&bo, 0, N / LOCAL);
         for (g, s) in sums.iter().enumerate() {
-            assert_eq!(*s, x[g * LOCAL..][..LOCAL].iter().sum::<i32>(), "{opt}: group {g}");
+            assert_eq!(
+                *s,
+                x[g * LOCAL..][..LOCAL].iter().sum::<i32>(),
+                "{opt}: group {g}"
+            );
         }
 
         let (bx, by) = (env.buffer_from(&a), env.buffer_from(&vec![0f32; N]));
@@ -80,7 +105,11 @@ fn translated_kernels_compute_what_the_host_does() {
             let v = a[i] as f64;
             let want = v.sin() * (-v * 0.25).exp() + v.abs().sqrt();
             let tol = 1e-5 * (1.0 + want.abs()) + 1e-5 * (-v * 0.25).exp();
-            assert!((y[i] as f64 - want).abs() <= tol, "{opt}: waves[{i}] = {} against {want}", y[i]);
+            assert!(
+                (y[i] as f64 - want).abs() <= tol,
+                "{opt}: waves[{i}] = {} against {want}",
+                y[i]
+            );
         }
     }
 }

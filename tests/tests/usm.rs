@@ -794,12 +794,25 @@ fn a_blocking_free_from_a_callback_ends_while_another_queue_waits_on_its_command
     unsafe {
         let p = (u.host)(e.c(), null(), 4096, 0, &mut rc);
         check(rc, "clHostMemAllocINTEL");
-        let (_prog, k) = e.kernel("kernel void k(global int *x) { x[get_global_id(0)] = 7; }", "k");
+        let (_prog, k) = e.kernel(
+            "kernel void k(global int *x) { x[get_global_id(0)] = 7; }",
+            "k",
+        );
         check((u.arg)(k.get(), 0, p), "clSetKernelArgMemPointerINTEL");
         let mut set = null_mut();
         let global = 1024usize;
         check(
-            cl!(clEnqueueNDRangeKernel(e.q(), k.get(), 1, null(), &global, null(), 0, null(), &mut set)),
+            cl!(clEnqueueNDRangeKernel(
+                e.q(),
+                k.get(),
+                1,
+                null(),
+                &global,
+                null(),
+                0,
+                null(),
+                &mut set
+            )),
             "clEnqueueNDRangeKernel",
         );
         let (tx, rx) = std::sync::mpsc::channel();
@@ -810,14 +823,27 @@ fn a_blocking_free_from_a_callback_ends_while_another_queue_waits_on_its_command
             done: tx,
         }));
         // A second queue whose command waits on the memset.
-        let other = ok(create_queue(e.c(), null()), "clCreateCommandQueueWithProperties");
+        let other = ok(
+            create_queue(e.c(), null()),
+            "clCreateCommandQueueWithProperties",
+        );
         let mut after = null_mut();
         check(
-            cl!(clEnqueueMarkerWithWaitList(other.get(), 1, &set, &mut after)),
+            cl!(clEnqueueMarkerWithWaitList(
+                other.get(),
+                1,
+                &set,
+                &mut after
+            )),
             "marker",
         );
         check(
-            cl!(clSetEventCallback(set, CL_COMPLETE, Some(free_in_callback), data.cast())),
+            cl!(clSetEventCallback(
+                set,
+                CL_COMPLETE,
+                Some(free_in_callback),
+                data.cast()
+            )),
             "clSetEventCallback",
         );
         check(cl!(clFlush(other.get())), "clFlush");

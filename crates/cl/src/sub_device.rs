@@ -227,7 +227,13 @@ mod tests {
         assert!(matches!(p, Partition::ByCounts(ref c) if c == &[1, 1]));
         assert_eq!(
             given,
-            [CL_DEVICE_PARTITION_BY_COUNTS, 1, 1, CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0]
+            [
+                CL_DEVICE_PARTITION_BY_COUNTS,
+                1,
+                1,
+                CL_DEVICE_PARTITION_BY_COUNTS_LIST_END,
+                0
+            ]
         );
     }
 

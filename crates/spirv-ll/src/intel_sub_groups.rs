@@ -3,13 +3,13 @@
 //! functions (`intel_sub_groups.cl`), which OpenCL C programs call too.
 
 use crate::binary::Inst;
+use crate::decorations::Id;
 use crate::error::Result;
+use crate::images::type_name;
 use crate::mangle::CType;
 use crate::translator::Tr;
 use crate::types::{address_space, Kind};
-use crate::decorations::Id;
 use llvm_sys::core::*;
-use crate::images::type_name;
 use llvm_sys::prelude::LLVMValueRef;
 use rspirv::spirv::{AccessQualifier, Dim, Op, StorageClass};
 
@@ -69,7 +69,13 @@ impl Tr<'_> {
                     } else {
                         "intel_sub_group_shuffle_up"
                     };
-                    self.call_overload(name, t.clone(), x, &[(t, y), (CType::UInt, delta)], Some(lt))?
+                    self.call_overload(
+                        name,
+                        t.clone(),
+                        x,
+                        &[(t, y), (CType::UInt, delta)],
+                        Some(lt),
+                    )?
                 }
             };
             self.set(inst, v)

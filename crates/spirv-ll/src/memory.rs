@@ -51,7 +51,10 @@ impl MemoryOperands {
         }
         // The Vulkan memory model's scopes, which the OpenCL one lacks
         // (a module declaring them is refused by its capability).
-        for bit in [MemoryAccess::MAKE_POINTER_AVAILABLE, MemoryAccess::MAKE_POINTER_VISIBLE] {
+        for bit in [
+            MemoryAccess::MAKE_POINTER_AVAILABLE,
+            MemoryAccess::MAKE_POINTER_VISIBLE,
+        ] {
             if m.contains(bit) {
                 next_id(&mut at)?;
             }

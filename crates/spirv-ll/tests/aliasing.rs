@@ -69,15 +69,25 @@ fn memory_operands_become_scoped_noalias_metadata() {
     // The load's own scope is the store's no-alias list and the other way
     // round, so LLVM may take them apart.
     let md = |l: &str, kind: &str| -> String {
-        let at = l.find(&format!("!{kind} !")).unwrap_or_else(|| panic!("no !{kind} in {l}"));
+        let at = l
+            .find(&format!("!{kind} !"))
+            .unwrap_or_else(|| panic!("no !{kind} in {l}"));
         l[at + kind.len() + 2..]
             .split(|c: char| c == ',' || c.is_whitespace())
             .next()
             .unwrap()
             .to_string()
     };
-    assert_eq!(md(&load, "alias.scope"), md(&store, "noalias"), "{load}\n{store}");
-    assert_eq!(md(&load, "noalias"), md(&store, "alias.scope"), "{load}\n{store}");
+    assert_eq!(
+        md(&load, "alias.scope"),
+        md(&store, "noalias"),
+        "{load}\n{store}"
+    );
+    assert_eq!(
+        md(&load, "noalias"),
+        md(&store, "alias.scope"),
+        "{load}\n{store}"
+    );
     assert_ne!(md(&load, "alias.scope"), md(&load, "noalias"));
     // The decorations of a call's result go on the call.
     let call = line("call i32 @f");
@@ -107,7 +117,10 @@ fn a_list_that_is_not_one_is_an_error() {
     ))
     .unwrap_err()
     .to_string();
-    assert!(e.contains("OpLoad") && e.contains("is not an alias scope list"), "{e}");
+    assert!(
+        e.contains("OpLoad") && e.contains("is not an alias scope list"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -117,5 +130,8 @@ fn a_scope_of_something_other_than_a_domain_is_an_error() {
         "%out_scope = OpAliasScopeDeclINTEL %in_scope",
     );
     let e = translate(&format!("{text}{TAIL}")).unwrap_err().to_string();
-    assert!(e.contains("OpAliasScopeDeclINTEL") && e.contains("is not an alias domain"), "{e}");
+    assert!(
+        e.contains("OpAliasScopeDeclINTEL") && e.contains("is not an alias domain"),
+        "{e}"
+    );
 }
