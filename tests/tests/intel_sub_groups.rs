@@ -122,24 +122,36 @@ fn intel_shuffles_and_block_reads_and_writes_compute_what_the_host_does() {
     );
 }
 
-/// A 16 x 3 RGBA8 image whose texel (x, y) holds bytes 4 * (16 * y + x)
-/// + c, and those bytes.
-fn counting_image(env: &Env) -> (Mem, Vec<u8>) {
-    let (w, h) = (16usize, 3usize);
-    let bytes: Vec<u8> = (0..w * h * 4).map(|b| b as u8).collect();
-    let fmt = image_format(CL_RGBA, CL_UNSIGNED_INT8);
-    let desc = image_desc(CL_MEM_OBJECT_IMAGE2D, w, h, 1, 0);
+/// A 2D image of unsigned 8-bit channels in `order`, `width` x `height`,
+/// holding `bytes`.
+fn image_of_bytes(
+    env: &Env,
+    flags: cl_mem_flags,
+    order: cl_channel_order,
+    (width, height): (usize, usize),
+    bytes: &[u8],
+) -> Mem {
+    let fmt = image_format(order, CL_UNSIGNED_INT8);
+    let desc = image_desc(CL_MEM_OBJECT_IMAGE2D, width, height, 1, 0);
     let mut rc = 0;
     let im = cl!(clCreateImage(
         env.c(),
-        CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+        flags | CL_MEM_COPY_HOST_PTR,
         &fmt,
         &desc,
         bytes.as_ptr() as *mut _,
         &mut rc
     ));
     check(rc, "clCreateImage");
-    (Mem(im), bytes)
+    Mem(im)
+}
+
+/// A 16 x 3 RGBA8 image whose texel (x, y) holds bytes 4 * (16 * y + x)
+/// + c, and those bytes.
+fn counting_image(env: &Env) -> (Mem, Vec<u8>) {
+    let bytes: Vec<u8> = (0..16 * 3 * 4).map(|b| b as u8).collect();
+    let im = image_of_bytes(env, CL_MEM_READ_ONLY, CL_RGBA, (16, 3), &bytes);
+    (im, bytes)
 }
 
 /// Runs `k(image, out)` over one sub-group of 16 and checks that lane g
@@ -189,22 +201,8 @@ kernel void k(read_only image2d_t in, write_only image2d_t out, global uint *r) 
 }";
     let (_p, k) = env.kernel(src, "k");
     // One byte a row: less than the uint each lane reads.
-    let fmt = image_format(CL_R, CL_UNSIGNED_INT8);
-    let desc = image_desc(CL_MEM_OBJECT_IMAGE2D, 1, 2, 1, 0);
     let bytes = [7u8, 9];
-    let image = |flags| {
-        let mut rc = 0;
-        let im = cl!(clCreateImage(
-            env.c(),
-            flags | CL_MEM_COPY_HOST_PTR,
-            &fmt,
-            &desc,
-            bytes.as_ptr() as *mut _,
-            &mut rc
-        ));
-        check(rc, "clCreateImage");
-        Mem(im)
-    };
+    let image = |flags| image_of_bytes(&env, flags, CL_R, (1, 2), &bytes);
     let (input, output) = (image(CL_MEM_READ_ONLY), image(CL_MEM_WRITE_ONLY));
     let r = env.buffer_from(&[1u32; 8]);
     ok(set_mem(k.get(), 0, &input), "in");
