@@ -47,7 +47,8 @@ fn main() {
                  +cl_khr_subgroup_clustered_reduce,+cl_khr_subgroup_rotate,\
                  +__opencl_c_kernel_clock_scope_sub_group,\
                  +cl_intel_subgroups,+cl_intel_subgroups_char,+cl_intel_subgroups_short,\
-                 +cl_intel_subgroups_long,+cl_intel_subgroup_local_block_io",
+                 +cl_intel_subgroups_long,+cl_intel_subgroup_local_block_io,\
+                 +cl_intel_bfloat16_conversions",
             ])
             .args([
                 "-cl-ext=+__opencl_c_images,+__opencl_c_read_write_images,\

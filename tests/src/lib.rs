@@ -1069,6 +1069,43 @@ pub fn spirv_from_asm(text: &str, version: &str) -> Vec<u8> {
     std::fs::read(&spv).unwrap()
 }
 
+/// `src` compiled by clang-15 for SPIR at optimization level `opt`
+/// (`"-O0"`) and translated by the Khronos LLVM/SPIR-V Translator
+/// (Debian's `llvm-spirv-15`) with `llvm_spirv_args` (`--spirv-ext=...`).
+pub fn spirv_from_translator(src: &str, opt: &str, llvm_spirv_args: &[&str]) -> Vec<u8> {
+    let dir = temp_dir("llvm-spirv");
+    let (cl, bc, spv) = (dir.join("k.cl"), dir.join("k.bc"), dir.join("k.spv"));
+    std::fs::write(&cl, src).unwrap();
+    let run = |cmd: &mut std::process::Command| {
+        let out = cmd
+            .output()
+            .expect("clang-15 and llvm-spirv-15 (scripts/deps.sh)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(std::process::Command::new("clang-15")
+        .args([
+            "-c",
+            "-target",
+            "spir64",
+            "-emit-llvm",
+            "-cl-std=CL2.0",
+            opt,
+            "-o",
+        ])
+        .arg(&bc)
+        .arg(&cl));
+    run(std::process::Command::new("llvm-spirv-15")
+        .args(llvm_spirv_args)
+        .arg(&bc)
+        .arg("-o")
+        .arg(&spv));
+    std::fs::read(&spv).unwrap()
+}
+
 /// `clCreateProgramWithIL` returning the raw result.
 pub fn create_with_il(ctx: cl_context, il: &[u8]) -> Result<Prog, cl_int> {
     let mut rc = 0;

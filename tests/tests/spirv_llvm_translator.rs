@@ -5,40 +5,6 @@
 
 use ferrocl_tests::*;
 
-/// `src` compiled by clang-15 for SPIR and translated by llvm-spirv-15.
-fn translated(src: &str, opt: &str) -> Vec<u8> {
-    let dir = temp_dir("llvm-spirv");
-    let (cl, bc, spv) = (dir.join("k.cl"), dir.join("k.bc"), dir.join("k.spv"));
-    std::fs::write(&cl, src).unwrap();
-    let run = |cmd: &mut std::process::Command| {
-        let out = cmd
-            .output()
-            .expect("clang-15 and llvm-spirv-15 (scripts/deps.sh)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(std::process::Command::new("clang-15")
-        .args([
-            "-c",
-            "-target",
-            "spir64",
-            "-emit-llvm",
-            "-cl-std=CL2.0",
-            opt,
-            "-o",
-        ])
-        .arg(&bc)
-        .arg(&cl));
-    run(std::process::Command::new("llvm-spirv-15")
-        .arg(&bc)
-        .arg("-o")
-        .arg(&spv));
-    std::fs::read(&spv).unwrap()
-}
-
 const SRC: &str = "
 kernel void sum(global const float *a, global const float *b, global float *c) {
     int i = get_global_id(0);
@@ -70,7 +36,7 @@ fn translated_kernels_compute_what_the_host_does() {
     let b: Vec<f32> = (0..N).map(|i| (i % 13) as f32 * 2.5).collect();
     let x: Vec<i32> = (0..N as i32).map(|i| (i * 7919) % 1009 - 500).collect();
     for opt in ["-O0", "-O2"] {
-        let il = translated(SRC, opt);
+        let il = spirv_from_translator(SRC, opt, &[]);
         let prog = il_program(&env, &il, "").unwrap_or_else(|f| panic!("{opt}: {f}"));
         let kernel = |name| ok(create_kernel(prog.get(), name), name);
 

@@ -86,6 +86,9 @@ pub const OPENCL_C_EXTENSIONS: &[(&str, (u32, u32, u32))] = &[
     ("cl_intel_subgroups_long", (1, 0, 0)),
     ("cl_intel_subgroup_local_block_io", (1, 0, 0)),
     ("cl_intel_spirv_subgroups", (1, 0, 0)),
+    // float to bfloat16 bits and back (`bfloat16.cl`); the same in SPIR-V
+    // (SPV_INTEL_bfloat16_conversion).
+    ("cl_intel_bfloat16_conversions", (1, 0, 0)),
     // Add, subtract, min and max on atomic_float and atomic_double, in
     // global and local memory (`float_atomics.cl`).
     ("cl_ext_float_atomics", (1, 0, 0)),

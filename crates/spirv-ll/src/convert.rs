@@ -59,6 +59,40 @@ impl Tr<'_> {
         self.set(inst, v)
     }
 
+    /// SPV_INTEL_bfloat16_conversion: float to the bits of a bfloat16
+    /// (rounded to nearest even) and back, as the builtins'
+    /// `cl_intel_bfloat16_conversions` functions.
+    pub fn bfloat16_conversion(&mut self, inst: &Inst) -> Result<()> {
+        let (_, ty) = self.res(inst)?;
+        let x = self.arg_any(inst, 0)?;
+        let n = self.width_of(ty)?;
+        let to_bfloat16 = inst.op() == Op::ConvertFToBF16INTEL;
+        let (from, to) = if to_bfloat16 {
+            ((self.float_bits(x.ty), 32), (self.int_bits(ty), 16))
+        } else {
+            ((self.int_bits(x.ty), 16), (self.float_bits(ty), 32))
+        };
+        if from.0 != Some(from.1)
+            || to.0 != Some(to.1)
+            || self.width_of(x.ty)? != n
+            || !matches!(n, 1 | 2 | 3 | 4 | 8 | 16)
+        {
+            return Err(inst.err(
+                "not a conversion between 32-bit floats and 16-bit integers of one shape (1, 2, 3, 4, 8, 16)",
+            ));
+        }
+        let count = if n == 1 { String::new() } else { n.to_string() };
+        let name = if to_bfloat16 {
+            format!("intel_convert_bfloat16{count}_as_ushort{count}")
+        } else {
+            format!("intel_convert_as_bfloat16{count}_float{count}")
+        };
+        let f = mangle::mangle(&name, &[self.ctype(x.ty, false)?]);
+        let t = self.llty(ty)?;
+        let v = self.call_library(&f, &[x.v], Some(t))?;
+        self.set(inst, v)
+    }
+
     pub fn convert(&mut self, inst: &Inst) -> Result<()> {
         let (id, ty) = self.res(inst)?;
         let op = inst.op();

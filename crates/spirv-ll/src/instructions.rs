@@ -165,6 +165,7 @@ impl Tr<'_> {
             Dot | VectorTimesScalar => self.vector_arith(inst),
             SDot | UDot | SUDot | SDotAccSat | UDotAccSat | SUDotAccSat => self.integer_dot(inst),
             ExpectKHR | AssumeTrueKHR => self.expect_assume(inst),
+            ConvertFToBF16INTEL | ConvertBF16ToFINTEL => self.bfloat16_conversion(inst),
             ConvertFToU
             | ConvertFToS
             | ConvertSToF

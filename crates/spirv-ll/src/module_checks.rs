@@ -69,6 +69,8 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability::SubgroupShuffleINTEL,
     Capability::SubgroupBufferBlockIOINTEL,
     Capability::SubgroupImageBlockIOINTEL,
+    // Float to bfloat16 bits and back (`convert.rs`).
+    Capability::BFloat16ConversionINTEL,
 ];
 
 /// The extensions a module may declare.
@@ -87,6 +89,7 @@ pub const EXTENSIONS: &[&str] = &[
     "SPV_INTEL_memory_access_aliasing",
     "SPV_INTEL_fp_fast_math_mode",
     "SPV_INTEL_subgroups",
+    "SPV_INTEL_bfloat16_conversion",
 ];
 
 /// The extended instruction sets a module may import (besides any

@@ -113,4 +113,20 @@ __ferrocl_intel_image_blocks_access(read_write, read_write)
 #undef __ferrocl_intel_shuffles
 #endif
 
+// cl_intel_bfloat16_conversions (bfloat16.cl).
+#if defined(cl_intel_bfloat16_conversions)
+#define __ferrocl_bfloat16(N)                                                 \
+  ushort##N __attribute__((overloadable))                                     \
+      intel_convert_bfloat16##N##_as_ushort##N(float##N);                     \
+  float##N __attribute__((overloadable))                                      \
+      intel_convert_as_bfloat16##N##_float##N(ushort##N);
+__ferrocl_bfloat16()
+__ferrocl_bfloat16(2)
+__ferrocl_bfloat16(3)
+__ferrocl_bfloat16(4)
+__ferrocl_bfloat16(8)
+__ferrocl_bfloat16(16)
+#undef __ferrocl_bfloat16
+#endif
+
 #endif
