@@ -509,3 +509,71 @@ fn the_affinity_mask_bounds_the_compute_units() {
         &[("EXPECT_UNITS", "1")],
     );
 }
+
+/// `cl_intel_device_attribute_query` of a device: IP version, device id,
+/// slices, sub-slices per slice, EUs per sub-slice, threads per EU.
+fn intel_attributes(d: cl_device_id) -> [u32; 6] {
+    let q = |p| ok(device_info(d, p), "an Intel device attribute").u32();
+    [
+        q(CL_DEVICE_IP_VERSION_INTEL),
+        q(CL_DEVICE_ID_INTEL),
+        q(CL_DEVICE_NUM_SLICES_INTEL),
+        q(CL_DEVICE_NUM_SUB_SLICES_PER_SLICE_INTEL),
+        q(CL_DEVICE_NUM_EUS_PER_SUB_SLICE_INTEL),
+        q(CL_DEVICE_NUM_THREADS_PER_EU_INTEL),
+    ]
+}
+
+/// The CPU's signature as CPUID leaf 1 gives it, put together from
+/// `/proc/cpuinfo`'s family, model and stepping.
+fn cpuinfo_signature() -> u32 {
+    let text = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let field = |name: &str| -> u32 {
+        let line = text
+            .lines()
+            .find(|l| l.split(':').next().unwrap().trim() == name);
+        line.unwrap()
+            .split(':')
+            .nth(1)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let (family, model, stepping) = (field("cpu family"), field("model"), field("stepping"));
+    let (base_family, extended_family) = if family >= 15 {
+        (15, family - 15)
+    } else {
+        (family, 0)
+    };
+    extended_family << 20 | (model >> 4) << 16 | base_family << 8 | (model & 15) << 4 | stepping
+}
+
+#[test]
+fn intel_device_attributes_describe_the_cpu_and_each_sub_device() {
+    let _s = serial();
+    let root = device();
+    let exts = ext_names(&device_info(root, CL_DEVICE_EXTENSIONS).unwrap().string());
+    assert!(
+        exts.iter().any(|e| e == "cl_intel_device_attribute_query"),
+        "{exts:?}"
+    );
+    // No Intel architecture (SYCL's names start at IP version 8), one slice
+    // of one sub-slice of the compute units, one thread each.
+    assert_eq!(
+        intel_attributes(root),
+        [0, cpuinfo_signature(), 1, 1, units(root), 1]
+    );
+    let features = ok(
+        device_info(root, CL_DEVICE_FEATURE_CAPABILITIES_INTEL),
+        "features",
+    );
+    assert_eq!(features.u64(), 0, "no DP4A or DPAS");
+    if let Some(root) = partitionable() {
+        let subs = partition(root, &[EQUALLY, 1, 0]).unwrap();
+        for &s in &subs {
+            assert_eq!(intel_attributes(s)[4], 1, "a sub-device of one unit");
+        }
+        release_all(&subs);
+    }
+}

@@ -485,7 +485,29 @@ fn query(obj: &ClObject<Device>, param: cl_device_info) -> Result<Info, cl_int> 
                     | CL_DEVICE_KERNEL_CLOCK_SCOPE_SUB_GROUP_KHR,
             )
         }
-        _ => return Err(CL_INVALID_VALUE),
+        _ => intel_attribute(i, param).ok_or(CL_INVALID_VALUE)?,
+    })
+}
+
+/// `cl_intel_device_attribute_query`, as Intel's CPU runtime answers it for
+/// a CPU: one slice of one sub-slice whose "execution units" are the
+/// compute units, one thread each; no DP4A or DPAS instructions.
+fn intel_attribute(i: &mux::DeviceInfo, param: cl_device_info) -> Option<Info> {
+    Some(match param {
+        // The IP versions SYCL maps to an architecture name are Intel
+        // GPUs' and Intel's server CPUs' own; 0 names none of them, so
+        // SYCL calls the device plain x86-64.
+        CL_DEVICE_IP_VERSION_INTEL => Info::value::<cl_uint>(0),
+        CL_DEVICE_ID_INTEL => Info::value::<cl_uint>(i.model_id),
+        CL_DEVICE_NUM_SLICES_INTEL | CL_DEVICE_NUM_SUB_SLICES_PER_SLICE_INTEL => {
+            Info::value::<cl_uint>(1)
+        }
+        CL_DEVICE_NUM_EUS_PER_SUB_SLICE_INTEL => Info::value::<cl_uint>(i.compute_units),
+        CL_DEVICE_NUM_THREADS_PER_EU_INTEL => Info::value::<cl_uint>(1),
+        CL_DEVICE_FEATURE_CAPABILITIES_INTEL => {
+            Info::value::<cl_device_feature_capabilities_intel>(0)
+        }
+        _ => return None,
     })
 }
 
@@ -509,7 +531,10 @@ const ATOMIC_SCOPES: cl_device_atomic_capabilities = CL_DEVICE_ATOMIC_SCOPE_WORK
     | CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
 
 /// Extensions of the runtime alone, with their versions.
-const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 9] = [
+const RUNTIME_EXTENSIONS: [(&str, (u32, u32, u32)); 11] = [
+    ("cl_intel_device_attribute_query", (1, 0, 0)),
+    // Kernels' `__devicelib_assert_fail` (`compiler::device_library`).
+    ("cl_intel_devicelib_assert", (1, 0, 0)),
     ("cl_intel_unified_shared_memory", (1, 1, 0)),
     ("cl_khr_create_command_queue", (1, 0, 0)),
     ("cl_khr_device_uuid", (1, 0, 0)),

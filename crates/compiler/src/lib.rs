@@ -9,6 +9,7 @@
 mod arg_layout;
 pub mod binary;
 mod build_id;
+pub mod device_library;
 pub mod disk_cache;
 mod kernel_info;
 pub mod knobs;

@@ -934,6 +934,7 @@ unsafe fn link_and_check(module: LLVMModuleRef) -> Result<(), String> {
             && n != builtins::mux::TRANSLATE_SAMPLER_INITIALIZER
             && n != crate::printf::PRINTF
             && !LIBM.contains(&n.as_str())
+            && !crate::device_library::FUNCTIONS.contains(&n.as_str())
             && !LLVMGetFirstUse(f).is_null()
         {
             undefined.push(n);

@@ -182,6 +182,7 @@ pub fn probe(target_cpu: String, cpus: &[usize]) -> DeviceInfo {
             env!("CARGO_PKG_VERSION").as_bytes(),
             compiler::build_id().unwrap_or("").as_bytes(),
         ]),
+        model_id: std::arch::x86_64::__cpuid(1).eax,
         // Kernels run on this CPU in this process: every address is the
         // host's, and caches are coherent. A kernel's atomics on global
         // memory are the CPU's locked instructions at system scope (the

@@ -6,11 +6,11 @@
 //! in one mapping: executable code first (with a stub per external function
 //! called, jumping through the object's own GOT), then read-only data and
 //! the GOT, then writable data and zeroed `.bss`, each part on pages of its
-//! own. The relocations are applied, undefined symbols found in the process
-//! (the C library), in `libm` and in GCC's runtime (half conversions) with
-//! `dlsym`, and the pages given their protections: code read and execute,
-//! constants and the GOT read only. The mapping goes when the
-//! [`LoadedObject`] does.
+//! own. The relocations are applied, undefined symbols found in the device
+//! library (`device_library`), the process (the C library), `libm` and
+//! GCC's runtime (half conversions), the last three with `dlsym`, and the
+//! pages given their protections: code read and execute, constants and the
+//! GOT read only. The mapping goes when the [`LoadedObject`] does.
 //!
 //! Whatever the input, loading fails with an error rather than crashing:
 //! every offset, size, index and computed value is checked, and an object
@@ -140,8 +140,12 @@ fn libraries() -> &'static [usize] {
     })
 }
 
-/// The address of the process's symbol `name`, if any.
+/// The address of the device library's function `name`, else of the
+/// process's symbol `name`, if any.
 fn find_external(name: &[u8]) -> Option<u64> {
+    if let Some(a) = crate::device_library::address(name) {
+        return Some(a);
+    }
     let name = CString::new(name).ok()?;
     std::iter::once(libc::RTLD_DEFAULT as usize)
         .chain(libraries().iter().copied())

@@ -8,6 +8,7 @@ mod commands;
 pub mod cpu;
 mod device;
 mod device_info;
+mod device_library;
 mod elf_loader;
 mod executable;
 mod fp_control;

@@ -128,6 +128,10 @@ pub struct DeviceInfo {
     /// The same for every device of this build of the library, different
     /// for another build (`CL_DRIVER_UUID_KHR`).
     pub driver_uuid: [u8; 16],
+    /// The vendor's number for this model of device: for a CPU, its
+    /// family, model and stepping as CPUID leaf 1 gives them
+    /// (`CL_DEVICE_ID_INTEL`).
+    pub model_id: u32,
     /// What memory the host and kernels share by address.
     pub shared_memory: SharedMemory,
     /// The device's images, or `None` if it has none.
