@@ -9,6 +9,9 @@
 #   make test-runtime-only   a clc binary run by that library
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
 #   make bench        run benches/ on ferrocl, PoCL and Intel's CPU runtime side by side
+#   make bench-apps   real applications (dpnp) on the same three platforms
+#   make test-sycl    dpctl's test suite and part of dpnp's on ferrocl (SYCL
+#                     through DPC++'s OpenCL backend; installs about 3 GB)
 #   make test-memcheck  the tests under valgrind (no leak, no invalid access)
 #   make clean
 #
@@ -48,6 +51,14 @@ LDLIBS      := -lOpenCL
 VENV        := $(BUILD)/venv
 VENV_PYTHON := $(VENV)/bin/python
 
+# PyPI's SYCL stack (scripts/deps.sh --with-sycl).
+SYCL_VENV   := $(BUILD)/sycl-venv
+SYCL_PYTHON := $(SYCL_VENV)/bin/python
+# The dpnp test files `make test-sycl` runs (of dpnp/tests): elementwise
+# math, reductions, sorting, scans, linear algebra and FFT through oneMKL.
+SYCL_DPNP_TESTS ?= test_absolute.py test_sum.py test_sort.py test_fft.py test_linalg.py \
+                   tensor/test_tensor_accumulation.py tensor/elementwise/test_trigonometric.py
+
 EXAMPLES    := $(BUILD)/examples
 C_TESTS     := $(patsubst examples/%.c,$(EXAMPLES)/%,$(wildcard examples/test_*.c))
 EXAMPLE_HDR := $(wildcard examples/*.h)
@@ -60,7 +71,7 @@ CLC_BINARY  := $(EXAMPLES)/clc_vecadd.bin
 
 .PHONY: all build deps demo test test-cargo test-c test-clinfo test-python test-memcheck \
         build-runtime-only test-runtime-only \
-        python-venv icd-install clean bench
+        python-venv icd-install clean bench bench-apps test-sycl
 
 all: build
 
@@ -155,6 +166,16 @@ test-python: python-venv
 python-venv:
 	FERROCL_VENV=$(VENV) scripts/deps.sh --python
 
+# Where a Python package of the SYCL venv lives, for its own tests.
+sycl_package = $$($(SYCL_PYTHON) -c 'import $(1), os; print(os.path.dirname($(1).__file__))')
+
+test-sycl: build
+	scripts/deps.sh --with-sycl
+	cd $(call sycl_package,dpctl)/tests && \
+	    $(ICD_ENV) $(SYCL_PYTHON) -m pytest -q -p no:cacheprovider .
+	cd $(call sycl_package,dpnp)/tests && \
+	    $(ICD_ENV) $(SYCL_PYTHON) -m pytest -q -p no:cacheprovider $(SYCL_DPNP_TESTS)
+
 # The C programs and the Rust API suites under valgrind's memcheck: no
 # invalid access, no uninitialised use, no leak (scripts/memcheck.sh).
 # Not part of `make test`: valgrind runs them many times slower.
@@ -209,3 +230,19 @@ bench: build
 	LD_LIBRARY_PATH=$(abspath $(INTEL_LIBS))$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH} \
 	OCL_ICD_VENDORS=$(BENCH_ICD) POCL_KERNEL_CACHE=0 $(BENCH_BIN) \
 	    --json $(BENCH_OUT)/results.json --svg $(BENCH_OUT)/ratios.svg $(BENCH_ARGS)
+
+# Each platform alone in a vendors directory of its own; Intel's runtime is
+# the SYCL venv's, whose libraries it finds on LD_LIBRARY_PATH.
+APPS_ICD := $(BUILD)/bench-apps-icd
+
+bench-apps: build
+	scripts/deps.sh --with-pocl --with-sycl
+	rm -rf $(APPS_ICD)
+	mkdir -p $(APPS_ICD)/ferrocl $(APPS_ICD)/intel $(APPS_ICD)/pocl
+	cp $(ICD_FILE) $(APPS_ICD)/ferrocl/
+	echo $(SYCL_VENV)/lib/libintelocl.so > $(APPS_ICD)/intel/intel.icd
+	cp /etc/OpenCL/vendors/pocl.icd $(APPS_ICD)/pocl/
+	$(SYCL_PYTHON) benches/apps/run.py --python $(SYCL_PYTHON) --out $(BUILD)/bench-apps \
+	    --platform ferrocl=$(APPS_ICD)/ferrocl \
+	    --platform intel=$(APPS_ICD)/intel:$(SYCL_VENV)/lib \
+	    --platform pocl=$(APPS_ICD)/pocl $(BENCH_APPS_ARGS)

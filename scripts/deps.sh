@@ -13,6 +13,11 @@
 #                                 libraries linked into build/intel-libs; a
 #                                 machine where it cannot be installed goes
 #                                 on without it (the benchmarks skip it)
+#   scripts/deps.sh --with-sycl   also the SYCL stack of PyPI in
+#                                 build/sycl-venv: dpctl and dpnp (with the
+#                                 DPC++ runtime and oneMKL), pytest, Cython and
+#                                 Intel's CPU runtime of the same release
+#                                 (for `make test-sycl` and `make bench-apps`)
 #
 # Exit status 0 when everything is in place.  As a normal user nothing is
 # installed: the missing packages are printed as one `sudo apt-get install`
@@ -47,13 +52,15 @@ PACKAGES=(
 
 want_python=0
 want_intel=0
+want_sycl=0
 for arg in "$@"; do
     case "$arg" in
         --with-pocl) PACKAGES+=(pocl-opencl-icd) ;;
         --python) want_python=1 ;;
         --memcheck) PACKAGES+=(valgrind) ;;
         --with-intel) want_intel=1 ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --with-sycl) want_sycl=1 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -132,8 +139,26 @@ setup_intel() {
     done
 }
 
+# The versions whose suites and speed the project's figures quote.
+# Cython and setuptools: dpctl's suite builds an extension of its C API.
+SYCL_PACKAGES=(dpctl==0.22.1 dpnp==0.20.0 intel-opencl-rt==2026.2.0 pytest cython setuptools)
+
+setup_sycl() {
+    local venv="$ROOT/build/sycl-venv"
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "deps.sh: creating $venv"
+        "$PYTHON" -m venv "$venv"
+    fi
+    if ! "$venv/bin/python" -c 'import dpctl, dpnp, pytest, Cython' >/dev/null 2>&1 ||
+        [ ! -e "$venv/lib/libintelocl.so" ]; then
+        echo "deps.sh: installing ${SYCL_PACKAGES[*]} into $venv (about 3 GB)"
+        "$venv/bin/pip" install --quiet "${SYCL_PACKAGES[@]}"
+    fi
+}
+
 check_packages
 check_rust
 [ "$want_python" -eq 1 ] && setup_python
 [ "$want_intel" -eq 1 ] && setup_intel
+[ "$want_sycl" -eq 1 ] && setup_sycl
 exit 0
