@@ -538,6 +538,52 @@ entry:
     assert!(!v.contains("masked"), "{v}");
 }
 
+/// Booleans a work-item keeps in memory, a byte each (as the barriers
+/// pass keeps a value live across a barrier): a vector of them packs its
+/// lanes into bits, so the vector form goes through bytes, contiguous,
+/// masked or gathered, and each lane reads the byte its work-item wrote.
+#[test]
+fn booleans_in_memory_take_a_byte_per_lane_as_the_work_items_do() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %flags, ptr %out, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %odd = trunc i64 %lid to i1
+  %f = getelementptr i1, ptr %flags, i64 %lid
+  store i1 %odd, ptr %f, align 1
+  %in = icmp ult i64 %lid, %n
+  br i1 %in, label %then, label %done
+then:
+  %back = load i1, ptr %f, align 1
+  %sq = mul i64 %lid, %lid
+  %g = getelementptr i1, ptr %flags, i64 %sq
+  %other = load i1, ptr %g, align 1
+  %both = and i1 %back, %other
+  %o = getelementptr i1, ptr %out, i64 %lid
+  store i1 %both, ptr %o, align 1
+  br label %done
+done:
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("store <8 x i8> "), "{v}");
+    assert!(v.contains("@llvm.masked.load.v8i8"), "{v}");
+    assert!(v.contains("@llvm.masked.gather.v8i8"), "{v}");
+    assert!(v.contains("@llvm.masked.store.v8i8"), "{v}");
+    for packed in [
+        "store <8 x i1>",
+        "load <8 x i1>",
+        "masked.load.v8i1",
+        "masked.gather.v8i1",
+    ] {
+        assert!(!v.contains(packed), "{packed} in {v}");
+    }
+}
+
 #[test]
 fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
     let v = vector_text(

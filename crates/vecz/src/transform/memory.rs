@@ -21,9 +21,24 @@ impl Gen {
             && LLVMStoreSizeOfType(self.layout, ty) == size
     }
 
+    /// The type a vector of `vt` is accessed in memory as: itself, but for
+    /// booleans, which a vector packs into bits where the work-items'
+    /// scalar accesses take a byte each: bytes then.
+    unsafe fn in_memory(&self, vt: LLVMTypeRef) -> LLVMTypeRef {
+        let element = LLVMGetElementType(vt);
+        if LLVMGetTypeKind(element) == LLVMTypeKind::LLVMIntegerTypeKind
+            && LLVMGetIntTypeWidth(element) == 1
+        {
+            LLVMVectorType(LLVMInt8TypeInContext(self.ctx), elements(vt))
+        } else {
+            vt
+        }
+    }
+
     pub(super) unsafe fn load(&mut self, i: LLVMValueRef) -> LLVMValueRef {
         let ty = LLVMTypeOf(i);
-        let vt = self.vec_type(ty);
+        let value_type = self.vec_type(ty);
+        let vt = self.in_memory(value_type);
         let ptr = LLVMGetOperand(i, 0);
         let align = LLVMGetAlignment(i);
         let name = cstr(&llvm::name(i));
@@ -65,7 +80,7 @@ impl Gen {
             copy_metadata(i, l);
             l
         };
-        if self.contiguous(ptr, ty) {
+        let l = if self.contiguous(ptr, ty) {
             let first = self.scalar_of(ptr);
             self.prefetch_ahead(i, first, LLVMABISizeOfType(self.layout, vt));
             whole(self, first)
@@ -73,6 +88,11 @@ impl Gen {
             self.when_consecutive(ptr, ty, lanes.is_some(), whole, gather)
         } else {
             gather(self)
+        };
+        if vt == value_type {
+            l
+        } else {
+            LLVMBuildTrunc(self.b, l, value_type, c"".as_ptr())
         }
     }
 
@@ -122,6 +142,12 @@ impl Gen {
             _ => {}
         }
         let v = self.vector_of(value);
+        let mem_type = self.in_memory(LLVMTypeOf(v));
+        let v = if mem_type == LLVMTypeOf(v) {
+            v
+        } else {
+            LLVMBuildZExt(self.b, v, mem_type, c"".as_ptr())
+        };
         // Each access made carries the store's metadata.
         let whole = |g: &Self, first: LLVMValueRef| {
             let s = match lanes {
