@@ -59,3 +59,10 @@ pub(crate) unsafe fn intrinsic_name(f: LLVMValueRef) -> Option<String> {
 pub(crate) fn lanewise(name: &str) -> Option<&'static [u32]> {
     LANEWISE.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
 }
+
+/// Whether `call` is `llvm.assume`: a hint about each work-item that the
+/// vector form may drop (the scalar form keeps it).
+pub(crate) unsafe fn is_assume(call: LLVMValueRef) -> bool {
+    let f = LLVMGetCalledValue(call);
+    !f.is_null() && LLVMIsAFunction(f) == f && intrinsic_name(f).is_some_and(|n| n == "llvm.assume")
+}

@@ -584,6 +584,33 @@ done:
     }
 }
 
+/// An assumption about each work-item's values (`__builtin_assume`, and
+/// what SYCL's compiler and LLVM's passes put in) is a hint the vector
+/// form does without: the kernel vectorizes, the assumption gone.
+#[test]
+fn an_assumption_about_each_work_item_is_dropped() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+declare void @llvm.assume(i1)
+define void @k(ptr %p, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %in = icmp ult i64 %lid, %n
+  call void @llvm.assume(i1 %in)
+  %q = getelementptr float, ptr %p, i64 %lid
+  %x = load float, ptr %q, align 4
+  %y = fmul float %x, 2.0
+  store float %y, ptr %q, align 4
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("load <8 x float>"), "{v}");
+    assert!(!v.contains("llvm.assume"), "{v}");
+}
+
 #[test]
 fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
     let v = vector_text(

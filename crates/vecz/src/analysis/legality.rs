@@ -93,6 +93,8 @@ pub(crate) unsafe fn check(
             }
         }
         LLVMCall if crate::analysis::private::is_lifetime_marker(i) => {}
+        // An assumption about each work-item: the vector form drops it.
+        LLVMCall if crate::intrinsics::is_assume(i) => {}
         LLVMCall
             if crate::analysis::private::fill_length(i).is_some()
                 && crate::analysis::private::into_private_array(

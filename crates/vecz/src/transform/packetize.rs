@@ -33,6 +33,9 @@ impl Gen {
             // Markers of private arrays, whose lanes' copies live as long
             // as the vector form runs.
             LLVMCall if crate::analysis::private::is_lifetime_marker(i) => return Ok(()),
+            // Hints about each work-item, which the vector form does
+            // without.
+            LLVMCall if crate::intrinsics::is_assume(i) => return Ok(()),
             LLVMCall if self.private.contains_key(&LLVMGetOperand(i, 0)) => {
                 return self.private_fill(i)
             }
