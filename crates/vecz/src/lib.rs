@@ -236,8 +236,45 @@ unsafe fn run_with(
     gen.linear_id = linear_id;
     gen.guards = guards;
     let v = gen.v;
-    let made = gen.emit(&cfg, &order).map(|_| ());
+    let made = gen
+        .emit(&cfg, &order)
+        .map(|_| ())
+        .and_then(|()| within_scattered_budget(v));
     kept_if_verified(v, made, "its vector form does not verify")
+}
+
+/// The most lanes a vector form's gathers and scatters may take together.
+/// Where the CPU has none of them (or none of bytes), each lane is an
+/// access and a branch of its own, in one block: past this, the form is
+/// larger and no faster than the scalar one, and the code generator's
+/// scheduling, whose cost grows with the square of a block's length,
+/// takes seconds (a private array of 256 bytes set to zero before a
+/// barrier, byte by byte, made 257 scatters of 32 lanes).
+const SCATTERED_LANES: u32 = 1024;
+
+/// Fails if `v`'s gathers and scatters take more than [`SCATTERED_LANES`].
+unsafe fn within_scattered_budget(v: LLVMValueRef) -> Result<(), String> {
+    let mut lanes = 0;
+    for i in llvm::instructions(v) {
+        let Some(f) = llvm::called_function(i) else {
+            continue;
+        };
+        let name = llvm::name(f);
+        let scattered = if name.starts_with("llvm.masked.gather") {
+            LLVMTypeOf(i)
+        } else if name.starts_with("llvm.masked.scatter") {
+            LLVMTypeOf(LLVMGetOperand(i, 0))
+        } else {
+            continue;
+        };
+        lanes += LLVMGetVectorSize(scattered);
+    }
+    if lanes > SCATTERED_LANES {
+        return Err(format!(
+            "{lanes} lanes of gathers and scatters (no faster than the scalar form, and slow to compile)"
+        ));
+    }
+    Ok(())
 }
 
 /// The instructions of `cfg`'s blocks, in `order`.

@@ -611,6 +611,34 @@ entry:
     assert!(!v.contains("llvm.assume"), "{v}");
 }
 
+/// A kernel whose every store is a scatter, 40 of them: at 16 lanes its
+/// vector form is made, at 32 (1,280 lanes, each an access of its own on
+/// most CPUs) it is declined.
+#[test]
+fn a_form_of_too_many_scattered_lanes_is_declined() {
+    let stores: String = (0..40)
+        .map(|k| {
+            format!(
+                "  %p{k} = getelementptr i8, ptr %q, i64 {k}\n  store i8 {k}, ptr %p{k}, align 1\n"
+            )
+        })
+        .collect();
+    let src = format!(
+        "{HEAD}
+define void @k(ptr %a) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %at = mul i64 %lid, 40
+  %q = getelementptr i8, ptr %a, i64 %at
+{stores}  ret void
+}}"
+    );
+    assert!(vector_text(&src, 16).contains("@llvm.masked.scatter.v16i8"));
+    let ir = Ir::parse(&src);
+    let why = vectorize(&ir, 32).unwrap_err();
+    assert!(why.contains("1280 lanes of gathers and scatters"), "{why}");
+}
+
 #[test]
 fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
     let v = vector_text(
