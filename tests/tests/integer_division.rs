@@ -194,3 +194,30 @@ __kernel void k(__global const long *a, __global const long *b,
         check(&e, &src, ty, "vectorized");
     }
 }
+
+/// The same loop, each division under a guard against a zero divisor, as
+/// SYCL's remainder kernels have it: the vector form runs the guarded
+/// division for every lane, those the guard keeps out dividing by 1.
+#[test]
+fn a_division_guarded_against_zero_does_not_trap_in_vectorized_kernels() {
+    let e = Env::new();
+    for ty in &TYPES {
+        let t = ty.name;
+        let src = format!(
+            r#"
+__kernel void k(__global const long *a, __global const long *b,
+                __global long *q, __global long *r) {{
+    size_t i = get_global_id(0), n = get_global_size(0);
+    for (int j = 0; j < 4; ++j) {{
+        {t} x = ({t})a[j * n + i], y = ({t})b[j * n + i];
+        if (y != 0) {{
+            q[j * n + i] = x / y;
+            r[j * n + i] = x % y;
+        }}
+    }}
+}}
+"#
+        );
+        check(&e, &src, ty, "guarded");
+    }
+}

@@ -639,6 +639,43 @@ entry:
     assert!(why.contains("1280 lanes of gathers and scatters"), "{why}");
 }
 
+/// A division under a guard against a zero divisor: the vector form runs
+/// it for every lane, the lanes the guard keeps out dividing by 1.
+#[test]
+fn a_guarded_division_divides_the_lanes_left_out_by_one() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %a, ptr %b) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pb = getelementptr i32, ptr %b, i64 %lid
+  %d = load i32, ptr %pb, align 4
+  %nz = icmp ne i32 %d, 0
+  br i1 %nz, label %then, label %done
+then:
+  %pa = getelementptr i32, ptr %a, i64 %lid
+  %x = load i32, ptr %pa, align 4
+  %q = srem i32 %x, %d
+  store i32 %q, ptr %pa, align 4
+  br label %done
+done:
+  ret void
+}}"
+        ),
+        8,
+    );
+    let select = v
+        .lines()
+        .find(|l| l.contains("%divisor = select"))
+        .unwrap_or_else(|| panic!("no divisor chosen by lane in {v}"));
+    assert!(select.contains("<8 x i32> splat (i32 1)"), "{select}");
+    assert!(
+        v.contains("srem <8 x i32> ") && v.contains(", %divisor\n"),
+        "{v}"
+    );
+}
+
 #[test]
 fn an_address_that_is_not_affine_is_a_gather_and_a_scatter() {
     let v = vector_text(

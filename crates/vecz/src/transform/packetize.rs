@@ -105,7 +105,21 @@ impl Gen {
             LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
             | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
             | LLVMAnd | LLVMOr | LLVMXor => {
-                let w = LLVMBuildBinOp(b, opcode, op(self, 0), op(self, 1), name.as_ptr());
+                let mut divisor = op(self, 1);
+                if matches!(opcode, LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem) {
+                    // The lanes a mask leaves out divide too: by 1, as
+                    // their divisor may be 0 (or -1 under the minimum),
+                    // which traps, where the guard kept them from dividing.
+                    if let Some(mask) = self.lanes_of(i, false) {
+                        let mask = self.spread(mask, elements(LLVMTypeOf(i)));
+                        let vt = LLVMTypeOf(divisor);
+                        let one = LLVMConstInt(LLVMGetElementType(vt), 1, 0);
+                        let mut ones = vec![one; LLVMGetVectorSize(vt) as usize];
+                        let ones = LLVMConstVector(ones.as_mut_ptr(), ones.len() as u32);
+                        divisor = LLVMBuildSelect(b, mask, divisor, ones, c"divisor".as_ptr());
+                    }
+                }
+                let w = LLVMBuildBinOp(b, opcode, op(self, 0), divisor, name.as_ptr());
                 if !LLVMIsAInstruction(w).is_null() {
                     match opcode {
                         LLVMAdd | LLVMSub | LLVMMul | LLVMShl => {
