@@ -787,3 +787,30 @@ fn the_suggested_local_size_is_the_one_a_null_local_size_gets() {
     let rc = unsafe { suggest(e.q(), k.get(), 1, null(), null(), local.as_mut_ptr()) };
     assert_code(rc, CL_INVALID_GLOBAL_WORK_SIZE, "NULL global size");
 }
+
+/// The local size each work-item sees for a range given none.
+fn local_size_chosen(e: &Env, k: &Kern, global: usize) -> u32 {
+    let out = e.buffer(4);
+    ok(set_mem(k.get(), 0, &out), "arg");
+    e.run(k, &[global], None);
+    e.read::<u32>(&out, 0, 1)[0]
+}
+
+/// A small range given no local size takes one the kernel is already
+/// compiled for, where it divides the range, rather than compiling the
+/// kernel again for a size of its own; a large range gets the size that
+/// suits it.
+#[test]
+fn a_small_range_takes_a_local_size_compiled_already() {
+    let e = Env::new();
+    let src = "__kernel void k(__global uint* out) { \
+               if (get_global_id(0) == 0) out[0] = get_local_size(0); }";
+    let (_p, k) = e.kernel(src, "k");
+    let first = local_size_chosen(&e, &k, 3);
+    assert_eq!(first, 3, "a range of 3 alone");
+    // 48 would get a size of its own (a multiple of the vector width);
+    // 3 divides it, and 48 work-items run in no time either way.
+    assert_eq!(local_size_chosen(&e, &k, 48), 3);
+    let large = local_size_chosen(&e, &k, 1 << 16);
+    assert!(large > 3 && (1 << 16) % large == 0, "{large}");
+}

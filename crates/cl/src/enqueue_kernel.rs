@@ -95,16 +95,49 @@ fn default_local_size(
                 && l.iter().product::<usize>() <= max
         })
         .max_by_key(|l| l.iter().product::<usize>());
-    match k.info.reqd_work_group_size.or(hint).or(compiled) {
-        Some(r) => r,
-        None => choose_local_size(
-            global.map(|g| g.max(1)),
-            max,
-            info.native_vector_width.float as usize,
-            info.local_rows,
-            info.compute_units as usize,
-        ),
+    if let Some(r) = k.info.reqd_work_group_size.or(hint).or(compiled) {
+        return r;
     }
+    let chosen = choose_local_size(
+        global.map(|g| g.max(1)),
+        max,
+        info.native_vector_width.float as usize,
+        info.local_rows,
+        info.compute_units as usize,
+    );
+    already_compiled_size(k, global, max, chosen).unwrap_or(chosen)
+}
+
+/// Ranges of at most this many work-items take any local size the kernel
+/// is compiled for already, when it fits: their run is short, a new
+/// compilation of the kernel (tenths of a second for SYCL's math) is not.
+const SMALL_RANGE: usize = 1024;
+
+/// A local size `k` was compiled for in this program that fits `global`
+/// and is as good as `chosen` (as large), or any that fits a small range:
+/// no compiler runs then. Libraries that call a kernel on arrays of many
+/// sizes (dpnp's tests: 2, 4, 6, 9, 24, 72 elements, each at 8 strides)
+/// would otherwise compile it again for each.
+fn already_compiled_size(
+    k: &Kernel,
+    global: [usize; 3],
+    max: usize,
+    chosen: [usize; 3],
+) -> Option<[usize; 3]> {
+    let total: usize = global.iter().map(|&g| g.max(1)).product();
+    let chosen_items: usize = chosen.iter().product();
+    let specialized = k.program.specialized.lock().unwrap();
+    specialized
+        .keys()
+        .filter(|(name, spec)| *name == k.info.name && spec.local_size == spec.enqueued_local_size)
+        .map(|(_, spec)| spec.local_size)
+        .filter(|l| {
+            let items: usize = l.iter().product();
+            (0..3).all(|d| global[d].max(1).is_multiple_of(l[d]))
+                && items <= max
+                && (items >= chosen_items || total <= SMALL_RANGE)
+        })
+        .max_by_key(|l| l.iter().product::<usize>())
 }
 
 /// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`):
