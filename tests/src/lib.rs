@@ -507,6 +507,11 @@ pub fn ev(e: cl_event) -> Ev {
     Ev(e)
 }
 
+/// The device's extensions (`CL_DEVICE_EXTENSIONS`), by name.
+pub fn device_extensions() -> Vec<String> {
+    ext_names(&ok(device_info(device(), CL_DEVICE_EXTENSIONS), "extensions").string())
+}
+
 /// The platform's extension function `name`, as the function pointer type
 /// `T` its header gives it; panics if the platform does not offer it.
 pub fn extension_function<T>(name: &str) -> T {
@@ -1030,21 +1035,30 @@ pub fn has_fp64() -> bool {
     yes
 }
 
+/// Runs a tool the tests need (installed by `scripts/deps.sh`), failing
+/// with its error output if it fails.
+fn run_tool(cmd: &mut std::process::Command) {
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs (scripts/deps.sh installs it): {e}"));
+    assert!(
+        out.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `src` compiled to SPIR-V by Clang's SPIR-V back end.
 pub fn spirv_from_cl(src: &str) -> Vec<u8> {
     let dir = temp_dir("spirv-cl");
     let (cl, spv) = (dir.join("k.cl"), dir.join("k.spv"));
     std::fs::write(&cl, src).unwrap();
-    let out = std::process::Command::new("clang-22")
-        .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
-        .arg(&spv)
-        .arg(&cl)
-        .output()
-        .expect("clang-22 runs");
-    assert!(
-        out.status.success(),
-        "clang-22: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_tool(
+        std::process::Command::new("clang-22")
+            .args(["--target=spirv64", "-cl-std=CL3.0", "-O2", "-c", "-o"])
+            .arg(&spv)
+            .arg(&cl),
     );
     std::fs::read(&spv).unwrap()
 }
@@ -1055,16 +1069,11 @@ pub fn spirv_from_asm(text: &str, version: &str) -> Vec<u8> {
     let dir = temp_dir("spirv-asm");
     let (asm, spv) = (dir.join("k.spvasm"), dir.join("k.spv"));
     std::fs::write(&asm, text).unwrap();
-    let out = std::process::Command::new("spirv-as")
-        .args(["--target-env", &format!("spv{version}"), "-o"])
-        .arg(&spv)
-        .arg(&asm)
-        .output()
-        .expect("spirv-as runs (apt-get install spirv-tools)");
-    assert!(
-        out.status.success(),
-        "spirv-as: {}",
-        String::from_utf8_lossy(&out.stderr)
+    run_tool(
+        std::process::Command::new("spirv-as")
+            .args(["--target-env", &format!("spv{version}"), "-o"])
+            .arg(&spv)
+            .arg(&asm),
     );
     std::fs::read(&spv).unwrap()
 }
@@ -1076,33 +1085,27 @@ pub fn spirv_from_translator(src: &str, opt: &str, llvm_spirv_args: &[&str]) -> 
     let dir = temp_dir("llvm-spirv");
     let (cl, bc, spv) = (dir.join("k.cl"), dir.join("k.bc"), dir.join("k.spv"));
     std::fs::write(&cl, src).unwrap();
-    let run = |cmd: &mut std::process::Command| {
-        let out = cmd
-            .output()
-            .expect("clang-15 and llvm-spirv-15 (scripts/deps.sh)");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(std::process::Command::new("clang-15")
-        .args([
-            "-c",
-            "-target",
-            "spir64",
-            "-emit-llvm",
-            "-cl-std=CL2.0",
-            opt,
-            "-o",
-        ])
-        .arg(&bc)
-        .arg(&cl));
-    run(std::process::Command::new("llvm-spirv-15")
-        .args(llvm_spirv_args)
-        .arg(&bc)
-        .arg("-o")
-        .arg(&spv));
+    run_tool(
+        std::process::Command::new("clang-15")
+            .args([
+                "-c",
+                "-target",
+                "spir64",
+                "-emit-llvm",
+                "-cl-std=CL2.0",
+                opt,
+                "-o",
+            ])
+            .arg(&bc)
+            .arg(&cl),
+    );
+    run_tool(
+        std::process::Command::new("llvm-spirv-15")
+            .args(llvm_spirv_args)
+            .arg(&bc)
+            .arg("-o")
+            .arg(&spv),
+    );
     std::fs::read(&spv).unwrap()
 }
 

@@ -171,53 +171,43 @@ __kernel void k(__global const long *a, __global const long *b,
     }
 }
 
-/// A loop over each work-item's four elements: the form the whole-kernel
+/// A loop over each work-item's four elements of type `t`, each quotient
+/// and remainder computed, or only where the divisor is not 0 (`guarded`,
+/// as SYCL's remainder kernels have it): the form the whole-kernel
 /// vectorizer takes, one work-item per lane.
-#[test]
-fn division_by_zero_and_overflow_do_not_trap_in_vectorized_kernels() {
-    let e = Env::new();
-    for ty in &TYPES {
-        let t = ty.name;
-        let src = format!(
-            r#"
+fn loop_kernel(t: &str, guarded: bool) -> String {
+    let guard = if guarded { "if (y != 0)" } else { "" };
+    format!(
+        r#"
 __kernel void k(__global const long *a, __global const long *b,
                 __global long *q, __global long *r) {{
     size_t i = get_global_id(0), n = get_global_size(0);
     for (int j = 0; j < 4; ++j) {{
         {t} x = ({t})a[j * n + i], y = ({t})b[j * n + i];
-        q[j * n + i] = x / y;
-        r[j * n + i] = x % y;
-    }}
-}}
-"#
-        );
-        check(&e, &src, ty, "vectorized");
-    }
-}
-
-/// The same loop, each division under a guard against a zero divisor, as
-/// SYCL's remainder kernels have it: the vector form runs the guarded
-/// division for every lane, those the guard keeps out dividing by 1.
-#[test]
-fn a_division_guarded_against_zero_does_not_trap_in_vectorized_kernels() {
-    let e = Env::new();
-    for ty in &TYPES {
-        let t = ty.name;
-        let src = format!(
-            r#"
-__kernel void k(__global const long *a, __global const long *b,
-                __global long *q, __global long *r) {{
-    size_t i = get_global_id(0), n = get_global_size(0);
-    for (int j = 0; j < 4; ++j) {{
-        {t} x = ({t})a[j * n + i], y = ({t})b[j * n + i];
-        if (y != 0) {{
+        {guard} {{
             q[j * n + i] = x / y;
             r[j * n + i] = x % y;
         }}
     }}
 }}
 "#
-        );
-        check(&e, &src, ty, "guarded");
+    )
+}
+
+#[test]
+fn division_by_zero_and_overflow_do_not_trap_in_vectorized_kernels() {
+    let e = Env::new();
+    for ty in &TYPES {
+        check(&e, &loop_kernel(ty.name, false), ty, "vectorized");
+    }
+}
+
+/// The vector form runs a guarded division for every lane, those the guard
+/// keeps out dividing by 1.
+#[test]
+fn a_division_guarded_against_zero_does_not_trap_in_vectorized_kernels() {
+    let e = Env::new();
+    for ty in &TYPES {
+        check(&e, &loop_kernel(ty.name, true), ty, "guarded");
     }
 }
