@@ -80,21 +80,25 @@ fn default_local_size(
 ) -> [usize; 3] {
     let info = device.info();
     let max = k.max_work_group_size(device);
-    let hint = k.info.work_group_size_hint.filter(|h| {
-        (0..3).all(|d| h[d] > 0 && global[d].max(1) % h[d] == 0)
-            && h.iter().product::<usize>() <= max
-    });
+    // Whether a group of `l` divides the range and the device takes it.
+    let fits = |l: &[usize; 3]| {
+        (0..3).all(|d| l[d] > 0 && global[d].max(1).is_multiple_of(l[d]))
+            && l.iter().product::<usize>() <= max
+    };
+    let largest = |sizes: &mut dyn Iterator<Item = [usize; 3]>| {
+        sizes
+            .filter(fits)
+            .max_by_key(|l| l.iter().product::<usize>())
+    };
+    let hint = k.info.work_group_size_hint.filter(fits);
     // A size the program's binary holds machine code for, if one fits: no
     // compiler runs then.
-    let compiled = k
-        .module
-        .specialized_local_sizes(&k.info.name, || device.compiler.machine())
-        .into_iter()
-        .filter(|l| {
-            (0..3).all(|d| global[d].max(1).is_multiple_of(l[d]))
-                && l.iter().product::<usize>() <= max
-        })
-        .max_by_key(|l| l.iter().product::<usize>());
+    let compiled = largest(
+        &mut k
+            .module
+            .specialized_local_sizes(&k.info.name, || device.compiler.machine())
+            .into_iter(),
+    );
     if let Some(r) = k.info.reqd_work_group_size.or(hint).or(compiled) {
         return r;
     }
@@ -105,40 +109,40 @@ fn default_local_size(
         info.local_rows,
         info.compute_units as usize,
     );
-    already_compiled_size(k, global, max, chosen).unwrap_or(chosen)
+    // The last launch's size is the common case: no lock then.
+    let last = k
+        .last_specialized
+        .lock()
+        .unwrap()
+        .as_ref()
+        .map(|(s, _)| s.local_size);
+    if last == Some(chosen) {
+        return chosen;
+    }
+    // A size the kernel is compiled for in this program already, as large
+    // as the chosen one, or any for a small range: no compiler runs then.
+    // Libraries that call a kernel on arrays of many sizes (dpnp's tests:
+    // 2, 4, 6, 9, 24, 72 elements, each at 8 strides) would otherwise
+    // compile it again for each.
+    let total: usize = global.iter().map(|&g| g.max(1)).product();
+    let chosen_items: usize = chosen.iter().product();
+    let specialized = k.program.specialized.lock().unwrap();
+    largest(
+        &mut specialized
+            .keys()
+            .filter(|(name, spec)| {
+                *name == k.info.name && spec.local_size == spec.enqueued_local_size
+            })
+            .map(|(_, spec)| spec.local_size)
+            .filter(|l| total <= SMALL_RANGE || l.iter().product::<usize>() >= chosen_items),
+    )
+    .unwrap_or(chosen)
 }
 
 /// Ranges of at most this many work-items take any local size the kernel
 /// is compiled for already, when it fits: their run is short, a new
 /// compilation of the kernel (tenths of a second for SYCL's math) is not.
 const SMALL_RANGE: usize = 1024;
-
-/// A local size `k` was compiled for in this program that fits `global`
-/// and is as good as `chosen` (as large), or any that fits a small range:
-/// no compiler runs then. Libraries that call a kernel on arrays of many
-/// sizes (dpnp's tests: 2, 4, 6, 9, 24, 72 elements, each at 8 strides)
-/// would otherwise compile it again for each.
-fn already_compiled_size(
-    k: &Kernel,
-    global: [usize; 3],
-    max: usize,
-    chosen: [usize; 3],
-) -> Option<[usize; 3]> {
-    let total: usize = global.iter().map(|&g| g.max(1)).product();
-    let chosen_items: usize = chosen.iter().product();
-    let specialized = k.program.specialized.lock().unwrap();
-    specialized
-        .keys()
-        .filter(|(name, spec)| *name == k.info.name && spec.local_size == spec.enqueued_local_size)
-        .map(|(_, spec)| spec.local_size)
-        .filter(|l| {
-            let items: usize = l.iter().product();
-            (0..3).all(|d| global[d].max(1).is_multiple_of(l[d]))
-                && items <= max
-                && (items >= chosen_items || total <= SMALL_RANGE)
-        })
-        .max_by_key(|l| l.iter().product::<usize>())
-}
 
 /// `clGetKernelSuggestedLocalWorkSizeKHR` (`cl_khr_suggested_local_work_size`):
 /// the local size a NULL `local_work_size` would get.
