@@ -632,6 +632,62 @@ fn collectives_in_loops_see_each_iteration_s_values() {
     }
 }
 
+/// The reduction DPC++ makes of `sum` (dpnp's `reduction_over_group_temps`):
+/// each work-item adds the elements a grid of its group's size gives it,
+/// under a guard for the end of the array, then the group reduces the
+/// partial sums and its first work-item writes the group's. The loop's
+/// region is vectorized and the collective's runs work-item by work-item:
+/// still in linear order, bit for bit.
+const GROUP_SUMS: &str = r#"
+__kernel void k(__global const float *in, __global float *out, ulong n, int per) {
+    size_t g = get_group_id(0), l = get_local_id(0), size = get_local_size(0);
+    float acc = 0.0f;
+    for (int i = 0; i < per; i++) {
+        size_t at = (g * per + i) * size + l;
+        if (at < n)
+            acc += in[at];
+    }
+    float sum = work_group_reduce_add(acc);
+    if (l == 0)
+        out[g] = sum;
+}
+"#;
+
+#[test]
+fn a_reduction_after_a_guarded_loop_sums_each_group_in_linear_order() {
+    let e = Env::new();
+    let (_p, k) = e.kernel_opts(GROUP_SUMS, "k", "-cl-std=CL3.0");
+    let per: i32 = 6;
+    // Whole groups, a last group the guard leaves partly out, and one
+    // whose every work-item it leaves out in some iterations.
+    for &(n, local) in &[(256 * 6 * 3, 256usize), (5000, 128), (1000, 64), (70, 32)] {
+        let groups = (n as usize).div_ceil(local * per as usize);
+        let input: Vec<f32> = (0..n).map(|i| (hash(i) % 10_000) as f32 * 1.0e-3).collect();
+        let inb = e.buffer_from(&input);
+        let out = e.buffer(groups * 4);
+        ok(set_mem(k.get(), 0, &inb), "arg in");
+        ok(set_mem(k.get(), 1, &out), "arg out");
+        ok(set_arg(k.get(), 2, &n), "arg n");
+        ok(set_arg(k.get(), 3, &per), "arg per");
+        e.run(&k, &[groups * local], Some(&[local]));
+        let got = e.read::<f32>(&out, 0, groups);
+        for (g, &sum) in got.iter().enumerate() {
+            let partial = |l: usize| {
+                (0..per as usize)
+                    .map(|i| (g * per as usize + i) * local + l)
+                    .filter(|&at| at < n as usize)
+                    .fold(0.0f32, |a, at| a + input[at])
+            };
+            let want = (0..local).fold(0.0f32, |t, l| t + partial(l));
+            assert_eq!(
+                sum.to_bits(),
+                want.to_bits(),
+                "n {n}, local {local}, group {g}: {sum} {want}"
+            );
+        }
+    }
+}
+
 /// The kernel's own `__local` variable and a `__local` argument keep their
 /// contents across collectives: the collectives' memory is apart from them.
 const BESIDE_LOCAL: &str = r#"

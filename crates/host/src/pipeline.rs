@@ -426,6 +426,7 @@ unsafe fn sub_group_vector_form(
                 rows: 1,
                 rest: k,
                 register_lanes: width,
+                scalar_regions: vec![],
             })
         }
         Err(why) => {
@@ -460,6 +461,7 @@ unsafe fn form_of(
             rest,
             // Its runs stop at the local size, never at a region's bound.
             register_lanes: width,
+            scalar_regions: vec![],
         }),
         Err(why) => {
             if rest != k {
@@ -519,20 +521,37 @@ unsafe fn region_vector_width(
     }
 }
 
-/// The vector form of region function `r.function` at `width`.
+/// The vector form of region function `r.function` at `width`, and the
+/// regions it leaves out: those where work-items combine values one after
+/// the other (a work-group collective's), which run one at a time.
 unsafe fn regions_vectorized(
     m: LLVMModuleRef,
     r: &barriers::Regions,
     width: usize,
-) -> Result<LLVMValueRef, String> {
+) -> Result<(LLVMValueRef, Vec<u32>), String> {
     // The stack slots a single region uses become values again.
     compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
     let linear_id = kernel_ir::abi::linear_id_param(llvm_sys::core::LLVMCountParams(r.function));
+    let scalar = barriers::combining_regions(r);
+    if scalar.len() == r.count as usize {
+        return Err("a work-group collective in every region".into());
+    }
+    let regions = if scalar.is_empty() {
+        r.function
+    } else {
+        let kept = kernel_ir::form::clone_of(m, r.function, "kept");
+        barriers::leave_out(kept, &scalar);
+        kept
+    };
     // Every form: the other way to run regions is one work-item at a
     // time, and a region's loop between barriers (a histogram's `if
     // (counts[b] != 0) atomic_add(..)` over its bins) was measured to gain
     // from its vector form.
-    vecz::run_regions(m, r.function, width as u32, linear_id, vecz::Forms::All)
+    let made = vecz::run_regions(m, regions, width as u32, linear_id, vecz::Forms::All);
+    if regions != r.function {
+        llvm_sys::core::LLVMDeleteFunction(regions);
+    }
+    made.map(|v| (v, scalar))
 }
 
 /// Which vector forms the options take.
@@ -565,9 +584,12 @@ unsafe fn region_vector_form(
     let explaining = options.explain;
     let name = compiler::llvm::name(r.function);
     match regions_vectorized(m, r, width) {
-        Ok(function) => {
+        Ok((function, scalar_regions)) => {
             if explaining {
                 eprintln!("ferrocl: {name} vectorized, {width} work-items at once");
+                if !scalar_regions.is_empty() {
+                    eprintln!("ferrocl: {name}'s regions {scalar_regions:?} run one work-item at a time (a work-group collective)");
+                }
             }
             let (element, elements) = widest_value(m, r.function);
             Some(work_item_loops::VectorForm {
@@ -576,6 +598,7 @@ unsafe fn region_vector_form(
                 rows: 1,
                 rest: r.function,
                 register_lanes: (options.vector_bytes / (element * elements)).clamp(1, width),
+                scalar_regions,
             })
         }
         Err(why) => {

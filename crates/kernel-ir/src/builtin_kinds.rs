@@ -93,6 +93,27 @@ pub fn is_work_group_scratch(name: &str) -> bool {
     name == names::GET_WORK_GROUP_SCRATCH
 }
 
+/// Whether `i` writes the work-group collectives' scratch: a store or an
+/// atomic whose address is the scratch pointer or derived from it.
+///
+/// # Safety
+/// `i` must be a live instruction.
+pub unsafe fn writes_work_group_scratch(i: LLVMValueRef) -> bool {
+    use llvm_sys::LLVMOpcode::*;
+    let mut p = match LLVMGetInstructionOpcode(i) {
+        LLVMStore => LLVMGetOperand(i, 1),
+        LLVMAtomicRMW | LLVMAtomicCmpXchg => LLVMGetOperand(i, 0),
+        _ => return false,
+    };
+    loop {
+        if !LLVMIsAGetElementPtrInst(p).is_null() || !LLVMIsACastInst(p).is_null() {
+            p = LLVMGetOperand(p, 0);
+        } else {
+            return callee_name(p).is_some_and(|n| is_work_group_scratch(&n));
+        }
+    }
+}
+
 /// The name of the function `i` calls, if it is a direct call.
 ///
 /// # Safety

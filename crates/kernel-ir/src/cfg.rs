@@ -241,6 +241,52 @@ pub unsafe fn replace_phi(
     new
 }
 
+/// Deletes the blocks of `f` its entry no longer reaches, and what the
+/// blocks it reaches take from them through phis.
+///
+/// # Safety
+/// `f` must be a live function with a body.
+pub unsafe fn remove_unreachable_blocks(f: LLVMValueRef) {
+    let mut reached = HashSet::new();
+    let mut stack = vec![LLVMGetEntryBasicBlock(f)];
+    while let Some(bb) = stack.pop() {
+        if reached.insert(bb) {
+            stack.extend(successors(bb));
+        }
+    }
+    let dead: Vec<_> = blocks(f)
+        .into_iter()
+        .filter(|bb| !reached.contains(bb))
+        .collect();
+    if dead.is_empty() {
+        return;
+    }
+    let b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(f)));
+    for &bb in &reached {
+        for phi in phis(bb) {
+            let kept: Vec<_> = incoming(phi)
+                .into_iter()
+                .filter(|(_, from)| reached.contains(from))
+                .collect();
+            if kept.len() < LLVMCountIncoming(phi) as usize {
+                replace_phi(b, phi, &kept);
+            }
+        }
+    }
+    LLVMDisposeBuilder(b);
+    // Dead blocks may use each other's values: none is left used.
+    for &bb in &dead {
+        for i in llvm::block_instructions(bb) {
+            if !LLVMGetFirstUse(i).is_null() {
+                LLVMReplaceAllUsesWith(i, LLVMGetPoison(LLVMTypeOf(i)));
+            }
+        }
+    }
+    for bb in dead {
+        LLVMDeleteBasicBlock(bb);
+    }
+}
+
 /// Blocks, their edges and dominators.
 pub struct Cfg {
     pub blocks: Vec<LLVMBasicBlockRef>,
@@ -398,6 +444,26 @@ dead:
             assert!(cfg.dominates(entry, join));
             assert!(!cfg.dominates(cfg.blocks[1], join));
             assert_eq!(phis(join).len(), 1);
+        }
+    }
+
+    #[test]
+    fn unreachable_blocks_go_with_what_the_reached_take_from_them() {
+        let ir = Ir::parse(DIAMOND);
+        unsafe {
+            let f = ir.function("f");
+            // `b` no longer reached: `join` takes from `a` alone.
+            let entry = LLVMGetEntryBasicBlock(f);
+            let t = LLVMGetBasicBlockTerminator(entry);
+            LLVMSetSuccessor(t, 1, LLVMGetSuccessor(t, 0));
+            remove_unreachable_blocks(f);
+            compiler::llvm::verify(ir.m).unwrap();
+            let text = ir.text();
+            assert!(
+                !text.contains("\nb:") && !text.contains("\ndead:"),
+                "{text}"
+            );
+            assert!(text.contains("%x = phi i32 [ 1, %a ]\n"), "{text}");
         }
     }
 }

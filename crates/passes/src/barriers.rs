@@ -164,13 +164,9 @@ unsafe fn region_start(f: LLVMValueRef, id: u32) -> Option<LLVMBasicBlockRef> {
 /// # Safety
 /// `f` must be a region function made by [`run`].
 pub unsafe fn successor(f: LLVMValueRef, id: u32) -> Option<u32> {
-    let start = region_start(f, id)?;
     // Every block ending a region returns the barrier's number.
-    let (mut seen, mut stack, mut reached) = (HashSet::new(), vec![start], None);
-    while let Some(bb) = stack.pop() {
-        if !seen.insert(bb) {
-            continue;
-        }
+    let mut reached = None;
+    for bb in region_blocks(f, id)? {
         let term = LLVMGetBasicBlockTerminator(bb);
         if LLVMGetInstructionOpcode(term) == LLVMOpcode::LLVMRet {
             let v = LLVMGetOperand(term, 0);
@@ -183,9 +179,77 @@ pub unsafe fn successor(f: LLVMValueRef, id: u32) -> Option<u32> {
             }
             reached = Some(next);
         }
-        stack.extend((0..LLVMGetNumSuccessors(term)).map(|k| LLVMGetSuccessor(term, k)));
     }
     reached
+}
+
+/// The blocks region `id` of region function `f` runs through: those
+/// reached from its start.
+unsafe fn region_blocks(f: LLVMValueRef, id: u32) -> Option<Vec<LLVMBasicBlockRef>> {
+    let (mut seen, mut stack, mut order) = (HashSet::new(), vec![region_start(f, id)?], vec![]);
+    while let Some(bb) = stack.pop() {
+        if !seen.insert(bb) {
+            continue;
+        }
+        order.push(bb);
+        let term = LLVMGetBasicBlockTerminator(bb);
+        stack.extend((0..LLVMGetNumSuccessors(term)).map(|k| LLVMGetSuccessor(term, k)));
+    }
+    Some(order)
+}
+
+/// The regions of `r` in which work-items combine their values in the
+/// work-group collectives' scratch, one work-item after the other
+/// (`builtins/src/cl/work_group.h`), or one of them leaves its value there
+/// (a broadcast): each runs one work-item at a time, whatever form the
+/// others take. Those that only read what the scratch holds need not.
+///
+/// # Safety
+/// `r.function` must be a live region function made by [`run`].
+pub unsafe fn combining_regions(r: &Regions) -> Vec<u32> {
+    (0..r.count)
+        .filter(|&id| {
+            region_blocks(r.function, id).is_some_and(|blocks| {
+                blocks.iter().any(|&bb| {
+                    llvm::block_instructions(bb)
+                        .into_iter()
+                        .any(|i| builtin_kinds::writes_work_group_scratch(i))
+                })
+            })
+        })
+        .collect()
+}
+
+/// Region function `f` with regions `ids` left out: each returns at once,
+/// for a form of `f` that runs the others only.
+///
+/// # Safety
+/// `f` must be a live region function made by [`run`] (or a copy of one).
+pub unsafe fn leave_out(f: LLVMValueRef, ids: &[u32]) {
+    if ids.is_empty() {
+        return;
+    }
+    let entry = LLVMGetEntryBasicBlock(f);
+    let switch = LLVMGetBasicBlockTerminator(entry);
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(f));
+    let out = LLVMAppendBasicBlockInContext(ctx, f, c"left_out".as_ptr());
+    let b = LLVMCreateBuilderInContext(ctx);
+    LLVMPositionBuilderAtEnd(b, out);
+    LLVMBuildRet(
+        b,
+        LLVMConstInt(LLVMInt32TypeInContext(ctx), REGION_EXIT as u64, 0),
+    );
+    LLVMDisposeBuilder(b);
+    if ids.contains(&0) {
+        LLVMSetSuccessor(switch, 0, out);
+    }
+    for k in 1..LLVMGetNumSuccessors(switch) {
+        let id = LLVMConstIntGetZExtValue(LLVMGetSwitchCaseValue(switch, k)) as u32;
+        if ids.contains(&id) {
+            LLVMSetSuccessor(switch, k, out);
+        }
+    }
+    kernel_ir::cfg::remove_unreachable_blocks(f);
 }
 
 /// Splits `kernel` (already holding everything it calls, inlined) into
@@ -1348,5 +1412,55 @@ done:
             text.contains(&format!("{mul_name} = mul i64 %linear_id, 0")),
             "{text}"
         );
+    }
+
+    #[test]
+    fn regions_that_combine_in_the_collectives_scratch_are_found_and_left_out() {
+        // work_group_reduce_add's body: each work-item adds its value in
+        // the scratch (region 1); all read the sum (region 2).
+        let ir = Ir::parse(
+            r#"
+declare void @__mux_work_group_barrier(i32)
+declare i64 @__mux_get_local_id(i32)
+declare ptr addrspace(3) @__mux_get_work_group_scratch()
+define void @k(ptr %out, float %v) {
+entry:
+  %acc = call ptr addrspace(3) @__mux_get_work_group_scratch()
+  call void @__mux_work_group_barrier(i32 1)
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %first = icmp eq i64 %lid, 0
+  %old = load float, ptr addrspace(3) %acc
+  %sum = fadd float %old, %v
+  %new = select i1 %first, float %v, float %sum
+  store float %new, ptr addrspace(3) %acc
+  call void @__mux_work_group_barrier(i32 1)
+  %r = load float, ptr addrspace(3) %acc
+  %q = getelementptr float, ptr %out, i64 %lid
+  store float %r, ptr %q
+  ret void
+}
+"#,
+        );
+        let r = split(&ir, "k", 8);
+        unsafe {
+            assert_eq!(combining_regions(&r), vec![1], "{}", ir.text());
+            let kept = kernel_ir::form::clone_of(ir.m, r.function, "kept");
+            leave_out(kept, &[1]);
+            compiler::llvm::verify(ir.m).unwrap_or_else(|e| panic!("{e}\n{}", ir.text()));
+            // Region 1 returns at once; 0 and 2 run as before, and the
+            // region function itself keeps all three.
+            assert_eq!(successor(kept, 1), Some(REGION_EXIT));
+            assert_eq!(successor(kept, 0), Some(1));
+            assert_eq!(successor(kept, 2), Some(REGION_EXIT));
+            assert_eq!(successor(r.function, 1), Some(2));
+            let scratch_stores = |f| {
+                llvm::instructions(f)
+                    .into_iter()
+                    .filter(|&i| builtin_kinds::writes_work_group_scratch(i))
+                    .count()
+            };
+            assert_eq!(scratch_stores(kept), 0);
+            assert_eq!(scratch_stores(r.function), 1);
+        }
     }
 }

@@ -41,7 +41,7 @@ pub enum XLoop {
 }
 
 /// A kernel's vector form (`vecz`) and how to call it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct VectorForm {
     /// Runs `width` consecutive x ids of `rows` rows at once.
     pub function: LLVMValueRef,
@@ -57,6 +57,9 @@ pub struct VectorForm {
     /// loads and stores cost more than a few work-items one by one, and a
     /// masked store does not forward to the next region's load).
     pub register_lanes: usize,
+    /// Regions the vector form leaves out (`barriers::leave_out`): their
+    /// work-items run one at a time through `rest`.
+    pub scalar_regions: Vec<u32>,
 }
 
 /// Adds the work-group function for `kernel` to `m` and returns it.
@@ -239,7 +242,7 @@ pub unsafe fn run(
         }
     };
     match regions {
-        None => match vector {
+        None => match &vector {
             Some(v) => vector_item_loops(b, wg, &ids, v, usize::MAX, |b, f, _| {
                 call_kernel(b, f, &mut call_args.clone())
             }),
@@ -248,7 +251,7 @@ pub unsafe fn run(
             }),
         },
         Some(r) if r.has_sub_group_barriers() && vector.is_some() => {
-            let v = vector.expect("matched");
+            let v = vector.as_ref().expect("matched");
             if r.work_group_barriers > 0 || v.width != sub_group_width || v.rows != 1 {
                 return Err("a vector form of sub-groups between work-group barriers".into());
             }
@@ -355,11 +358,13 @@ pub unsafe fn run(
                 // are not run: they would only return.
                 let bound = crate::barriers::x_bound(r.function, id)
                     .map_or(local_size[0], |c| (c as usize).min(local_size[0]));
-                match vector {
+                match &vector {
                     // The vector form runs runs of work-items of the
                     // region, its linear id the first's.
-                    Some(v) => vector_item_loops(b, wg, &ids, v, bound, call_region),
-                    None => {
+                    Some(v) if !v.scalar_regions.contains(&id) => {
+                        vector_item_loops(b, wg, &ids, v, bound, call_region)
+                    }
+                    _ => {
                         let x_to = LLVMConstInt(i64t, bound as u64, 0);
                         item_loops(b, wg, &ids, x_to, |b, linear_id| {
                             call_region(b, k, linear_id)
@@ -581,7 +586,7 @@ unsafe fn vector_item_loops(
     b: LLVMBuilderRef,
     wg: LLVMValueRef,
     ids: &Ids,
-    v: VectorForm,
+    v: &VectorForm,
     bound: usize,
     call: impl Fn(LLVMBuilderRef, LLVMValueRef, LLVMValueRef) -> LLVMValueRef,
 ) {
@@ -789,6 +794,7 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
             rows: 1,
             rest: k,
             register_lanes: 8,
+            scalar_regions: vec![],
         };
         unsafe {
             run(
@@ -896,36 +902,41 @@ define internal void @k.v8(ptr addrspace(1) %out, i32 %n) {{
     }
 
     #[test]
-    fn a_region_of_fewer_work_items_than_a_register_runs_them_one_by_one() {
-        // Regions for all 8 x ids, then 8, 4, 2 and 1 of them; the
-        // parameters `info` reflects.
-        let src = four_steps([8, 4, 2, 1]).replace(
-            "@k(ptr addrspace(1) %out)",
-            "@k(ptr addrspace(1) %out, i32 %n)",
-        );
-        let ir = Ir::parse(&src);
-        let text = work_group_with(&ir, |regions| unsafe {
-            let ty = LLVMGlobalGetValueType(regions.function);
-            let v = LLVMAddFunction(ir.m, c"k.regions.v8".as_ptr(), ty);
-            let b = LLVMCreateBuilderInContext(ir.ctx);
-            LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlock(v, c"entry".as_ptr()));
-            LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(ir.ctx), 0, 0));
-            LLVMDisposeBuilder(b);
-            Some(VectorForm {
-                function: v,
-                width: 8,
-                rows: 1,
-                rest: regions.function,
-                register_lanes: 4,
-            })
-        });
-        let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
-        let calls = |f: &str| wg.lines().filter(|l| l.contains(&format!("@{f}("))).count();
-        // Three regions of a register or more (8, 8 and 4 x ids) through the
-        // vector form, masked past its bound; the regions of 2 and 1
-        // through the scalar one.
-        assert_eq!(calls("k.regions.v8"), 3, "{text}");
-        assert_eq!(calls("k.regions"), 2, "{text}");
+    fn a_region_of_fewer_work_items_than_a_register_or_left_out_runs_them_one_by_one() {
+        // Region 1 left out of the vector form (a collective's) runs
+        // through the scalar one too.
+        for (scalar, vector_calls, scalar_calls) in [(vec![], 3, 2), (vec![1], 2, 3)] {
+            // Regions for all 8 x ids, then 8, 4, 2 and 1 of them; the
+            // parameters `info` reflects.
+            let src = four_steps([8, 4, 2, 1]).replace(
+                "@k(ptr addrspace(1) %out)",
+                "@k(ptr addrspace(1) %out, i32 %n)",
+            );
+            let ir = Ir::parse(&src);
+            let text = work_group_with(&ir, |regions| unsafe {
+                let ty = LLVMGlobalGetValueType(regions.function);
+                let v = LLVMAddFunction(ir.m, c"k.regions.v8".as_ptr(), ty);
+                let b = LLVMCreateBuilderInContext(ir.ctx);
+                LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlock(v, c"entry".as_ptr()));
+                LLVMBuildRet(b, LLVMConstInt(LLVMInt32TypeInContext(ir.ctx), 0, 0));
+                LLVMDisposeBuilder(b);
+                Some(VectorForm {
+                    function: v,
+                    width: 8,
+                    rows: 1,
+                    rest: regions.function,
+                    register_lanes: 4,
+                    scalar_regions: scalar.clone(),
+                })
+            });
+            let wg = &text[text.find("define void @__ferrocl_wg.k").unwrap()..];
+            let calls = |f: &str| wg.lines().filter(|l| l.contains(&format!("@{f}("))).count();
+            // Three regions of a register or more (8, 8 and 4 x ids)
+            // through the vector form, masked past its bound; the regions
+            // of 2 and 1 through the scalar one.
+            assert_eq!(calls("k.regions.v8"), vector_calls, "{text}");
+            assert_eq!(calls("k.regions"), scalar_calls, "{text}");
+        }
     }
 
     #[test]

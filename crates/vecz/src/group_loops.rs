@@ -69,7 +69,7 @@ pub(crate) unsafe fn split(
 }
 
 /// `__mux_get_local_id` and `__mux_get_local_size`, declared alike.
-unsafe fn id_functions(m: LLVMModuleRef) -> Option<(LLVMValueRef, LLVMValueRef)> {
+pub(crate) unsafe fn id_functions(m: LLVMModuleRef) -> Option<(LLVMValueRef, LLVMValueRef)> {
     let id = LLVMGetNamedFunction(
         m,
         cstr(kernel_ir::builtin_kinds::names::GET_LOCAL_ID).as_ptr(),
@@ -200,7 +200,7 @@ unsafe fn candidate(
 
 /// `x pred bound` for comparison `test` of a value stepping by one from
 /// lane to lane with one the same in all, in that order.
-unsafe fn compare(
+pub(crate) unsafe fn compare(
     test: LLVMValueRef,
     shapes: &HashMap<LLVMValueRef, Shape>,
 ) -> Option<(LLVMValueRef, LLVMValueRef, LLVMIntPredicate)> {
@@ -244,7 +244,7 @@ unsafe fn carried_compare(
 
 /// Whether calling `f` meets other work-items: a barrier, a sub-group
 /// function, or a function that meets at a sub-group barrier.
-unsafe fn meets_others(f: LLVMValueRef) -> bool {
+pub(crate) unsafe fn meets_others(f: LLVMValueRef) -> bool {
     use kernel_ir::builtin_kinds::{is_barrier, Barrier};
     is_barrier(f, Barrier::WorkGroup)
         || is_barrier(f, Barrier::SubGroup)
@@ -292,48 +292,11 @@ unsafe fn split_one(
             );
         }
     }
-    // The copy stays while the group's last work-item would:
-    // `x - lid + (size - 1) pred bound`, exact in a wider integer.
+    // The copy stays while the group's last work-item would.
     let exiting = block_of[&c.exiting];
     let t = LLVMGetBasicBlockTerminator(exiting);
     LLVMPositionBuilderBefore(b, t);
-    let bits = LLVMGetIntTypeWidth(LLVMTypeOf(c.x));
-    let wide = LLVMIntTypeInContext(ctx, if bits <= 32 { 64 } else { 128 });
-    let signed = matches!(
-        c.pred,
-        LLVMIntPredicate::LLVMIntSLT | LLVMIntPredicate::LLVMIntSLE
-    );
-    let widen = |v: LLVMValueRef, signed: bool| {
-        if signed {
-            LLVMBuildSExt(b, v, wide, c"".as_ptr())
-        } else {
-            LLVMBuildZExt(b, v, wide, c"".as_ptr())
-        }
-    };
-    let zero = LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0);
-    let query = |f: LLVMValueRef, name: &std::ffi::CStr| {
-        let mut args = [zero];
-        LLVMBuildCall2(
-            b,
-            LLVMGlobalGetValueType(f),
-            f,
-            args.as_mut_ptr(),
-            1,
-            name.as_ptr(),
-        )
-    };
-    let lid = widen(query(id, c"lid"), false);
-    let local_size = widen(query(size, c"local_size"), false);
-    let first = LLVMBuildSub(b, widen(of(c.x), signed), lid, c"group.first".as_ptr());
-    let last = LLVMBuildAdd(b, first, local_size, c"".as_ptr());
-    let last = LLVMBuildSub(b, last, LLVMConstInt(wide, 1, 0), c"group.last".as_ptr());
-    let all = LLVMBuildICmp(
-        b,
-        c.pred,
-        last,
-        widen(of(c.bound), signed),
-        c"all.stay".as_ptr(),
-    );
+    let all = group_last_passes(b, (id, size), of(c.x), c.pred, of(c.bound));
     let after = LLVMAppendBasicBlockInContext(ctx, LLVMGetBasicBlockParent(c.header), c"".as_ptr());
     LLVMMoveBasicBlockBefore(after, c.header);
     let name = cstr(&format!(
@@ -434,4 +397,50 @@ unsafe fn split_one(
     }
     LLVMDisposeBuilder(b);
     block_of[&c.header]
+}
+
+/// At the builder's position, whether the last work-item of the group's
+/// row passes `x pred bound` (`x` stepping by one from lane to lane,
+/// `bound` the same in all, `pred` one of `<` and `<=`): `x - lid +
+/// (local size - 1) pred bound`, exact in a wider integer. Then every
+/// work-item of the row does.
+pub(crate) unsafe fn group_last_passes(
+    b: LLVMBuilderRef,
+    (id, size): (LLVMValueRef, LLVMValueRef),
+    x: LLVMValueRef,
+    pred: LLVMIntPredicate,
+    bound: LLVMValueRef,
+) -> LLVMValueRef {
+    let ctx = LLVMGetTypeContext(LLVMTypeOf(x));
+    let bits = LLVMGetIntTypeWidth(LLVMTypeOf(x));
+    let wide = LLVMIntTypeInContext(ctx, if bits <= 32 { 64 } else { 128 });
+    let signed = matches!(
+        pred,
+        LLVMIntPredicate::LLVMIntSLT | LLVMIntPredicate::LLVMIntSLE
+    );
+    let widen = |v: LLVMValueRef, signed: bool| {
+        if signed {
+            LLVMBuildSExt(b, v, wide, c"".as_ptr())
+        } else {
+            LLVMBuildZExt(b, v, wide, c"".as_ptr())
+        }
+    };
+    let zero = LLVMConstInt(LLVMInt32TypeInContext(ctx), 0, 0);
+    let query = |f: LLVMValueRef, name: &std::ffi::CStr| {
+        let mut args = [zero];
+        LLVMBuildCall2(
+            b,
+            LLVMGlobalGetValueType(f),
+            f,
+            args.as_mut_ptr(),
+            1,
+            name.as_ptr(),
+        )
+    };
+    let lid = widen(query(id, c"lid"), false);
+    let local_size = widen(query(size, c"local_size"), false);
+    let first = LLVMBuildSub(b, widen(x, signed), lid, c"group.first".as_ptr());
+    let last = LLVMBuildAdd(b, first, local_size, c"".as_ptr());
+    let last = LLVMBuildSub(b, last, LLVMConstInt(wide, 1, 0), c"group.last".as_ptr());
+    LLVMBuildICmp(b, pred, last, widen(bound, signed), c"all.stay".as_ptr())
 }

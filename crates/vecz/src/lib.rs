@@ -52,6 +52,7 @@
 //! (`transform`) builds the vector form instruction by instruction.
 
 mod analysis;
+mod group_guards;
 mod group_loops;
 mod intrinsics;
 mod transform;
@@ -161,6 +162,17 @@ unsafe fn run_with(
         let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
         group_loops::split(m, kernel, &shapes);
     }
+    // A guard on a consecutive id against a bound runs its part with no
+    // masks where the group's last work-item passes.
+    let mut done = HashSet::new();
+    for _ in 0..GUARDS_SPLIT {
+        let cfg = Cfg::of(kernel);
+        let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
+        let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
+        if !group_guards::split_one(m, kernel, &shapes, &mut done) {
+            break;
+        }
+    }
     let cfg = Cfg::of(kernel);
     let order = reverse_post_order(&cfg);
     let insts = instructions_in(&cfg, &order);
@@ -242,6 +254,10 @@ unsafe fn run_with(
         .and_then(|()| within_scattered_budget(v));
     kept_if_verified(v, made, "its vector form does not verify")
 }
+
+/// The most guards of a kernel `group_guards` splits: each copies a part
+/// of it.
+const GUARDS_SPLIT: usize = 8;
 
 /// The most lanes a vector form's gathers and scatters may take together.
 /// Where the CPU has none of them (or none of bytes), each lane is an

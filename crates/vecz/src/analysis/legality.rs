@@ -8,7 +8,7 @@ use crate::types::{is_lane_type, is_packet_type, type_name};
 use crate::values::const_int;
 use compiler::llvm;
 use compiler::vector_variants;
-use kernel_ir::builtin_kinds::{is_query, is_work_group_scratch};
+use kernel_ir::builtin_kinds::{is_query, writes_work_group_scratch};
 use kernel_ir::sub_group_calls;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -48,6 +48,11 @@ pub(crate) unsafe fn check(
         }
         LLVMAtomicRMW if !is_lane_type(ty) => {
             return Err(format!("an atomic of type {}", type_name(ty)));
+        }
+        // The collectives combine work-items' values there one work-item
+        // after the other; reading what they left is any uniform load.
+        LLVMStore | LLVMAtomicRMW if writes_work_group_scratch(i) => {
+            return Err("a work-group collective".into());
         }
         LLVMLoad | LLVMStore => {
             if LLVMGetVolatile(i) != 0 || LLVMIsAtomic(i) != 0 {
@@ -124,11 +129,6 @@ pub(crate) unsafe fn check(
                     ));
                 }
                 return Ok(());
-            }
-            if is_work_group_scratch(&name) {
-                // The collectives combine work-items' values there one
-                // work-item after the other.
-                return Err("a work-group collective".into());
             }
             if is_query(&name) {
                 return Ok(());
