@@ -32,6 +32,8 @@ struct Candidate {
     region: Vec<LLVMBasicBlockRef>,
     exit: LLVMBasicBlockRef,
     merge: LLVMBasicBlockRef,
+    /// The else part's block that goes on to `merge`, if there is one.
+    other_exit: Option<LLVMBasicBlockRef>,
     /// Work-items enter the part while `x pred bound`.
     x: LLVMValueRef,
     bound: LLVMValueRef,
@@ -130,6 +132,7 @@ unsafe fn candidate(g: &Guard, shapes: &HashMap<LLVMValueRef, Shape>) -> Option<
         region,
         exit: g.exit,
         merge: g.merge,
+        other_exit: g.other_exit,
         x,
         bound,
         pred,
@@ -151,7 +154,7 @@ unsafe fn split(
         for phi in phis(x) {
             let (mut vs, mut bs): (Vec<_>, Vec<_>) = incoming(phi)
                 .into_iter()
-                .map(|(v, from)| (copies.of(v), copies.blocks[&from]))
+                .map(|(v, from)| (copies.of(v), *copies.blocks.get(&from).unwrap_or(&from)))
                 .unzip();
             LLVMAddIncoming(
                 copies.values[&phi],
@@ -163,7 +166,10 @@ unsafe fn split(
     }
     // The guard's own branch moves to a block of its own.
     let t = LLVMGetBasicBlockTerminator(c.guard);
-    let name = cstr(&format!("{}.some", llvm::name(LLVMBasicBlockAsValue(c.guard))));
+    let name = cstr(&format!(
+        "{}.some",
+        llvm::name(LLVMBasicBlockAsValue(c.guard))
+    ));
     let some = LLVMInsertBasicBlockInContext(ctx, c.block, name.as_ptr());
     LLVMPositionBuilderAtEnd(b, some);
     LLVMBuildCondBr(
@@ -177,23 +183,54 @@ unsafe fn split(
     LLVMInstructionEraseFromParent(t);
     LLVMPositionBuilderAtEnd(b, c.guard);
     LLVMBuildCondBr(b, all, copies.blocks[&c.block], some);
-    // The guard's successors are now reached from `some`, and `merge`
-    // from the copy's last block too.
+    // The guard's successors are now reached from `some`.
+    let mut seen = HashSet::new();
     for s in kernel_ir::cfg::successors(some) {
-        for phi in phis(s) {
-            kernel_ir::cfg::retarget_phi(b, phi, c.guard, some);
+        if seen.insert(s) {
+            for phi in phis(s) {
+                kernel_ir::cfg::retarget_phi(b, phi, c.guard, some);
+            }
+        }
+    }
+    // The guard's way and the copy's meet at `merge`: the guard's own
+    // first, in a block of their own, so that its parts stay a region
+    // left from one block to where the guard skips to.
+    let name = cstr(&format!(
+        "{}.some",
+        llvm::name(LLVMBasicBlockAsValue(c.merge))
+    ));
+    let joined = LLVMInsertBasicBlockInContext(ctx, c.merge, name.as_ptr());
+    let ways: Vec<_> = [Some(some), Some(c.exit), c.other_exit]
+        .into_iter()
+        .flatten()
+        .filter(|&w| kernel_ir::cfg::successors(w).contains(&c.merge))
+        .collect();
+    for &w in &ways {
+        let t = LLVMGetBasicBlockTerminator(w);
+        for k in 0..LLVMGetNumSuccessors(t) {
+            if LLVMGetSuccessor(t, k) == c.merge {
+                LLVMSetSuccessor(t, k, joined);
+            }
         }
     }
     let exit_copy = copies.blocks[&c.exit];
     for phi in phis(c.merge) {
-        let mut now = incoming(phi);
-        if let Some(&(v, _)) = now.iter().find(|(_, from)| *from == c.exit) {
+        let (theirs, others): (Vec<_>, Vec<_>) = incoming(phi)
+            .into_iter()
+            .partition(|(_, from)| ways.contains(from));
+        LLVMPositionBuilderAtEnd(b, joined);
+        let inner = kernel_ir::cfg::build_phi(b, LLVMTypeOf(phi), &theirs);
+        let mut now = others;
+        now.push((inner, joined));
+        if let Some(&(v, _)) = theirs.iter().find(|(_, from)| *from == c.exit) {
             now.push((copies.of(v), exit_copy));
         }
         replace_phi(b, phi, &now);
     }
+    LLVMPositionBuilderAtEnd(b, joined);
+    LLVMBuildBr(b, c.merge);
     LLVMDisposeBuilder(b);
     let mut made: Vec<_> = copies.blocks.values().copied().collect();
-    made.push(some);
+    made.extend([some, joined]);
     made
 }

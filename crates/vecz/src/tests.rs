@@ -1398,14 +1398,15 @@ done:
 #[test]
 fn a_region_under_a_varying_guard_runs_for_the_lanes_it_lets_in() {
     let v = vector_text(&early_return_before_a_loop(), 4);
-    // The region runs when any lane is let in; the loop in it starts from
-    // those lanes, and the store after it is for them alone.
+    // Where the group's last work-item is not let in, the region runs when
+    // any lane is; the loop in it starts from those lanes, and the store
+    // after it is for them alone.
     assert!(
         v.contains("@llvm.vector.reduce.or.v4i1(<4 x i1> %guarded)"),
         "{v}"
     );
     assert!(
-        v.contains("%active = phi <4 x i1> [ %guarded, %entry ]"),
+        v.contains("%active = phi <4 x i1> [ %guarded, %entry.some ]"),
         "{v}"
     );
     assert!(
@@ -1499,4 +1500,61 @@ fn a_vector_math_call_without_a_form_that_wide_is_declined() {
     let ir = Ir::parse(&float8_sin());
     let err = vectorize(&ir, 4).unwrap_err();
     assert!(err.contains("no form 4 times as wide"), "{err}");
+}
+
+/// `if (gid < n) o[gid] = a[gid] * 2` with `gid = group * 64 + lid`.
+fn guarded_elementwise() -> String {
+    format!(
+        "{HEAD}
+define void @k(ptr %a, ptr %o, i64 %group, i64 %n) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %base = mul i64 %group, 64
+  %gid = add i64 %base, %lid
+  %in = icmp ult i64 %gid, %n
+  br i1 %in, label %body, label %done
+body:
+  %p = getelementptr float, ptr %a, i64 %gid
+  %x = load float, ptr %p, align 4
+  %y = fmul float %x, 2.0
+  %q = getelementptr float, ptr %o, i64 %gid
+  store float %y, ptr %q, align 4
+  br label %done
+done:
+  ret void
+}}"
+    )
+}
+
+#[test]
+fn a_guard_on_a_consecutive_id_runs_unmasked_where_the_whole_group_passes() {
+    let v = vector_text(&guarded_elementwise(), 8);
+    // The group's last work-item tested once, in a wider integer: where it
+    // passes, plain vector accesses; otherwise the guard's masked ones.
+    assert!(v.contains("%all.stay = icmp ult i128 %group.last"), "{v}");
+    assert!(
+        v.contains("br i1 %all.stay, label %body.all, label %entry.some"),
+        "{v}"
+    );
+    let all = &v[v.find("\nbody.all:").expect("the copy")..];
+    let all = &all[..all.find("\n\n").unwrap()];
+    assert!(all.contains("load <8 x float>, ptr %p.all"), "{all}");
+    assert!(all.contains("store <8 x float>"), "{all}");
+    assert!(!all.contains("masked"), "{all}");
+    let some = &v[v.find("\nbody:").expect("the guarded part")..];
+    let some = &some[..some.find("\n\n").unwrap()];
+    assert!(some.contains("@llvm.masked.load.v8f32"), "{some}");
+    assert!(some.contains("@llvm.masked.store.v8f32"), "{some}");
+}
+
+#[test]
+fn a_guard_that_may_let_in_work_items_apart_is_left_as_it_is() {
+    // `gid * 2 < n` does not step by one: no copy.
+    let src = guarded_elementwise().replace(
+        "%in = icmp ult i64 %gid, %n",
+        "%twice = shl i64 %gid, 1\n  %in = icmp ult i64 %twice, %n",
+    );
+    let v = vector_text(&src, 8);
+    assert!(!v.contains("all.stay"), "{v}");
+    assert!(v.contains("@llvm.masked.store.v8f32"), "{v}");
 }
