@@ -2,7 +2,8 @@
 //! cl_khr_work_group_uniform_arithmetic: every function for every type, over
 //! 1-, 2- and 3-D ranges and local sizes of every shape (non-powers of two,
 //! one work-item), checked exactly against a host reference that combines
-//! each group's values in linear local-id order (floats too, bit for bit);
+//! each group's values in linear local-id order (a float sum or product in
+//! eight partial results combined pairwise, bit for bit);
 //! collectives in loops, beside the kernel's own local memory, and the
 //! device's query and feature.
 
@@ -260,8 +261,18 @@ impl Kind {
     }
 
     /// Each work-item's result, for a group's values in linear order,
-    /// combined one after the other from the first.
-    fn reference<T: Elem>(self, values: &[T], combine: impl Fn(T, T) -> T, identity: T) -> Vec<T> {
+    /// combined one after the other from the first; a float sum or product
+    /// (`lanes`) reduced as [`lanes_reduce`] does.
+    fn reference<T: Elem>(
+        self,
+        values: &[T],
+        combine: impl Fn(T, T) -> T,
+        identity: T,
+        lanes: bool,
+    ) -> Vec<T> {
+        if lanes && matches!(self, Kind::Reduce) {
+            return vec![lanes_reduce(values, combine); values.len()];
+        }
         let mut running = Vec::with_capacity(values.len());
         let mut acc = identity;
         for (i, &v) in values.iter().enumerate() {
@@ -280,6 +291,24 @@ impl Kind {
 }
 
 const KINDS: [Kind; 3] = [Kind::Reduce, Kind::Inclusive, Kind::Exclusive];
+
+/// How a float sum or product of a group reduces: work-item `i` into
+/// partial result `i % 8`, in linear order within each, then the partial
+/// results pairwise (4 apart, 2, 1), as a vector's lanes would be.
+fn lanes_reduce<T: Copy>(values: &[T], combine: impl Fn(T, T) -> T) -> T {
+    let mut lanes: Vec<T> = values.iter().take(8).copied().collect();
+    for (i, &v) in values.iter().enumerate().skip(8) {
+        lanes[i % 8] = combine(lanes[i % 8], v);
+    }
+    for apart in [4, 2, 1] {
+        for j in 0..apart {
+            if j + apart < lanes.len() {
+                lanes[j] = combine(lanes[j], lanes[j + apart]);
+            }
+        }
+    }
+    lanes[0]
+}
 
 /// The arithmetic functions of `T`: (reduce or scan, operation).
 fn arithmetic<T: Elem>() -> Vec<(Kind, Op)> {
@@ -346,7 +375,8 @@ fn check_arithmetic<T: Elem>(e: &Env) {
         for (group, items) in &r.groups {
             let values: Vec<T> = items.iter().map(|&i| input[i]).collect();
             for (j, &(kind, op)) in functions.iter().enumerate() {
-                let want = kind.reference(&values, |a, b| op.apply(a, b), op.identity());
+                let lanes = !T::INTEGER && matches!(op, Op::Add | Op::Mul);
+                let want = kind.reference(&values, |a, b| op.apply(a, b), op.identity(), lanes);
                 for (&i, &w) in items.iter().zip(&want) {
                     let g = got[j * r.n + i];
                     assert!(
@@ -395,12 +425,12 @@ fn ulong_functions_match_the_reference() {
 }
 
 #[test]
-fn float_functions_combine_in_linear_order_bit_for_bit() {
+fn float_functions_match_the_reference_bit_for_bit() {
     check_arithmetic::<f32>(&Env::new());
 }
 
 #[test]
-fn double_functions_combine_in_linear_order_bit_for_bit() {
+fn double_functions_match_the_reference_bit_for_bit() {
     check_arithmetic::<f64>(&Env::new());
 }
 
@@ -617,7 +647,8 @@ fn collectives_in_loops_see_each_iteration_s_values() {
             let most = items.iter().map(|&i| input[i] & 15).max().unwrap();
             let partial =
                 |i: usize| (0..16).map(|j| (input[i] & 255) * j).sum::<i32>() as f32 * 0.37;
-            let total = items.iter().fold(0.0f32, |t, &i| t + partial(i));
+            let partials: Vec<f32> = items.iter().map(|&i| partial(i)).collect();
+            let total = lanes_reduce(&partials, |a, b| a + b);
             for (at, &i) in items.iter().enumerate() {
                 let place = format!("{global:?}/{local:?}, group {group:?}, item {i}");
                 assert_eq!(acc[i], accs[at], "loop of collectives, {place}");
@@ -637,7 +668,7 @@ fn collectives_in_loops_see_each_iteration_s_values() {
 /// under a guard for the end of the array, then the group reduces the
 /// partial sums and its first work-item writes the group's. The loop's
 /// region is vectorized and the collective's runs work-item by work-item:
-/// still in linear order, bit for bit.
+/// still in the collective's order, bit for bit.
 const GROUP_SUMS: &str = r#"
 __kernel void k(__global const float *in, __global float *out, ulong n, int per) {
     size_t g = get_group_id(0), l = get_local_id(0), size = get_local_size(0);
@@ -678,7 +709,8 @@ fn a_reduction_after_a_guarded_loop_sums_each_group_in_linear_order() {
                     .filter(|&at| at < n as usize)
                     .fold(0.0f32, |a, at| a + input[at])
             };
-            let want = (0..local).fold(0.0f32, |t, l| t + partial(l));
+            let partials: Vec<f32> = (0..local).map(partial).collect();
+            let want = lanes_reduce(&partials, |a, b| a + b);
             assert_eq!(
                 sum.to_bits(),
                 want.to_bits(),

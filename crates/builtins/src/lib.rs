@@ -28,9 +28,10 @@ pub mod mux {
     /// work-group's local memory, aligned to 8: where the work-group
     /// collectives combine their work-items' values.
     pub const GET_WORK_GROUP_SCRATCH: &str = "__mux_get_work_group_scratch";
-    /// Bytes behind [`GET_WORK_GROUP_SCRATCH`]: one value of the widest
-    /// type a collective takes (`long`, `double`).
-    pub const WORK_GROUP_SCRATCH_BYTES: usize = 8;
+    /// Bytes behind [`GET_WORK_GROUP_SCRATCH`]: the 8 partial results of
+    /// a float reduction (`work_group.h`'s `WG_LANES`) of the widest type a
+    /// collective takes (`double`).
+    pub const WORK_GROUP_SCRATCH_BYTES: usize = 64;
     /// The kernel's sub-group width, an `i32` constant the compiler
     /// chooses per kernel.
     pub const GET_SUB_GROUP_WIDTH: &str = "__mux_get_sub_group_width";

@@ -16,7 +16,7 @@ size_t CONST_FN __mux_get_global_offset(uint dim);
 size_t CONST_FN __mux_get_num_groups(uint dim);
 uint CONST_FN __mux_get_work_dim(void);
 void __attribute__((convergent)) __mux_work_group_barrier(uint flags);
-// WORK_GROUP_SCRATCH_BYTES (8, aligned to 8) of the work-group's local
+// WORK_GROUP_SCRATCH_BYTES (64, aligned to 8) of the work-group's local
 // memory, where the collectives combine their work-items' values
 // (work_group.h); laid out with the kernel's own __local variables.
 __local void *CONST_FN __mux_get_work_group_scratch(void);

@@ -37,6 +37,28 @@
     return *acc;                                                              \
   }
 
+#define WG_LANES 8
+
+#define WG_REDUCE_LANES_BODY(T, OP, v)                                        \
+  {                                                                           \
+    __local T *acc = WG_SLOT(T);                                              \
+    T value = (v);                                                            \
+    size_t id = get_local_linear_id();                                        \
+    WG_BARRIER();                                                             \
+    size_t lane = id % WG_LANES;                                              \
+    acc[lane] = id < WG_LANES ? value : OP(acc[lane], value);                 \
+    WG_BARRIER();                                                             \
+    size_t items = get_local_size(0) * get_local_size(1) * get_local_size(2); \
+    T lanes[WG_LANES];                                                        \
+    for (int j = 0; j < WG_LANES; j++)                                        \
+      lanes[j] = acc[j];                                                      \
+    for (int apart = WG_LANES / 2; apart > 0; apart /= 2)                     \
+      for (int j = 0; j < apart; j++)                                         \
+        if (j + apart < items)                                                \
+          lanes[j] = OP(lanes[j], lanes[j + apart]);                          \
+    return lanes[0];                                                          \
+  }
+
 #define WG_SCAN_INCLUSIVE_BODY(T, OP, v)                                      \
   {                                                                           \
     __local T *acc = WG_SLOT(T);                                              \
@@ -59,13 +81,18 @@
   }
 
 // work_group_reduce_NAME, work_group_scan_inclusive_NAME and
-// work_group_scan_exclusive_NAME for T.
-#define WG_ARITHMETIC(NAME, T, OP, ID)                                        \
-  T OVERLOAD work_group_reduce_##NAME(T x) WG_REDUCE_BODY(T, OP, x)           \
+// work_group_scan_exclusive_NAME for T, the reduction's body REDUCE.
+#define WG_ARITHMETIC_WITH(REDUCE, NAME, T, OP, ID)                           \
+  T OVERLOAD work_group_reduce_##NAME(T x) REDUCE(T, OP, x)                   \
   T OVERLOAD work_group_scan_inclusive_##NAME(T x)                            \
       WG_SCAN_INCLUSIVE_BODY(T, OP, x)                                        \
   T OVERLOAD work_group_scan_exclusive_##NAME(T x)                            \
       WG_SCAN_EXCLUSIVE_BODY(T, OP, ID, x)
+#define WG_ARITHMETIC(NAME, T, OP, ID)                                        \
+  WG_ARITHMETIC_WITH(WG_REDUCE_BODY, NAME, T, OP, ID)
+// A floating-point sum or product, reduced lane by lane.
+#define WG_ARITHMETIC_FLOAT(NAME, T, OP, ID)                                  \
+  WG_ARITHMETIC_WITH(WG_REDUCE_LANES_BODY, NAME, T, OP, ID)
 
 // The same three over an int predicate: a non-zero one is true (1).
 #define WG_LOGICAL(NAME, OP, ID)                                              \

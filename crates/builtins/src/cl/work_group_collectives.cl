@@ -1,8 +1,7 @@
 // Work-group collective functions (OpenCL C 3.0 section 6.15.16,
 // __opencl_c_work_group_collective_functions): all, any, broadcast, and
-// reduce and scans by add, min and max, combined as work_group.h describes.
-// Sums are taken in linear local-id order, so a float result is the one a
-// sequential sum of the same values gives, run after run.
+// reduce and scans by add, min and max, combined as work_group.h describes:
+// the same result run after run.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #include "work_group.h"
@@ -33,18 +32,18 @@ int OVERLOAD work_group_any(int predicate)
   T OVERLOAD work_group_broadcast(T a, size_t x, size_t y, size_t z)          \
       WG_BROADCAST_FROM(T, x, y, z)
 
-#define WG_COLLECTIVES(T, ADD)                                                \
+#define WG_COLLECTIVES(T, ARITHMETIC, ADD)                                    \
   WG_BROADCAST(T)                                                             \
-  WG_ARITHMETIC(add, T, ADD, 0)                                               \
+  ARITHMETIC(add, T, ADD, 0)                                                  \
   WG_ARITHMETIC(min, T, WG_MIN, WG_LARGEST_##T)                               \
   WG_ARITHMETIC(max, T, WG_MAX, WG_SMALLEST_##T)
 
-WG_COLLECTIVES(int, WG_ADD_INT)
-WG_COLLECTIVES(uint, WG_ADD_INT)
-WG_COLLECTIVES(long, WG_ADD_INT)
-WG_COLLECTIVES(ulong, WG_ADD_INT)
-WG_COLLECTIVES(float, WG_ADD_FLOAT)
-WG_COLLECTIVES(double, WG_ADD_FLOAT)
+WG_COLLECTIVES(int, WG_ARITHMETIC, WG_ADD_INT)
+WG_COLLECTIVES(uint, WG_ARITHMETIC, WG_ADD_INT)
+WG_COLLECTIVES(long, WG_ARITHMETIC, WG_ADD_INT)
+WG_COLLECTIVES(ulong, WG_ARITHMETIC, WG_ADD_INT)
+WG_COLLECTIVES(float, WG_ARITHMETIC_FLOAT, WG_ADD_FLOAT)
+WG_COLLECTIVES(double, WG_ARITHMETIC_FLOAT, WG_ADD_FLOAT)
 #define WG_LARGEST_half ((half)INFINITY)
 #define WG_SMALLEST_half (-(half)INFINITY)
-WG_COLLECTIVES(half, WG_ADD_FLOAT)
+WG_COLLECTIVES(half, WG_ARITHMETIC_FLOAT, WG_ADD_FLOAT)
