@@ -719,3 +719,68 @@ fn a_kernel_of_pixels_runs_a_vector_of_work_items_at_once() {
         .unwrap_or(0);
     assert!(widest >= 16, "one work-item at a time:\n{ir}");
 }
+
+/// A sliding window as DPC++'s `dpnp.convolve` kernel keeps it: a private
+/// struct around an array, reached through a generic pointer and indexed
+/// at run time, filled by reads padded with a private zero past the
+/// input's ends, and shifted along the sub-group.
+const WINDOW_SRC: &str = r#"
+typedef struct { float data[4]; } window_t;
+typedef struct { window_t w; } registry_t;
+
+float padded(__generic const float *p, __generic const float *begin,
+             __generic const float *end) {
+    float zero = 0.0f;
+    return *((p < begin || p >= end) ? &zero : p);
+}
+
+__kernel void window(__global const float *in, __global float *out,
+                     __global uint *widths, int n, uint taps) {
+    size_t i = get_global_id(0);
+    registry_t r;
+    __generic registry_t *reg = &r;
+    for (int j = 0; j < 4; j++)
+        reg->w.data[j] = padded(in + i + j, in, in + n);
+    uint lane = get_sub_group_local_id(), width = get_sub_group_size();
+    float acc = 0.0f;
+    for (uint t = 0; t < taps; t++) {
+        float next = sub_group_shuffle(reg->w.data[(t + 1) % 4], (lane + 1) % width);
+        acc += reg->w.data[t % 4] * next;
+    }
+    out[i] = acc;
+    widths[i] = width;
+}
+"#;
+
+#[test]
+fn a_sliding_window_in_a_generic_private_struct_is_vectorized_across_the_sub_group() {
+    let e = Env::new();
+    let (_p, k) = e.kernel_opts(WINDOW_SRC, "window", "-cl-std=CL3.0");
+    const N: usize = 1024;
+    let taps: u32 = 3;
+    let input: Vec<f32> = (0..N).map(|i| (i % 13) as f32 * 0.25).collect();
+    let bufs = [e.buffer_from(&input), e.buffer(N * 4), e.buffer(N * 4)];
+    for (j, b) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), j as cl_uint, b), "set arg");
+    }
+    ok(set_arg(k.get(), 3, &(N as i32)), "set arg n");
+    ok(set_arg(k.get(), 4, &taps), "set arg taps");
+    e.run(&k, &[N], Some(&[128]));
+    let out = e.read::<f32>(&bufs[1], 0, N);
+    let width = e.read::<u32>(&bufs[2], 0, 1)[0] as usize;
+    assert!(width > 1 && 128 % width == 0, "sub-group size {width}");
+    let data = |i: usize, j: usize| input.get(i + j).copied().unwrap_or(0.0);
+    for i in 0..N {
+        let first = i / width * width;
+        let partner = first + (i - first + 1) % width;
+        let want = (0..taps as usize).fold(0.0f32, |acc, t| {
+            acc + data(i, t % 4) * data(partner, (t + 1) % 4)
+        });
+        assert_eq!(out[i], want, "work-item {i}");
+    }
+    // The shuffles became vector shuffles: no sub-group function is left
+    // a call, and the window's values are vectors of floats.
+    let ir = optimized_ir("window");
+    assert_no_call(&ir, &["sub_group_shuffle", "__mux_sub_group_barrier("]);
+    assert!(ir.contains("x float>"), "no vector of floats:\n{ir}");
+}

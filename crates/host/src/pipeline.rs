@@ -11,9 +11,10 @@ use kernel_ir::builtin_kinds::{barrier_calls, Barrier};
 use llvm_sys::prelude::*;
 use llvm_sys::target_machine::LLVMTargetMachineRef;
 use passes::{
-    barriers, generic_pointers, image_arguments, image_formats, inline_all, jam_rows,
-    local_atomics, local_memory, loop_barriers, mux_builtins, printf, program_globals,
-    safe_division, single_exit_loops, streaming_stores, vector_stores, work_item_loops,
+    barriers, constant_privates, generic_pointers, image_arguments, image_formats, inline_all,
+    jam_rows, local_atomics, local_memory, loop_barriers, mux_builtins, printf, private_casts,
+    private_fields, program_globals, safe_division, single_exit_loops, streaming_stores,
+    vector_stores, work_item_loops,
 };
 
 /// What the pipeline may do, beyond what the kernel and its
@@ -138,6 +139,12 @@ pub unsafe fn build_work_group_function(
     // keeps only what truly lives across a barrier, and computes ids
     // and sizes again rather than storing them.
     compiler::llvm::run_passes(m, "function(sroa,early-cse)", std::ptr::null_mut())?;
+    // Then those reached through generic pointers are reached directly,
+    // structs used through one array field narrowed to it, and variables
+    // set to one constant made constants, for SROA again and `vecz`.
+    if private_casts::run(k) + private_fields::run(m, k) + constant_privates::run(m, k) > 0 {
+        compiler::llvm::run_passes(m, "function(sroa)", std::ptr::null_mut())?;
+    }
     // Once the image arguments are values rather than stack slots.
     if image_formats::run(k, &spec.images) > 0 {
         compiler::llvm::run_passes(m, "function(sccp,simplifycfg)", std::ptr::null_mut())?;
@@ -412,6 +419,11 @@ unsafe fn sub_group_vector_form(
     if !options.vectorize || width < 2 || local_x < width || printing {
         return None;
     }
+    // As for the other vector forms: loops of a few constant iterations
+    // unrolled, so that the private arrays they index become values (a
+    // sliding window's registers, shifted along the sub-group).
+    let passes = "function(lower-switch,loop(loop-unroll-full),sroa,early-cse)";
+    compiler::llvm::run_passes(m, passes, std::ptr::null_mut()).ok()?;
     one_exit_loops(m, k).ok()?;
     let kname = compiler::llvm::name(k);
     // A sub-group's functions need its lanes together, whatever it costs.

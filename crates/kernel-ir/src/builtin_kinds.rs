@@ -114,6 +114,21 @@ pub unsafe fn writes_work_group_scratch(i: LLVMValueRef) -> bool {
     }
 }
 
+/// Whether `call` is `llvm.lifetime.start` or `llvm.lifetime.end`.
+///
+/// # Safety
+/// `call` must be a live call.
+pub unsafe fn is_lifetime_marker(call: LLVMValueRef) -> bool {
+    let id = LLVMGetIntrinsicID(LLVMGetCalledValue(call));
+    if id == 0 {
+        return false;
+    }
+    let mut len = 0;
+    let name = LLVMIntrinsicGetName(id, &mut len);
+    let name = std::slice::from_raw_parts(name as *const u8, len);
+    name == b"llvm.lifetime.start" || name == b"llvm.lifetime.end"
+}
+
 /// The name of the function `i` calls, if it is a direct call.
 ///
 /// # Safety

@@ -57,6 +57,7 @@
 pub mod barrier_inductions;
 pub mod barriers;
 pub mod constant_expr;
+pub mod constant_privates;
 pub mod double_to_half;
 pub mod generic_pointers;
 pub mod image_arguments;
@@ -68,6 +69,8 @@ pub mod local_memory;
 pub mod loop_barriers;
 pub mod mux_builtins;
 pub mod printf;
+pub mod private_casts;
+pub mod private_fields;
 pub mod program_globals;
 pub mod reciprocal_estimates;
 pub mod safe_division;

@@ -89,11 +89,7 @@ pub(crate) unsafe fn private_array(m: LLVMModuleRef, a: LLVMValueRef) -> Option<
     Some(PrivateArray { bytes, element })
 }
 
-/// Whether `call` is `llvm.lifetime.start` or `llvm.lifetime.end`.
-pub(crate) unsafe fn is_lifetime_marker(call: LLVMValueRef) -> bool {
-    crate::intrinsics::intrinsic_name(LLVMGetCalledValue(call))
-        .is_some_and(|n| n == "llvm.lifetime.start" || n == "llvm.lifetime.end")
-}
+pub(crate) use kernel_ir::builtin_kinds::is_lifetime_marker;
 
 /// The bytes `call` fills, if it is a `memset` of a constant length, not
 /// volatile.
