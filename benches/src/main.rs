@@ -59,12 +59,13 @@ struct Args {
 
 /// The whole-program figures, in the order they must run: the cold build
 /// has to be the first build in the process.
-const PROGRAM_ROWS: [&str; 6] = [
+const PROGRAM_ROWS: [&str; 7] = [
     "build-cold",
     "build-second",
     "build-cached",
     "build-binary",
     "launch-latency",
+    "kernel-then-read",
     "throughput",
 ];
 
@@ -166,6 +167,10 @@ fn main() -> ExitCode {
     if selected("launch-latency") {
         progress("launch-latency");
         rows.push(runner::launch_latency(&targets, 10, 300));
+    }
+    if selected("kernel-then-read") {
+        progress("kernel-then-read");
+        rows.push(runner::kernel_then_read(&targets, 10, 300));
     }
     if selected("throughput") {
         progress("throughput");

@@ -359,10 +359,38 @@ pub fn launch_latency(targets: &[Target], blocks: usize, per_block: usize) -> Ro
         targets,
         blocks,
         per_block,
-        |l, t| (0..per_block).try_for_each(|_| l.enqueue(t).and_then(|_| t.finish())),
+        |_| Ok(()),
+        |l, _, t| (0..per_block).try_for_each(|_| l.enqueue(t).and_then(|_| t.finish())),
         "launch-latency",
         format!(
             "mean enqueue + clFinish of an empty kernel over {} launches",
+            blocks * per_block
+        ),
+    )
+}
+
+/// Mean time of an empty kernel followed by a blocking read of 4 KiB, as
+/// applications read each result back: against `launch-latency`, what
+/// handing the read on from the kernel's end costs.
+pub fn kernel_then_read(targets: &[Target], blocks: usize, per_block: usize) -> Row {
+    const WORDS: usize = 1024;
+    empty_kernels(
+        targets,
+        blocks,
+        per_block,
+        |t| t.upload(&[7u32; WORDS]),
+        |l, buf, t| {
+            (0..per_block).try_for_each(|_| {
+                l.enqueue(t)?;
+                let back = t.read(buf, WORDS)?;
+                (back[WORDS - 1] == 7)
+                    .then_some(())
+                    .ok_or_else(|| "read back the wrong values".to_string())
+            })
+        },
+        "kernel-then-read",
+        format!(
+            "mean enqueue of an empty kernel + a blocking read of 4 KiB after it, over {} launches",
             blocks * per_block
         ),
     )
@@ -376,7 +404,8 @@ pub fn throughput(targets: &[Target], blocks: usize, per_block: usize) -> Row {
         targets,
         blocks,
         per_block,
-        |l, t| {
+        |_| Ok(()),
+        |l, _, t| {
             (0..per_block)
                 .try_for_each(|_| l.enqueue(t))
                 .and_then(|_| t.finish())
@@ -388,33 +417,34 @@ pub fn throughput(targets: &[Target], blocks: usize, per_block: usize) -> Row {
     )
 }
 
-/// Runs `block` (which launches `per_block` empty kernels) once to warm up,
-/// then `blocks` times on each target in turn; the row holds the mean time
-/// per launch in microseconds.
-fn empty_kernels(
+/// Runs `block` (which launches `per_block` empty kernels, with what
+/// `prepare` made for the target) once to warm up,
+fn empty_kernels<S>(
     targets: &[Target],
     blocks: usize,
     per_block: usize,
-    block: impl Fn(&Launch, &Target) -> Result<(), String>,
+    prepare: impl Fn(&Target) -> Result<S, String>,
+    block: impl Fn(&Launch, &S, &Target) -> Result<(), String>,
     name: &str,
     note: String,
 ) -> Row {
-    let mut states: Vec<Result<Launch, Outcome>> = targets
+    let mut states: Vec<Result<(Launch, S), Outcome>> = targets
         .iter()
         .map(|t| {
             let program = t.build(latency::SOURCE).map_err(Outcome::BuildFailed)?;
             let l =
                 Launch::new(&program, latency::EMPTY, &[], &[1], None).map_err(Outcome::Failed)?;
-            block(&l, t).map_err(Outcome::Failed)?;
-            Ok(l)
+            let state = prepare(t).map_err(Outcome::Failed)?;
+            block(&l, &state, t).map_err(Outcome::Failed)?;
+            Ok((l, state))
         })
         .collect();
     let mut block_us = vec![Vec::new(); targets.len()];
     for _ in 0..blocks {
         for (i, t) in targets.iter().enumerate() {
-            let Ok(l) = &states[i] else { continue };
+            let Ok((l, state)) = &states[i] else { continue };
             let start = Instant::now();
-            match block(l, t) {
+            match block(l, state, t) {
                 Ok(()) => block_us[i].push(ms_since(start) * 1e3 / per_block as f64),
                 Err(e) => states[i] = Err(Outcome::Failed(e)),
             }

@@ -179,10 +179,14 @@ impl Event {
 
     /// Blocks until the event completes or fails; returns its final status.
     pub fn wait(&self) -> cl_int {
-        // Waiting is an implicit flush of the event's queue.
+        // Waiting is an implicit flush of the event's queue; the waiting
+        // thread then runs the queue's ready work itself until the event
+        // ends, rather than sleep while another thread wakes to run it and
+        // wake it again (a blocking read after a kernel: two hand-offs).
         if let Some(q) = &self.queue {
             if self.status() > CL_COMPLETE {
                 q.flush();
+                while self.status() > CL_COMPLETE && q.run_ready() {}
             }
         }
         let mut st = self.state.lock().unwrap();

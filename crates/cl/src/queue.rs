@@ -112,6 +112,12 @@ impl Queue {
         }
     }
 
+    /// Runs one of the queue's dispatches that is ready on the calling
+    /// thread, if one is (`mux::Queue::run_ready`).
+    pub fn run_ready(&self) -> bool {
+        self.mux.run_ready()
+    }
+
     /// Flushes, then waits until every command so far has ended.
     pub fn finish(&self) {
         self.flush();

@@ -292,13 +292,21 @@ impl mux::Queue for HostQueue {
         }
     }
 
+    fn run_ready(&self) -> bool {
+        match self.executor.take_ready_of(&self.pending) {
+            Some(r) => {
+                self.executor.run(r);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn wait_all(&self) {
         // The waiting thread runs this queue's ready work itself rather
         // than hand it to an executor thread and sleep: a short command
         // then costs no thread switch.
-        while let Some(r) = self.executor.take_ready_of(&self.pending) {
-            self.executor.run(r);
-        }
+        while self.run_ready() {}
         let mut n = self.pending.count.lock().unwrap();
         while *n > 0 {
             n = self.pending.changed.wait(n).unwrap();

@@ -33,6 +33,14 @@ pub trait Queue: Send + Sync {
 
     /// Blocks until every dispatch made so far has finished.
     fn wait_all(&self);
+
+    /// Runs one dispatch of this queue whose semaphores are signalled on
+    /// the calling thread, if there is one not yet started; returns
+    /// whether it ran one. A thread about to wait for the queue's work
+    /// runs it itself: no other thread need wake for it, nor wake it.
+    fn run_ready(&self) -> bool {
+        false
+    }
 }
 
 thread_local! {
