@@ -9,7 +9,7 @@
 #   make test-runtime-only   a clc binary run by that library
 #   make icd-install  register ferrocl system-wide (/etc/OpenCL/vendors)
 #   make bench        run benches/ on ferrocl, PoCL and Intel's CPU runtime side by side
-#   make bench-apps   real applications (dpnp) on the same three platforms
+#   make bench-apps   real applications (dpnp, OpenCV) on the same three platforms
 #   make test-sycl    dpctl's test suite and part of dpnp's on ferrocl (SYCL
 #                     through DPC++'s OpenCL backend; installs about 3 GB)
 #   make test-memcheck  the tests under valgrind (no leak, no invalid access)
@@ -236,13 +236,14 @@ bench: build
 APPS_ICD := $(BUILD)/bench-apps-icd
 
 bench-apps: build
-	scripts/deps.sh --with-pocl --with-sycl
+	scripts/deps.sh --with-pocl --with-sycl --with-opencv
 	rm -rf $(APPS_ICD)
 	mkdir -p $(APPS_ICD)/ferrocl $(APPS_ICD)/intel $(APPS_ICD)/pocl
 	cp $(ICD_FILE) $(APPS_ICD)/ferrocl/
 	echo $(SYCL_VENV)/lib/libintelocl.so > $(APPS_ICD)/intel/intel.icd
 	cp /etc/OpenCL/vendors/pocl.icd $(APPS_ICD)/pocl/
-	$(SYCL_PYTHON) benches/apps/run.py --python $(SYCL_PYTHON) --out $(BUILD)/bench-apps \
+	$(SYCL_PYTHON) benches/apps/run.py --out $(BUILD)/bench-apps \
+	    --app dpnp=$(SYCL_PYTHON) --app opencv=/usr/bin/python3 \
 	    --platform ferrocl=$(APPS_ICD)/ferrocl \
 	    --platform intel=$(APPS_ICD)/intel:$(SYCL_VENV)/lib \
 	    --platform pocl=$(APPS_ICD)/pocl $(BENCH_APPS_ARGS)

@@ -18,6 +18,8 @@
 #                                 DPC++ runtime and oneMKL), pytest, Cython and
 #                                 Intel's CPU runtime of the same release
 #                                 (for `make test-sycl` and `make bench-apps`)
+#   scripts/deps.sh --with-opencv also Debian's OpenCV for Python, whose
+#                                 T-API `make bench-apps` measures
 #
 # Exit status 0 when everything is in place.  As a normal user nothing is
 # installed: the missing packages are printed as one `sudo apt-get install`
@@ -60,7 +62,8 @@ for arg in "$@"; do
         --memcheck) PACKAGES+=(valgrind) ;;
         --with-intel) want_intel=1 ;;
         --with-sycl) want_sycl=1 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --with-opencv) PACKAGES+=(python3-opencv) ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
