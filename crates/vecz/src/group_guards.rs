@@ -34,10 +34,14 @@ struct Candidate {
     merge: LLVMBasicBlockRef,
     /// The else part's block that goes on to `merge`, if there is one.
     other_exit: Option<LLVMBasicBlockRef>,
-    /// Work-items enter the part while `x pred bound`.
+    /// Work-items enter the part while `x pred bound` ...
     x: LLVMValueRef,
     bound: LLVMValueRef,
     pred: LLVMIntPredicate,
+    /// ... and, where the guard's test is `test && also` (`and`, or a
+    /// `select` of false), a condition the same for every work-item: the
+    /// test (`&&`) and the position of the compare in it.
+    also: Option<(LLVMValueRef, u32)>,
 }
 
 /// Splits the first guard of `kernel` that lets in work-items by a test of
@@ -78,6 +82,11 @@ unsafe fn candidate(g: &Guard, shapes: &HashMap<LLVMValueRef, Shape>) -> Option<
     use LLVMIntPredicate::*;
     let t = LLVMGetBasicBlockTerminator(g.guard);
     let test = LLVMGetCondition(t);
+    let (test, also) = match conjunction(test, shapes) {
+        Some((compare, at)) if g.on_true => (compare, Some((test, at))),
+        Some(_) => return None,
+        None => (test, None),
+    };
     if LLVMIsAICmpInst(test).is_null() {
         return None;
     }
@@ -136,7 +145,39 @@ unsafe fn candidate(g: &Guard, shapes: &HashMap<LLVMValueRef, Shape>) -> Option<
         x,
         bound,
         pred,
+        also,
     })
+}
+
+/// For `a && b` (`and i1`, or `select i1 a, i1 b, i1 false`) where one of
+/// the two is a compare and the other is the same for every work-item:
+/// the compare and its operand position.
+unsafe fn conjunction(
+    test: LLVMValueRef,
+    shapes: &HashMap<LLVMValueRef, Shape>,
+) -> Option<(LLVMValueRef, u32)> {
+    use llvm_sys::LLVMOpcode::*;
+    if LLVMIsAInstruction(test).is_null() {
+        return None;
+    }
+    let both = match LLVMGetInstructionOpcode(test) {
+        LLVMAnd => true,
+        LLVMSelect => {
+            let f = LLVMGetOperand(test, 2);
+            !LLVMIsAConstantInt(f).is_null() && LLVMConstIntGetZExtValue(f) == 0
+        }
+        _ => false,
+    };
+    if !both || LLVMGetIntTypeWidth(LLVMTypeOf(test)) != 1 {
+        return None;
+    }
+    let uniform = |v| crate::analysis::shape::shape_of(v, shapes) == Shape::Uniform;
+    let (a, b) = (LLVMGetOperand(test, 0), LLVMGetOperand(test, 1));
+    match (LLVMIsAICmpInst(a).is_null(), LLVMIsAICmpInst(b).is_null()) {
+        (false, _) if uniform(b) => Some((a, 0)),
+        (_, false) if uniform(a) => Some((b, 1)),
+        _ => None,
+    }
 }
 
 /// Splits guard `c`: the guard's block tests the group's last work-item
@@ -179,7 +220,14 @@ unsafe fn split(
         LLVMGetSuccessor(t, 1),
     );
     LLVMPositionBuilderBefore(b, t);
-    let all = group_last_passes(b, ids, c.x, c.pred, c.bound);
+    let mut all = group_last_passes(b, ids, c.x, c.pred, c.bound);
+    if let Some((test, at)) = c.also {
+        // The same `&&`, the group's test in the compare's place.
+        let copy = LLVMInstructionClone(test);
+        LLVMInsertIntoBuilderWithName(b, copy, c"all.pass".as_ptr());
+        LLVMSetOperand(copy, at, all);
+        all = copy;
+    }
     LLVMInstructionEraseFromParent(t);
     LLVMPositionBuilderAtEnd(b, c.guard);
     LLVMBuildCondBr(b, all, copies.blocks[&c.block], some);

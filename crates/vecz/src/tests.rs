@@ -1558,3 +1558,22 @@ fn a_guard_that_may_let_in_work_items_apart_is_left_as_it_is() {
     assert!(!v.contains("all.stay"), "{v}");
     assert!(v.contains("@llvm.masked.store.v8f32"), "{v}");
 }
+
+#[test]
+fn a_guard_on_a_consecutive_id_and_a_uniform_test_runs_unmasked_where_both_pass() {
+    // `if (gid < n && row < rows)`, as a front end leaves `&&`: a select.
+    let src = guarded_elementwise()
+        .replace("ptr %o, i64 %group, i64 %n)", "ptr %o, i64 %group, i64 %n, i32 %row, i32 %rows)")
+        .replace(
+            "%in = icmp ult i64 %gid, %n",
+            "%inx = icmp ult i64 %gid, %n\n  %iny = icmp slt i32 %row, %rows\n  %in = select i1 %inx, i1 %iny, i1 false",
+        );
+    let v = vector_text(&src, 8);
+    assert!(
+        v.contains("%all.pass = select i1 %all.stay, i1 %iny, i1 false"),
+        "{v}"
+    );
+    let all = &v[v.find("\nbody.all:").expect("the copy")..];
+    let all = &all[..all.find("\n\n").unwrap()];
+    assert!(!all.contains("masked"), "{all}");
+}
