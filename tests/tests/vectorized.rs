@@ -784,3 +784,59 @@ fn a_sliding_window_in_a_generic_private_struct_is_vectorized_across_the_sub_gro
     assert_no_call(&ir, &["sub_group_shuffle", "__mux_sub_group_barrier("]);
     assert!(ir.contains("x float>"), "no vector of floats:\n{ir}");
 }
+
+/// Pixels of three bytes (`vload3`), as OpenCV's area resize reads them:
+/// each output pixel the mean of a 2x2 block, in a loop. A vector form
+/// would gather each channel a byte per lane, which x86 makes one load per
+/// lane; the kernel keeps its scalar form, and no byte gather is left in
+/// its code.
+const AREA_SRC: &str = r#"
+__kernel void area(__global const uchar *src, __global uchar *dst, int cols, int rows) {
+    int x = get_global_id(0), y = get_global_id(1);
+    if (x < cols && y < rows) {
+        int3 sum = (int3)(0);
+        for (int py = 0; py < 2; py++)
+            for (int px = 0; px < 2; px++)
+                sum += convert_int3(vload3((2 * y + py) * 2 * cols + 2 * x + px, src));
+        vstore3(convert_uchar3((sum + 2) / 4), y * cols + x, dst);
+    }
+}
+"#;
+
+#[test]
+fn three_byte_pixels_are_not_gathered_byte_by_byte() {
+    let e = Env::new();
+    let (_p, k) = e.kernel(AREA_SRC, "area");
+    let (cols, rows) = (301usize, 37usize);
+    let input: Vec<u8> = (0..3 * 4 * cols * rows)
+        .map(|i| (i * 7 % 251) as u8)
+        .collect();
+    let bufs = [e.buffer_from(&input), e.buffer(3 * cols * rows)];
+    for (j, b) in bufs.iter().enumerate() {
+        ok(set_mem(k.get(), j as cl_uint, b), "set arg");
+    }
+    ok(set_arg(k.get(), 2, &(cols as i32)), "set arg cols");
+    ok(set_arg(k.get(), 3, &(rows as i32)), "set arg rows");
+    e.run(&k, &[320, 40], Some(&[32, 8]));
+    let out = e.read::<u8>(&bufs[1], 0, 3 * cols * rows);
+    for y in 0..rows {
+        for x in 0..cols {
+            for c in 0..3 {
+                let at = |py: usize, px: usize| {
+                    input[3 * ((2 * y + py) * 2 * cols + 2 * x + px) + c] as u32
+                };
+                let want = (at(0, 0) + at(0, 1) + at(1, 0) + at(1, 1) + 2) / 4;
+                assert_eq!(
+                    out[3 * (y * cols + x) + c] as u32,
+                    want,
+                    "({x}, {y}) channel {c}"
+                );
+            }
+        }
+    }
+    let ir = optimized_ir("area");
+    let byte_gather = ir
+        .lines()
+        .any(|l| l.contains("@llvm.masked.gather.v") && l.contains("i8"));
+    assert!(!byte_gather, "a gather of bytes:\n{ir}");
+}

@@ -465,7 +465,7 @@ unsafe fn form_of(
     } else {
         k
     };
-    match vecz::run(m, rest, width as u32, forms) {
+    match vecz::run(m, rest, width as u32, forms).and_then(|f| gathers_whole(f)) {
         Ok(function) => Ok(work_item_loops::VectorForm {
             function,
             width,
@@ -559,7 +559,8 @@ unsafe fn regions_vectorized(
     // time, and a region's loop between barriers (a histogram's `if
     // (counts[b] != 0) atomic_add(..)` over its bins) was measured to gain
     // from its vector form.
-    let made = vecz::run_regions(m, regions, width as u32, linear_id, vecz::Forms::All);
+    let made = vecz::run_regions(m, regions, width as u32, linear_id, vecz::Forms::All)
+        .and_then(|f| gathers_whole(f));
     if regions != r.function {
         llvm_sys::core::LLVMDeleteFunction(regions);
     }
@@ -620,6 +621,38 @@ unsafe fn region_vector_form(
             None
         }
     }
+}
+
+/// Vector form `f`, unless it gathers or scatters bytes or shorts (a
+/// `uchar3` pixel's channels, a byte table at computed places): x86 has
+/// gathers of 32- and 64-bit elements only, so each such lane is a load
+/// or store of its own, and the form, with the vectors it assembles and
+/// takes apart besides, was measured slower than the scalar form (OpenCV's
+/// resize, morphology and colour conversion kernels: 2 to 7 times). Nothing
+/// is left of a form declined.
+unsafe fn gathers_whole(f: LLVMValueRef) -> Result<LLVMValueRef, String> {
+    use llvm_sys::core::*;
+    let narrow = compiler::llvm::instructions(f).into_iter().any(|i| {
+        let Some(callee) = compiler::llvm::called_function(i) else {
+            return false;
+        };
+        let name = compiler::llvm::name(callee);
+        let vector = if name.starts_with("llvm.masked.gather") {
+            LLVMTypeOf(i)
+        } else if name.starts_with("llvm.masked.scatter") {
+            LLVMTypeOf(LLVMGetOperand(i, 0))
+        } else {
+            return false;
+        };
+        let element = LLVMGetElementType(vector);
+        LLVMGetTypeKind(element) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+            && LLVMGetIntTypeWidth(element) < 32
+    });
+    if narrow {
+        LLVMDeleteFunction(f);
+        return Err("gathers or scatters of bytes or shorts, a load or store per lane".into());
+    }
+    Ok(f)
 }
 
 unsafe fn calls_vector_variant(k: LLVMValueRef) -> bool {
