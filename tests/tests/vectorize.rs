@@ -1174,6 +1174,46 @@ fn stores_stream_past_the_cache_where_the_buffers_exceed_it() {
     }
 }
 
+/// A kernel compiled for buffers that fit the cache, then launched on ones
+/// past it: the launches run the work-group function it has while the one
+/// whose stores stream is compiled on a thread of its own, and take that
+/// one once it is done; every launch computes the same.
+#[test]
+fn a_launch_past_the_cache_runs_the_compiled_form_while_the_streaming_one_compiles() {
+    let e = Env::new();
+    let cache = ok(
+        device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
+        "cache size",
+    )
+    .u64() as usize;
+    let src = "kernel void stream_later(global const float *a, global float *b) {\n\
+               size_t i = get_global_id(0); b[i] = a[i] + 1.0f; }";
+    let (_p, k) = e.kernel(src, "stream_later");
+    let run = |n: usize| {
+        let a: Vec<f32> = (0..n).map(|i| (i % 977) as f32).collect();
+        let (ma, mb) = (e.buffer_from(&a), e.buffer(n * 4));
+        ok(set_mem(k.get(), 0, &ma), "a");
+        ok(set_mem(k.get(), 1, &mb), "b");
+        e.run(&k, &[n], Some(&[256]));
+        let b = e.read::<f32>(&mb, 0, n);
+        assert!((0..n).all(|i| b[i] == a[i] + 1.0), "wrong sums over {n}");
+    };
+    run(1 << 12);
+    assert!(!work_group_ir("stream_later").contains("!nontemporal"));
+    let past = (2 * cache / 4).next_multiple_of(1 << 16);
+    let mut streams = false;
+    for _ in 0..300 {
+        run(past);
+        streams = work_group_ir("stream_later").contains("!nontemporal");
+        if streams {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(streams, "the streaming form was never compiled");
+    run(past);
+}
+
 const PACKETS: &str = r#"
 kernel void packets(int n, global const float8 *a, global const uchar4 *px,
                     global const float3 *p3, global const int *perm, global float8 *out,

@@ -38,7 +38,15 @@ pub struct Kernel {
     /// The work-group function last used, with its local size: most
     /// enqueues repeat the previous one's size.
     pub last_specialized: Mutex<Option<(compiler::Specialization, mux::KernelRef)>>,
+    /// A work-group function being compiled on a thread of its own while
+    /// launches run a stand-in (`enqueue_kernel::specialize`): its
+    /// specialization and where the thread leaves it (`None` while it
+    /// compiles; an error leaves the stand-in for good).
+    pub compiling: Mutex<Option<(compiler::Specialization, Arc<Mutex<Option<Compiled>>>)>>,
 }
+
+/// What a compilation of a work-group function gave.
+pub type Compiled = Result<mux::KernelRef, String>;
 
 impl Kind for Kernel {
     const INVALID: cl_int = CL_INVALID_KERNEL;
@@ -83,6 +91,7 @@ fn make(
         info,
         args: Mutex::new(vec![None; n]),
         last_specialized: Mutex::new(None),
+        compiling: Mutex::new(None),
     });
     object::handle(&k)
 }
