@@ -24,7 +24,9 @@ mod nbody;
 mod pixel;
 mod reduce;
 mod scan;
+mod scratch_walk;
 mod sub_group_reduce;
+mod table_lookup;
 mod transpose;
 mod triad;
 
@@ -155,6 +157,8 @@ pub fn all() -> Vec<Box<dyn Benchmark>> {
         Box::new(nbody::NBody::default()),
         Box::new(black_scholes::BlackScholes::default()),
         Box::new(histogram::Histogram::default()),
+        Box::new(table_lookup::TableLookup::default()),
+        Box::new(scratch_walk::ScratchWalk::default()),
         Box::new(scan::Scan::default()),
         Box::new(transpose::Transpose::default()),
         Box::new(pixel::Pixel::default()),
