@@ -1577,3 +1577,40 @@ fn a_guard_on_a_consecutive_id_and_a_uniform_test_runs_unmasked_where_both_pass(
     let all = &all[..all.find("\n\n").unwrap()];
     assert!(!all.contains("masked"), "{all}");
 }
+
+/// `t[x & 255]` with `x` a value loaded per lane: a table lookup, gathered
+/// with no test for consecutive lanes; `a[(lid + k) & 63]`, a ring buffer,
+/// keeps the test, as its lanes mostly are consecutive.
+#[test]
+fn a_lookup_by_bits_of_data_is_gathered_untested_and_a_ring_buffer_tested() {
+    let src = format!(
+        "{HEAD}
+define void @k(ptr %t, ptr %x, ptr %ring, ptr %o, i64 %k) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %px = getelementptr i32, ptr %x, i64 %lid
+  %v = load i32, ptr %px, align 4
+  %bits = and i32 %v, 255
+  %bits64 = zext i32 %bits to i64
+  %pt = getelementptr i32, ptr %t, i64 %bits64
+  %e = load i32, ptr %pt, align 4
+  %at = add i64 %lid, %k
+  %wrapped = and i64 %at, 63
+  %pr = getelementptr i32, ptr %ring, i64 %wrapped
+  %r = load i32, ptr %pr, align 4
+  %sum = add i32 %e, %r
+  %po = getelementptr i32, ptr %o, i64 %lid
+  store i32 %sum, ptr %po, align 4
+  ret void
+}}"
+    );
+    let v = vector_text(&src, 8);
+    // One test, the ring buffer's; two gathers (the lookup, and the ring
+    // buffer's slow path).
+    assert_eq!(v.matches("\nconsecutive").count(), 1, "{v}");
+    assert_eq!(
+        v.matches("= call <8 x i32> @llvm.masked.gather").count(),
+        2,
+        "{v}"
+    );
+}

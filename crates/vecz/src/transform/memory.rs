@@ -209,6 +209,38 @@ impl Gen {
         self.shape(ptr) == Shape::Varying
             && !is_vector(ty)
             && LLVMStoreSizeOfType(self.layout, ty) == LLVMABISizeOfType(self.layout, ty)
+            && !self.picked_by_bits(ptr)
+    }
+
+    /// Whether address `ptr` indexes by bits taken from a value that
+    /// already differs between lanes in no regular way (`t[s & 255]`,
+    /// `v[x >> 24]`: a table lookup, a hash's bucket): such lanes hardly
+    /// ever pick consecutive elements, and the test costs a compare, a
+    /// reduction and a branch per access. Bits of a value stepping from
+    /// lane to lane (a ring buffer's `(i + k) & mask`) are still tested.
+    unsafe fn picked_by_bits(&self, ptr: LLVMValueRef) -> bool {
+        use llvm_sys::LLVMOpcode::*;
+        let mut p = ptr;
+        while !LLVMIsACastInst(p).is_null() {
+            p = LLVMGetOperand(p, 0);
+        }
+        if LLVMIsAGetElementPtrInst(p).is_null() {
+            return false;
+        }
+        let mut index = LLVMGetOperand(p, LLVMGetNumOperands(p) as u32 - 1);
+        while !LLVMIsACastInst(index).is_null() || is_add_of_constant(index) {
+            index = LLVMGetOperand(index, 0);
+        }
+        if LLVMIsAInstruction(index).is_null()
+            || !matches!(
+                LLVMGetInstructionOpcode(index),
+                LLVMAnd | LLVMLShr | LLVMAShr
+            )
+            || LLVMIsAConstantInt(LLVMGetOperand(index, 1)).is_null()
+        {
+            return false;
+        }
+        self.shape(LLVMGetOperand(index, 0)) == Shape::Varying
     }
 
     /// `fast(first lane's address)` where the lanes' addresses `ptr` turn
@@ -380,4 +412,11 @@ unsafe fn copy_metadata(from: LLVMValueRef, to: LLVMValueRef) {
     if !entries.is_null() {
         LLVMDisposeValueMetadataEntries(entries);
     }
+}
+
+/// `x + c`: a table's part of a larger table (`t[256 + (s >> 8 & 255)]`).
+unsafe fn is_add_of_constant(v: LLVMValueRef) -> bool {
+    !LLVMIsAInstruction(v).is_null()
+        && LLVMGetInstructionOpcode(v) == llvm_sys::LLVMOpcode::LLVMAdd
+        && !LLVMIsAConstantInt(LLVMGetOperand(v, 1)).is_null()
 }
