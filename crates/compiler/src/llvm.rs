@@ -111,6 +111,20 @@ pub unsafe fn instructions(f: LLVMValueRef) -> Vec<LLVMValueRef> {
     out
 }
 
+/// The users of `v`, one per use (a user of two operands twice).
+///
+/// # Safety
+/// `v` must be a live value.
+pub unsafe fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    let mut u = LLVMGetFirstUse(v);
+    while !u.is_null() {
+        out.push(LLVMGetUser(u));
+        u = LLVMGetNextUse(u);
+    }
+    out
+}
+
 /// The instructions of one block, in order.
 ///
 /// # Safety

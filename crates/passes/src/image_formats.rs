@@ -4,6 +4,7 @@
 //! on those (`image_texel.h`); with constants the branches fold, and a
 //! work-item loop reading an image is straight-line code that vectorizes.
 
+use compiler::llvm;
 use compiler::ImageFormat;
 use libimg::KernelImage;
 use llvm_sys::core::*;
@@ -33,14 +34,14 @@ pub unsafe fn run(k: LLVMValueRef, formats: &[Option<ImageFormat>]) -> usize {
             (offset_of!(KernelImage, element_size), f.element_size),
         ];
         let image = LLVMGetParam(k, f.arg);
-        for gep in users(image) {
+        for gep in llvm::users(image) {
             let Some(offset) = byte_offset(gep) else {
                 continue;
             };
             let Some(&(_, value)) = fields.iter().find(|(o, _)| *o as u64 == offset) else {
                 continue;
             };
-            for load in users(gep) {
+            for load in llvm::users(gep) {
                 if LLVMIsALoadInst(load).is_null() || LLVMTypeOf(load) != i32t {
                     continue;
                 }
@@ -51,16 +52,6 @@ pub unsafe fn run(k: LLVMValueRef, formats: &[Option<ImageFormat>]) -> usize {
         }
     }
     replaced
-}
-
-unsafe fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut u = LLVMGetFirstUse(v);
-    while !u.is_null() {
-        out.push(LLVMGetUser(u));
-        u = LLVMGetNextUse(u);
-    }
-    out
 }
 
 /// The constant byte offset of `getelementptr i8, ptr %p, i64 C`.

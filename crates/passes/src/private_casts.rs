@@ -37,7 +37,7 @@ pub unsafe fn run(f: LLVMValueRef) -> usize {
 /// Whether every use of pointer `p`, and of the addresses computed from
 /// it, is a GEP from it, or the address of a load or store.
 unsafe fn only_addressed(p: LLVMValueRef) -> bool {
-    users(p)
+    llvm::users(p)
         .into_iter()
         .all(|u| match LLVMGetInstructionOpcode(u) {
             LLVMGetElementPtr => LLVMGetOperand(u, 0) == p && only_addressed(u),
@@ -47,21 +47,11 @@ unsafe fn only_addressed(p: LLVMValueRef) -> bool {
         })
 }
 
-unsafe fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut u = LLVMGetFirstUse(v);
-    while !u.is_null() {
-        out.push(LLVMGetUser(u));
-        u = LLVMGetNextUse(u);
-    }
-    out
-}
-
 /// Makes the uses of `generic` (accepted by [`only_addressed`]) use
 /// `private` instead: each GEP rebuilt on it, loads and stores pointed at
 /// it. The GEPs left without uses are erased.
 unsafe fn rebase(b: LLVMBuilderRef, generic: LLVMValueRef, private: LLVMValueRef) {
-    for u in users(generic) {
+    for u in llvm::users(generic) {
         match LLVMGetInstructionOpcode(u) {
             LLVMGetElementPtr => {
                 LLVMPositionBuilderBefore(b, u);

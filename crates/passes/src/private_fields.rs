@@ -46,7 +46,7 @@ pub unsafe fn run(m: LLVMModuleRef, f: LLVMValueRef) -> usize {
         let name = llvm::cstr(&format!("{}.field", llvm::name(a)));
         let narrow = LLVMBuildAlloca(b, field, name.as_ptr());
         LLVMSetAlignment(narrow, LLVMGetAlignment(a));
-        for u in users(a) {
+        for u in llvm::users(a) {
             if LLVMGetInstructionOpcode(u) == LLVMCall {
                 // A lifetime marker of the whole struct.
                 LLVMInstructionEraseFromParent(u);
@@ -100,7 +100,7 @@ unsafe fn sole_array(mut ty: LLVMTypeRef) -> Option<LLVMTypeRef> {
 unsafe fn one_field(m: LLVMModuleRef, a: LLVMValueRef) -> Option<LLVMTypeRef> {
     let layout = LLVMGetModuleDataLayout(m);
     let mut found: Option<(LLVMTypeRef, u64)> = None;
-    let uses = users(a);
+    let uses = llvm::users(a);
     if uses.is_empty() {
         return None;
     }
@@ -131,16 +131,6 @@ unsafe fn one_field(m: LLVMModuleRef, a: LLVMValueRef) -> Option<LLVMTypeRef> {
         found = Some((field, at));
     }
     found.map(|(field, _)| field)
-}
-
-unsafe fn users(v: LLVMValueRef) -> Vec<LLVMValueRef> {
-    let mut out = Vec::new();
-    let mut u = LLVMGetFirstUse(v);
-    while !u.is_null() {
-        out.push(LLVMGetUser(u));
-        u = LLVMGetNextUse(u);
-    }
-    out
 }
 
 #[cfg(test)]
