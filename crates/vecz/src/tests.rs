@@ -1614,3 +1614,28 @@ entry:
         "{v}"
     );
 }
+
+/// A select of elements by a constant vector condition (SROA's blend of a
+/// `float3` into a `float4`) over values that differ between work-items:
+/// the condition is repeated for each lane's elements.
+#[test]
+fn a_constant_vector_condition_picks_the_elements_of_every_lane() {
+    let v = vector_text(
+        &format!(
+            "{HEAD}
+define void @k(ptr %a, ptr %o) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %pa = getelementptr <4 x float>, ptr %a, i64 %lid
+  %x = load <4 x float>, ptr %pa, align 16
+  %y = fmul <4 x float> %x, splat (float 2.0)
+  %b = select <4 x i1> <i1 true, i1 true, i1 true, i1 false>, <4 x float> %y, <4 x float> %x
+  %po = getelementptr <4 x float>, ptr %o, i64 %lid
+  store <4 x float> %b, ptr %po, align 16
+  ret void
+}}"
+        ),
+        8,
+    );
+    assert!(v.contains("select <32 x i1>"), "{v}");
+}

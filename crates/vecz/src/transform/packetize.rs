@@ -152,7 +152,10 @@ impl Gen {
             ),
             LLVMSelect => {
                 let c = LLVMGetOperand(i, 0);
-                let c = if self.shape(c) == Shape::Uniform {
+                // A uniform scalar picks whole packets; a vector condition
+                // (uniform too, as SROA's blend of a `float3` into a
+                // `float4` is) picks elements, lane by lane.
+                let c = if self.shape(c) == Shape::Uniform && !is_vector(LLVMTypeOf(c)) {
                     self.scalar_of(c)
                 } else if is_vector(LLVMTypeOf(c)) {
                     self.vector_of(c)
