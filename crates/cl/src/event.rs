@@ -185,8 +185,7 @@ impl Event {
         // wake it again (a blocking read after a kernel: two hand-offs).
         if let Some(q) = &self.queue {
             if self.status() > CL_COMPLETE {
-                q.flush();
-                while self.status() > CL_COMPLETE && q.run_ready() {}
+                q.flush_and_run_until(&|| self.status() <= CL_COMPLETE);
             }
         }
         let mut st = self.state.lock().unwrap();

@@ -112,16 +112,15 @@ impl Queue {
         }
     }
 
-    /// Runs one of the queue's dispatches that is ready on the calling
-    /// thread, if one is (`mux::Queue::run_ready`).
-    pub fn run_ready(&self) -> bool {
-        self.mux.run_ready()
+    /// Flushes, then runs the queue's ready dispatches on the calling
+    /// thread until `done` (`mux::Queue::dispatch_and_run_until`).
+    pub fn flush_and_run_until(&self, done: &dyn Fn() -> bool) {
+        self.mux.dispatch_and_run_until(&mut || self.flush(), done);
     }
 
     /// Flushes, then waits until every command so far has ended.
     pub fn finish(&self) {
-        self.flush();
-        self.mux.wait_all();
+        self.mux.dispatch_and_wait_all(&mut || self.flush());
     }
 
     /// Hands `batch` to the device: after the previous dispatch (in order)
@@ -355,7 +354,7 @@ pub unsafe fn enqueue_payload(
             *event_out = object::register(&event);
         }
         if blocking {
-            queue.flush();
+            // The wait flushes the queue.
             let s = event.wait();
             ensure(s >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)?;
         }

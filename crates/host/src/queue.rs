@@ -150,7 +150,11 @@ impl Executor {
 
     fn submit(&self, r: Ready) {
         self.ready.lock().unwrap().push_back(r);
-        self.wake.notify_one();
+        // A thread that runs its queue's work itself right after wakes no
+        // other for it: waking one costs more than an empty kernel runs.
+        if !RUNS_WHAT_IT_DISPATCHES.get() {
+            self.wake.notify_one();
+        }
     }
 
     /// Runs a command buffer's commands in order, up to the first failure.
@@ -243,6 +247,26 @@ impl Executor {
     }
 }
 
+thread_local! {
+    /// Set while this thread dispatches work it then waits for and runs
+    /// itself (`dispatch_and_wait_all`).
+    static RUNS_WHAT_IT_DISPATCHES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Calls `dispatch` with [`RUNS_WHAT_IT_DISPATCHES`] set, cleared after
+/// even if it unwinds.
+fn dispatching_to_run_here(dispatch: &mut dyn FnMut()) {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            RUNS_WHAT_IT_DISPATCHES.set(false);
+        }
+    }
+    RUNS_WHAT_IT_DISPATCHES.set(true);
+    let _clear = Clear;
+    dispatch();
+}
+
 pub struct HostQueue {
     executor: Arc<ExecutorHandle>,
     pending: Arc<Pending>,
@@ -253,6 +277,18 @@ impl HostQueue {
         HostQueue {
             executor,
             pending: Arc::default(),
+        }
+    }
+
+    /// Runs one of this queue's ready dispatches on the calling thread;
+    /// whether there was one.
+    fn run_ready(&self) -> bool {
+        match self.executor.take_ready_of(&self.pending) {
+            Some(r) => {
+                self.executor.run(r);
+                true
+            }
+            None => false,
         }
     }
 }
@@ -292,14 +328,18 @@ impl mux::Queue for HostQueue {
         }
     }
 
-    fn run_ready(&self) -> bool {
-        match self.executor.take_ready_of(&self.pending) {
-            Some(r) => {
-                self.executor.run(r);
-                true
-            }
-            None => false,
+    fn dispatch_and_run_until(&self, dispatch: &mut dyn FnMut(), done: &dyn Fn() -> bool) {
+        dispatching_to_run_here(dispatch);
+        while !done() && self.run_ready() {}
+        // What this thread leaves goes to the executor's.
+        if !self.executor.ready.lock().unwrap().is_empty() {
+            self.executor.wake.notify_one();
         }
+    }
+
+    fn dispatch_and_wait_all(&self, dispatch: &mut dyn FnMut()) {
+        dispatching_to_run_here(dispatch);
+        self.wait_all();
     }
 
     fn wait_all(&self) {
@@ -351,6 +391,32 @@ mod tests {
         let mut cb = CommandBuffer::new();
         cb.host(Box::new(f));
         cb
+    }
+
+    #[test]
+    fn a_thread_that_dispatches_then_waits_runs_the_work_itself() {
+        let q = queue();
+        // The executor's threads asleep, as between an application's calls.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let here = std::thread::current().id();
+        for _ in 0..20 {
+            let (tx, rx) = channel();
+            q.dispatch_and_wait_all(&mut || {
+                let tx = tx.clone();
+                let cb = host(move || {
+                    tx.send(std::thread::current().id()).unwrap();
+                    Ok(())
+                });
+                q.dispatch(
+                    cb,
+                    vec![],
+                    Arc::new(HostSemaphore::default()),
+                    None,
+                    Box::new(|_| {}),
+                );
+            });
+            assert_eq!(rx.recv().unwrap(), here);
+        }
     }
 
     #[test]

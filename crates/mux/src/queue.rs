@@ -34,12 +34,23 @@ pub trait Queue: Send + Sync {
     /// Blocks until every dispatch made so far has finished.
     fn wait_all(&self);
 
-    /// Runs one dispatch of this queue whose semaphores are signalled on
-    /// the calling thread, if there is one not yet started; returns
-    /// whether it ran one. A thread about to wait for the queue's work
-    /// runs it itself: no other thread need wake for it, nor wake it.
-    fn run_ready(&self) -> bool {
-        false
+    /// Calls `dispatch` (which makes dispatches of this queue), then
+    /// [`wait_all`](Queue::wait_all). The calling thread is about to run
+    /// what `dispatch` makes itself: a target need not wake a thread of its
+    /// own for it.
+    fn dispatch_and_wait_all(&self, dispatch: &mut dyn FnMut()) {
+        dispatch();
+        self.wait_all();
+    }
+
+    /// Calls `dispatch` (which makes dispatches of this queue), then runs
+    /// the queue's dispatches that are ready on the calling thread until
+    /// `done` says what the thread waits for has happened, or none is
+    /// ready; a target hands what is left to threads of its own. A thread
+    /// about to wait for the queue's work runs it itself: no other thread
+    /// need wake for it, nor wake it.
+    fn dispatch_and_run_until(&self, dispatch: &mut dyn FnMut(), _done: &dyn Fn() -> bool) {
+        dispatch();
     }
 }
 
