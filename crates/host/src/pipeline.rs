@@ -274,6 +274,10 @@ pub unsafe fn build_work_group_function(
     })
 }
 
+/// Bytes of a page: work-items whose accesses are this far apart each
+/// touch pages of their own.
+const PAGE: u64 = 4096;
+
 /// How many vector registers' worth of work-items one lane group takes:
 /// several independent accumulators hide the latency of a loop-carried
 /// FMA chain.
@@ -344,8 +348,18 @@ unsafe fn vector_form(
         }
     }
     // Math calls' variants run two vectors interleaved; wider than their
-    // widest variant, they would run once per lane.
-    let interleave = if math_lanes.is_some() { 2 } else { INTERLEAVE };
+    // widest variant, they would run once per lane. Work-items a page or
+    // more apart in memory (a scratch area each) touch pages of their own:
+    // interleaved, four registers' worth of them take four times the
+    // cache and TLB entries (memory-hard key derivation ran at 0.66 of
+    // the one-register form).
+    let interleave = if math_lanes.is_some() {
+        2
+    } else if vecz::widest_lane_stride(m, k) >= PAGE {
+        1
+    } else {
+        INTERLEAVE
+    };
     // A work-item's widest value (a `float8` is 32 bytes) sets how many
     // fill `interleave` registers.
     let (element, elements) = widest_value(m, k);

@@ -135,6 +135,37 @@ pub unsafe fn run_regions(
     )
 }
 
+/// The widest distance, in bytes, between the addresses two neighbouring
+/// work-items of `kernel` load from or store to, over its accesses whose
+/// addresses step from work-item to work-item (0 if none does): the
+/// caller's measure of how far apart a vector form's lanes reach.
+///
+/// # Safety
+/// As for [`run`]; `kernel` is left as it is.
+pub unsafe fn widest_lane_stride(m: LLVMModuleRef, kernel: LLVMValueRef) -> u64 {
+    let cfg = Cfg::of(kernel);
+    let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
+    let Ok(varying) = varying_from_the_start(m, &insts) else {
+        return 0;
+    };
+    let Ok(shapes) = shapes(m, &insts, &varying, None) else {
+        return 0;
+    };
+    insts
+        .iter()
+        .filter_map(|&i| match LLVMGetInstructionOpcode(i) {
+            LLVMOpcode::LLVMLoad => Some(LLVMGetOperand(i, 0)),
+            LLVMOpcode::LLVMStore => Some(LLVMGetOperand(i, 1)),
+            _ => None,
+        })
+        .filter_map(|p| match shape_of(p, &shapes) {
+            Shape::Affine(stride) => Some(stride.unsigned_abs()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 unsafe fn run_with(
     m: LLVMModuleRef,
     kernel: LLVMValueRef,

@@ -1639,3 +1639,29 @@ entry:
     );
     assert!(v.contains("select <32 x i1>"), "{v}");
 }
+
+/// How far apart neighbouring work-items' accesses are: 16 KiB for a
+/// scratch area each (`v = scratch + lid * 4096` words), 4 bytes for one
+/// `float` each.
+#[test]
+fn the_widest_lane_stride_is_that_of_the_farthest_apart_access() {
+    let src = format!(
+        "{HEAD}
+define void @k(ptr %scratch, ptr %o, i64 %j) {{
+entry:
+  %lid = call i64 @__mux_get_local_id(i32 0)
+  %base = mul i64 %lid, 4096
+  %at = add i64 %base, %j
+  %pv = getelementptr i32, ptr %scratch, i64 %at
+  %v = load i32, ptr %pv, align 4
+  %po = getelementptr i32, ptr %o, i64 %lid
+  store i32 %v, ptr %po, align 4
+  ret void
+}}"
+    );
+    let ir = Ir::parse(&src);
+    assert_eq!(unsafe { widest_lane_stride(ir.m, ir.function("k")) }, 16384);
+    let near = src.replace("%base = mul i64 %lid, 4096", "%base = add i64 %lid, 0");
+    let ir = Ir::parse(&near);
+    assert_eq!(unsafe { widest_lane_stride(ir.m, ir.function("k")) }, 4);
+}
