@@ -1214,6 +1214,52 @@ fn a_launch_past_the_cache_runs_the_compiled_form_while_the_streaming_one_compil
     run(past);
 }
 
+/// Set in the child process of the test below.
+const EXIT_CHILD: &str = "FERROCL_TEST_EXIT_WHILE_COMPILING";
+
+/// A process that ends right after a launch whose streaming form is still
+/// compiling on a thread of its own ends cleanly: its exit waits for the
+/// compilation, which LLVM's state, torn down at exit, is still under.
+#[test]
+fn a_process_ends_cleanly_while_a_streaming_form_compiles() {
+    let test = "a_process_ends_cleanly_while_a_streaming_form_compiles";
+    if std::env::var_os(EXIT_CHILD).is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([test, "--exact", "--test-threads=1"])
+            .env(EXIT_CHILD, "1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    let e = Env::new();
+    let cache = ok(
+        device_info(device(), CL_DEVICE_GLOBAL_MEM_CACHE_SIZE),
+        "cache size",
+    )
+    .u64() as usize;
+    let src = "kernel void stream_exit(global const float *a, global float *b) {\n\
+               size_t i = get_global_id(0); b[i] = a[i] * 3.0f; }";
+    let (_p, k) = e.kernel(src, "stream_exit");
+    for n in [1 << 12, (2 * cache / 4).next_multiple_of(1 << 16)] {
+        let a: Vec<f32> = (0..n).map(|i| (i % 513) as f32).collect();
+        let (ma, mb) = (e.buffer_from(&a), e.buffer(n * 4));
+        ok(set_mem(k.get(), 0, &ma), "a");
+        ok(set_mem(k.get(), 1, &mb), "b");
+        e.run(&k, &[n], Some(&[256]));
+        let b = e.read::<f32>(&mb, 0, n);
+        assert!(
+            (0..n).all(|i| b[i] == a[i] * 3.0),
+            "wrong products over {n}"
+        );
+    }
+}
+
 const PACKETS: &str = r#"
 kernel void packets(int n, global const float8 *a, global const uchar4 *px,
                     global const float3 *p3, global const int *perm, global float8 *out,

@@ -648,17 +648,44 @@ fn stand_in(
         let started = std::thread::Builder::new()
             .name("ferrocl-compile".into())
             .spawn(move || {
-                let compiled = target
-                    .specialize(&module, &info, spec)
-                    .map_err(|e| e.to_string());
+                let compiled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    target.specialize(&module, &info, spec)
+                }))
+                .map_err(|_| "the compiler panicked".to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()));
                 *done.lock().unwrap() = Some(compiled);
             });
-        if started.is_err() {
+        let Ok(thread) = started else {
             return None;
-        }
+        };
+        compiles_finish_before_exit(thread);
         *compiling = Some((spec, slot));
     }
     Some(sibling)
+}
+
+/// Compilations running on threads of their own. The process's exit waits
+/// for them: LLVM's global state is torn down by the destructors that run
+/// after the handlers `atexit` registers later than LLVM was loaded.
+static COMPILES: std::sync::Mutex<Vec<std::thread::JoinHandle<()>>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn compiles_finish_before_exit(thread: std::thread::JoinHandle<()>) {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    extern "C" fn join_compiles() {
+        let threads = std::mem::take(&mut *COMPILES.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in threads {
+            let _ = t.join();
+        }
+    }
+    // SAFETY: `join_compiles` is a plain function that takes only the lock
+    // above, which no thread holds while it exits.
+    REGISTERED.call_once(|| unsafe {
+        libc::atexit(join_compiles);
+    });
+    let mut threads = COMPILES.lock().unwrap_or_else(|e| e.into_inner());
+    threads.retain(|t| !t.is_finished());
+    threads.push(thread);
 }
 
 pub unsafe extern "C" fn enqueue_task(
