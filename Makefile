@@ -236,7 +236,7 @@ bench: build
 APPS_ICD := $(BUILD)/bench-apps-icd
 
 bench-apps: build
-	scripts/deps.sh --with-pocl --with-sycl --with-opencv
+	scripts/deps.sh --with-pocl --with-apps --with-opencv
 	rm -rf $(APPS_ICD)
 	mkdir -p $(APPS_ICD)/ferrocl $(APPS_ICD)/intel $(APPS_ICD)/pocl
 	cp $(ICD_FILE) $(APPS_ICD)/ferrocl/
@@ -244,6 +244,7 @@ bench-apps: build
 	cp /etc/OpenCL/vendors/pocl.icd $(APPS_ICD)/pocl/
 	$(SYCL_PYTHON) benches/apps/run.py --out $(BUILD)/bench-apps \
 	    --app dpnp=$(SYCL_PYTHON) --app opencv=/usr/bin/python3 \
+	    --app clesperanto=$(SYCL_PYTHON) \
 	    --platform ferrocl=$(APPS_ICD)/ferrocl \
 	    --platform intel=$(APPS_ICD)/intel:$(SYCL_VENV)/lib \
 	    --platform pocl=$(APPS_ICD)/pocl $(BENCH_APPS_ARGS)

@@ -20,6 +20,9 @@
 #                                 (for `make test-sycl` and `make bench-apps`)
 #   scripts/deps.sh --with-opencv also Debian's OpenCV for Python, whose
 #                                 T-API `make bench-apps` measures
+#   scripts/deps.sh --with-apps   --with-sycl, plus pyclesperanto, pyvkfft,
+#                                 pyopencl and SciPy in build/sycl-venv
+#                                 (`make bench-apps`)
 #
 # Exit status 0 when everything is in place.  As a normal user nothing is
 # installed: the missing packages are printed as one `sudo apt-get install`
@@ -55,6 +58,7 @@ PACKAGES=(
 want_python=0
 want_intel=0
 want_sycl=0
+want_apps=0
 for arg in "$@"; do
     case "$arg" in
         --with-pocl) PACKAGES+=(pocl-opencl-icd) ;;
@@ -63,7 +67,8 @@ for arg in "$@"; do
         --with-intel) want_intel=1 ;;
         --with-sycl) want_sycl=1 ;;
         --with-opencv) PACKAGES+=(python3-opencv) ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --with-apps) want_sycl=1; want_apps=1 ;;
+        -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "deps.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -145,6 +150,7 @@ setup_intel() {
 # The versions whose suites and speed the project's figures quote.
 # Cython and setuptools: dpctl's suite builds an extension of its C API.
 SYCL_PACKAGES=(dpctl==0.22.1 dpnp==0.20.0 intel-opencl-rt==2026.2.0 pytest cython setuptools)
+APPS_PACKAGES=(pyclesperanto==0.25.1 pyvkfft pyopencl scipy)
 
 setup_sycl() {
     local venv="$ROOT/build/sycl-venv"
@@ -156,6 +162,13 @@ setup_sycl() {
         [ ! -e "$venv/lib/libintelocl.so" ]; then
         echo "deps.sh: installing ${SYCL_PACKAGES[*]} into $venv (about 3 GB)"
         "$venv/bin/pip" install --quiet "${SYCL_PACKAGES[@]}"
+    fi
+    # The other Python applications `make bench-apps` measures, with SciPy
+    # for their references.
+    if [ "$want_apps" -eq 1 ] &&
+        ! "$venv/bin/python" -c 'import pyclesperanto, pyvkfft.opencl, pyopencl, scipy' >/dev/null 2>&1; then
+        echo "deps.sh: installing ${APPS_PACKAGES[*]} into $venv"
+        "$venv/bin/pip" install --quiet "${APPS_PACKAGES[@]}"
     fi
 }
 

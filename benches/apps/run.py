@@ -1,7 +1,8 @@
 """`make bench-apps`: real applications' OpenCL paths on ferrocl, Intel's
 CPU runtime and PoCL, one platform after another in the same run, each
 alone in OCL_ICD_VENDORS: dpnp's operations (`dpnp_ops.py`, SYCL through
-DPC++) and OpenCV's T-API (`opencv_ops.py`).
+DPC++), OpenCV's T-API (`opencv_ops.py`), pyclesperanto and pyvkfft
+(`clesperanto_ops.py`).
 
     run.py --out <dir> --app dpnp=<venv python> --app opencv=/usr/bin/python3
            --platform ferrocl=<icd dir> --platform intel=<icd dir>:<lib dir> ...
