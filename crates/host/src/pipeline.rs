@@ -646,19 +646,8 @@ unsafe fn region_vector_form(
 /// is left of a form declined.
 unsafe fn gathers_whole(f: LLVMValueRef) -> Result<LLVMValueRef, String> {
     use llvm_sys::core::*;
-    let narrow = compiler::llvm::instructions(f).into_iter().any(|i| {
-        let Some(callee) = compiler::llvm::called_function(i) else {
-            return false;
-        };
-        let name = compiler::llvm::name(callee);
-        let vector = if name.starts_with("llvm.masked.gather") {
-            LLVMTypeOf(i)
-        } else if name.starts_with("llvm.masked.scatter") {
-            LLVMTypeOf(LLVMGetOperand(i, 0))
-        } else {
-            return false;
-        };
-        let element = LLVMGetElementType(vector);
+    let narrow = vecz::scattered_vectors(f).into_iter().any(|t| {
+        let element = LLVMGetElementType(t);
         LLVMGetTypeKind(element) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
             && LLVMGetIntTypeWidth(element) < 32
     });

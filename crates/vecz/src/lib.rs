@@ -301,27 +301,38 @@ const SCATTERED_LANES: u32 = 1024;
 
 /// Fails if `v`'s gathers and scatters take more than [`SCATTERED_LANES`].
 unsafe fn within_scattered_budget(v: LLVMValueRef) -> Result<(), String> {
-    let mut lanes = 0;
-    for i in llvm::instructions(v) {
-        let Some(f) = llvm::called_function(i) else {
-            continue;
-        };
-        let name = llvm::name(f);
-        let scattered = if name.starts_with("llvm.masked.gather") {
-            LLVMTypeOf(i)
-        } else if name.starts_with("llvm.masked.scatter") {
-            LLVMTypeOf(LLVMGetOperand(i, 0))
-        } else {
-            continue;
-        };
-        lanes += LLVMGetVectorSize(scattered);
-    }
+    let lanes: u32 = scattered_vectors(v)
+        .into_iter()
+        .map(|t| LLVMGetVectorSize(t))
+        .sum();
     if lanes > SCATTERED_LANES {
         return Err(format!(
             "{lanes} lanes of gathers and scatters (no faster than the scalar form, and slow to compile)"
         ));
     }
     Ok(())
+}
+
+/// The vector type of each gather and scatter of vector form `v`: what a
+/// caller weighs the form by, as those are an access per lane on CPUs
+/// without them (or without them for its element type).
+///
+/// # Safety
+/// `v` must be a live function.
+pub unsafe fn scattered_vectors(v: LLVMValueRef) -> Vec<LLVMTypeRef> {
+    llvm::instructions(v)
+        .into_iter()
+        .filter_map(|i| {
+            let name = llvm::name(llvm::called_function(i)?);
+            if name.starts_with("llvm.masked.gather") {
+                Some(LLVMTypeOf(i))
+            } else if name.starts_with("llvm.masked.scatter") {
+                Some(LLVMTypeOf(LLVMGetOperand(i, 0)))
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 /// The instructions of `cfg`'s blocks, in `order`.
