@@ -143,15 +143,11 @@ pub unsafe fn run_regions(
 /// # Safety
 /// As for [`run`]; `kernel` is left as it is.
 pub unsafe fn widest_lane_stride(m: LLVMModuleRef, kernel: LLVMValueRef) -> u64 {
+    let Ok(shapes) = shapes_as_written(m, kernel, None) else {
+        return 0;
+    };
     let cfg = Cfg::of(kernel);
-    let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
-    let Ok(varying) = varying_from_the_start(m, &insts) else {
-        return 0;
-    };
-    let Ok(shapes) = shapes(m, &insts, &varying, None) else {
-        return 0;
-    };
-    insts
+    instructions_in(&cfg, &reverse_post_order(&cfg))
         .iter()
         .filter_map(|&i| match LLVMGetInstructionOpcode(i) {
             LLVMOpcode::LLVMLoad => Some(LLVMGetOperand(i, 0)),
@@ -187,19 +183,14 @@ unsafe fn run_with(
     kernel_ir::lcssa::close_loops(kernel);
     // A grid-stride loop runs first as a copy every lane stays in (told by
     // the shapes of the kernel before it is split).
-    let cfg = Cfg::of(kernel);
-    if !natural_loops(&cfg).is_empty() {
-        let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
-        let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
-        group_loops::split(m, kernel, &shapes);
+    if !natural_loops(&Cfg::of(kernel)).is_empty() {
+        group_loops::split(m, kernel, &shapes_as_written(m, kernel, linear_id)?);
     }
     // A guard on a consecutive id against a bound runs its part with no
     // masks where the group's last work-item passes.
     let mut done = HashSet::new();
     for _ in 0..GUARDS_SPLIT {
-        let cfg = Cfg::of(kernel);
-        let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
-        let shapes = shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)?;
+        let shapes = shapes_as_written(m, kernel, linear_id)?;
         if !group_guards::split_one(m, kernel, &shapes, &mut done) {
             break;
         }
@@ -333,6 +324,20 @@ pub unsafe fn scattered_vectors(v: LLVMValueRef) -> Vec<LLVMTypeRef> {
             }
         })
         .collect()
+}
+
+/// The shapes of `kernel`'s values as they are written, before the
+/// forcing of what loops lanes leave apart carry: what the splits of
+/// grid loops and guards go by (the copies they make are exact whatever
+/// the shapes; the shapes say where they pay).
+unsafe fn shapes_as_written(
+    m: LLVMModuleRef,
+    kernel: LLVMValueRef,
+    linear_id: Option<LLVMValueRef>,
+) -> Result<std::collections::HashMap<LLVMValueRef, Shape>, String> {
+    let cfg = Cfg::of(kernel);
+    let insts = instructions_in(&cfg, &reverse_post_order(&cfg));
+    shapes(m, &insts, &varying_from_the_start(m, &insts)?, linear_id)
 }
 
 /// The instructions of `cfg`'s blocks, in `order`.
